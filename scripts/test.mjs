@@ -1,0 +1,47 @@
+#!/usr/bin/env node
+// `npm test`: type checking, the layer check, then every vitest suite (unit and
+// integration). Ends with one line "N passed, N failed" that CI reads.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const bin = (name) => path.join(root, 'node_modules', '.bin', name);
+let passed = 0;
+let failed = 0;
+
+function step(name, cmd, args) {
+  console.log(`\n=== ${name}: ${[path.basename(cmd), ...args].join(' ')}`);
+  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: process.env });
+  return r.status === 0;
+}
+
+function check(name, cmd, args) {
+  if (step(name, cmd, args)) passed++;
+  else {
+    failed++;
+    console.log(`--- ${name} FAILED`);
+  }
+}
+
+check('typecheck', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']);
+check('layers', process.execPath, ['scripts/check-layers.mjs']);
+
+const results = path.join(root, '.test-results', 'vitest.json');
+fs.rmSync(results, { force: true });
+const vitestOk = step('vitest', bin('vitest'), ['run', ...process.argv.slice(2)]);
+if (fs.existsSync(results)) {
+  const r = JSON.parse(fs.readFileSync(results, 'utf8'));
+  passed += r.numPassedTests;
+  failed += r.numFailedTests;
+  // A suite that fails to load counts as a failure even though it ran no test.
+  const brokenSuites = (r.testResults ?? []).filter((s) => s.status === 'failed' && (s.assertionResults ?? []).every((a) => a.status !== 'failed')).length;
+  failed += brokenSuites;
+  if (!vitestOk && r.numFailedTests === 0 && brokenSuites === 0) failed++;
+} else {
+  failed++;
+  console.log('--- vitest wrote no results');
+}
+
+console.log(`\n${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);

@@ -1,0 +1,111 @@
+// Wire shapes of the upload flow (register, chunk blueprints, finalize) and of
+// the download flow (file list, download URL).
+import { Type, type Static } from 'typebox';
+import { Blueprint } from './blueprint.js';
+
+/** No NUL byte anywhere; names also refuse both path separators. */
+const NO_NUL = '^[^\\u0000]*$';
+const NAME = '^[^\\u0000/\\\\]+$';
+
+export const FileParams = Type.Object({
+  package_id: Type.String({ minLength: 1, maxLength: 100 }),
+  file_id: Type.String({ minLength: 1, maxLength: 100 }),
+});
+export type FileParams = Static<typeof FileParams>;
+
+export const RegisterFileBody = Type.Object({
+  kind: Type.Union([Type.Literal('file'), Type.Literal('directory')]),
+  name: Type.String({ minLength: 1, maxLength: 255, pattern: NAME }),
+  /** Relative folder of the entry, `/`-separated; empty for the Package root. */
+  path: Type.String({ maxLength: 4096, pattern: NO_NUL }),
+  last_modified: Type.String({ format: 'date-time' }),
+  size: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+  chunk_size: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+});
+export type RegisterFileBody = Static<typeof RegisterFileBody>;
+
+export const FileKind = Type.Union([
+  Type.Literal('file'),
+  Type.Literal('directory'),
+  Type.Literal('zip_windows'),
+  Type.Literal('zip_mac'),
+]);
+
+export const FileObject = Type.Object({
+  id: Type.String(),
+  kind: FileKind,
+  name: Type.String(),
+  path: Type.String(),
+  last_modified: Type.String(),
+  /** Omitted for the zip kinds. */
+  size: Type.Optional(Type.Integer()),
+  virus_detected: Type.Boolean(),
+});
+export type FileObject = Static<typeof FileObject>;
+
+export const RegisteredFile = Type.Object({
+  ...FileObject.properties,
+  /** The chunk size the service recommends for this file (see docs/hosted-api-notes/uploads-downloads.md). */
+  chunk_size: Type.Integer(),
+});
+
+export const RegisterFileAnswer = Type.Object({
+  /** null for directories, which have no content to upload. */
+  create_blueprint: Type.Union([Blueprint, Type.Null()]),
+  file: RegisteredFile,
+  max_chunk_count: Type.Integer(),
+  max_chunk_size: Type.Integer(),
+  min_chunk_size: Type.Integer(),
+});
+export type RegisterFileAnswer = Static<typeof RegisterFileAnswer>;
+
+/** At most this many part blueprints per request. */
+export const MAX_BLUEPRINTS_PER_REQUEST = 1000;
+
+export const PartBlueprintsQuery = Type.Object({
+  start: Type.Integer({ minimum: 0, maximum: 9999 }),
+  count: Type.Integer({ minimum: 1, maximum: MAX_BLUEPRINTS_PER_REQUEST }),
+});
+export type PartBlueprintsQuery = Static<typeof PartBlueprintsQuery>;
+
+export const UploadIdBody = Type.Object({ upload_id: Type.String({ minLength: 1, maxLength: 1024, pattern: NO_NUL }) });
+export type UploadIdBody = Static<typeof UploadIdBody>;
+
+export const PartBlueprintsAnswer = Type.Array(Blueprint);
+
+export const ChunkExtra = Type.Object({
+  /** Clients send the number as a string or a number, under either name. */
+  part_number: Type.Optional(Type.Union([Type.String({ maxLength: 10 }), Type.Integer()])),
+  partNumber: Type.Optional(Type.Union([Type.String({ maxLength: 10 }), Type.Integer()])),
+  /** With or without the surrounding quotes S3 puts on it. */
+  etag: Type.String({ minLength: 1, maxLength: 256 }),
+});
+export type ChunkExtra = Static<typeof ChunkExtra>;
+
+export const FinalizeFileBody = Type.Object({
+  chunk_extras: Type.Array(ChunkExtra, { maxItems: 10_000 }),
+  file_extras: UploadIdBody,
+  size: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+  chunk_size: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+});
+export type FinalizeFileBody = Static<typeof FinalizeFileBody>;
+
+export const FileList = Type.Array(FileObject);
+
+export const ZIP_KINDS = ['zip_windows', 'zip_mac'] as const;
+export type ZipVariant = (typeof ZIP_KINDS)[number];
+
+export const DownloadQuery = Type.Object({ expiry: Type.Optional(Type.String({ format: 'date-time' })) });
+export type DownloadQuery = Static<typeof DownloadQuery>;
+
+export const DownloadAnswer = Type.Object({ method: Type.Literal('GET'), url: Type.String() });
+export type DownloadAnswer = Static<typeof DownloadAnswer>;
+
+export const ZipParams = Type.Object({
+  package_id: Type.String({ minLength: 1, maxLength: 100 }),
+  variant: Type.Union([Type.Literal('zip_windows'), Type.Literal('zip_mac')]),
+});
+export type ZipParams = Static<typeof ZipParams>;
+
+export const ZipQuery = Type.Object({ token: Type.Optional(Type.String({ maxLength: 4096 })) });
+export type ZipQuery = Static<typeof ZipQuery>;

@@ -1,0 +1,56 @@
+// `ferry serve`: the hosted service with its embedded object store.
+import type { Command } from './command.js';
+import { parseFlags, untilSignal } from './command.js';
+import { resolveHostedConfig } from '../hosted/config.js';
+import { startHostedService } from '../hosted/server.js';
+
+const HELP = `usage: ferry serve [options]
+
+  --listen HOST:PORT        where the API listens (default 127.0.0.1:7400)
+  --data-dir DIR            records, objects and keys (default $XDG_DATA_HOME/ferry/hosted)
+  --public-url URL          the address clients use (default http://LISTEN)
+  --init-owner EMAIL:PASS   create the first owner and their Team if missing
+  --smtp-host H --smtp-port N --smtp-secure --smtp-user U --smtp-pass P --smtp-from ADDR
+                            send e-mail through SMTP (default: .eml files in DATA_DIR/outbox)
+  --s3-listen HOST:PORT     where the embedded S3 store listens (default: API port + 1)
+  --s3-endpoint URL --s3-bucket B --s3-region R --s3-access-key K --s3-secret-key S --s3-path-style
+                            use an external S3-compatible store instead of the embedded one
+  --log-level LEVEL         pino level (default info)
+
+Every option can also be set as FERRY_<OPTION> in the environment, e.g. FERRY_DATA_DIR.`;
+
+export const serveOptions = {
+  listen: { type: 'string' },
+  'data-dir': { type: 'string' },
+  'public-url': { type: 'string' },
+  'link-url': { type: 'string' },
+  'init-owner': { type: 'string' },
+  'smtp-host': { type: 'string' },
+  'smtp-port': { type: 'string' },
+  'smtp-secure': { type: 'boolean' },
+  'smtp-user': { type: 'string' },
+  'smtp-pass': { type: 'string' },
+  'smtp-from': { type: 'string' },
+  's3-listen': { type: 'string' },
+  's3-endpoint': { type: 'string' },
+  's3-bucket': { type: 'string' },
+  's3-region': { type: 'string' },
+  's3-access-key': { type: 'string' },
+  's3-secret-key': { type: 'string' },
+  's3-path-style': { type: 'boolean' },
+  'log-level': { type: 'string' },
+} as const;
+
+export const serve: Command = {
+  async run(args) {
+    const { values } = parseFlags(args, serveOptions, HELP);
+    const config = resolveHostedConfig(values);
+    const running = await startHostedService(config);
+    running.ctx.log.info({ url: running.url, s3: running.s3Url, dataDir: config.dataDir }, 'ferry hosted service ready');
+    const signal = await untilSignal();
+    running.ctx.log.info({ signal }, 'shutting down');
+    await running.close();
+    running.ctx.log.info('stopped');
+    return 0;
+  },
+};

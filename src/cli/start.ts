@@ -1,0 +1,110 @@
+// `ferry start`: the one command to try Ferry on one machine. It runs the hosted
+// service with its embedded S3 store in the user's data dir and, on the first
+// run, creates an owner, a Team and an API key, then says how to use them.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import pino from 'pino';
+import type { Command } from './command.js';
+import { parseFlags, untilSignal } from './command.js';
+import { serveOptions } from './serve.js';
+import { resolveHostedConfig } from '../hosted/config.js';
+import type { Db } from '../hosted/db/open.js';
+import { startHostedService } from '../hosted/server.js';
+import { addMember, createTeam, createUser } from '../hosted/services/accounts.js';
+import { issueApiKey } from '../hosted/services/apiKeys.js';
+import { newSecret } from '../hosted/ids.js';
+
+const HELP = `usage: ferry start [options]
+
+Runs the hosted service and its S3 store with data in $XDG_DATA_HOME/ferry/hosted.
+The first run creates the owner admin@ferry.local with a random password and an
+API key, prints them once and keeps them in DATA_DIR/first-owner.txt (mode 600).
+
+Takes the options of "ferry serve" (see "ferry serve --help"), e.g.
+  --data-dir DIR  --listen HOST:PORT  --s3-listen HOST:PORT
+  --log-level LEVEL   default warn here, so the terminal stays readable`;
+
+const FIRST_OWNER = 'admin@ferry.local';
+
+interface FirstOwner { email: string; password: string; apiKey: string; teamId: string; subdomain: string }
+
+/** On an empty database: the owner, their Team and an API key, in one transaction. */
+async function createFirstOwner(db: Db): Promise<FirstOwner | undefined> {
+  return db.transaction().execute(async (trx) => {
+    if (await trx.selectFrom('users').select('id').limit(1).executeTakeFirst()) return undefined;
+    const password = newSecret(15);
+    const user = await createUser(trx, FIRST_OWNER, password, 'Admin');
+    const team = await createTeam(trx, 'Ferry');
+    await addMember(trx, team.id, user.id, 'owner');
+    const { secret } = await issueApiKey(trx, { teamId: team.id, userId: user.id, name: 'ferry start' });
+    return { email: user.email, password, apiKey: secret, teamId: team.id, subdomain: team.subdomain };
+  });
+}
+
+function banner(o: { url: string; s3Url: string; dataDir: string; file: string; fileExists: boolean; first?: FirstOwner }): string {
+  const ferry = `npm run ferry -- admin`;
+  const dd = `--data-dir ${JSON.stringify(o.dataDir)}`;
+  const pass = o.first?.password ?? 'PASSWORD';
+  const key = o.first?.apiKey ?? 'API_KEY';
+  const lines = [
+    'Ferry is running.',
+    '',
+    `  service    ${o.url}`,
+    `  S3 store   ${o.s3Url}   (its keys: ${ferry} store-credentials ${dd})`,
+    `  data dir   ${o.dataDir}`,
+    '',
+  ];
+  if (o.first) {
+    lines.push(
+      `First run: created the owner of the Team "Ferry" (subdomain ${o.first.subdomain}):`,
+      `  e-mail     ${o.first.email}`,
+      `  password   ${o.first.password}`,
+      `  API key    ${o.first.apiKey}`,
+      `They are shown only now, and kept in ${o.file} (readable by you only).`,
+    );
+  } else if (o.fileExists) {
+    lines.push(`The first owner's e-mail, password and API key are in ${o.file}.`);
+  } else {
+    lines.push(`See the accounts with: ${ferry} list ${dd}`);
+  }
+  lines.push(
+    '',
+    'Try:',
+    `  curl -s -X POST ${o.url}/v1/auth -H 'content-type: application/json' -d '{"email":"${o.first?.email ?? FIRST_OWNER}","password":"${pass}"}'`,
+    `  curl -s ${o.url}/v1/teams -H 'X-API-KEY: ${key}'`,
+    `  ${ferry} list ${dd}`,
+    `  FERRY_ADMIN_PASSWORD=... ${ferry} add-user ${dd} --team ${o.first?.subdomain ?? 'TEAM'} --email you@example.com --role admin`,
+    `  ${ferry} create-api-key ${dd} --team ${o.first?.subdomain ?? 'TEAM'} --email you@example.com`,
+    '',
+    'Stop with Ctrl+C.',
+  );
+  return lines.join('\n');
+}
+
+export const start: Command = {
+  async run(args) {
+    const values = parseFlags(args, serveOptions, HELP).values as Record<string, string | boolean | undefined>;
+    const logLevel = values['log-level'] ?? (process.env.FERRY_LOG_LEVEL || 'warn');
+    const config = resolveHostedConfig({ ...values, 'log-level': logLevel });
+    const log = pino({ level: config.logLevel });
+    const running = await startHostedService(config, log);
+    const file = path.join(config.dataDir, 'first-owner.txt');
+    try {
+      const first = await createFirstOwner(running.ctx.db);
+      if (first) {
+        const text = [`e-mail   ${first.email}`, `password ${first.password}`, `API key  ${first.apiKey}`, `team     ${first.teamId} (subdomain ${first.subdomain})`, ''];
+        await fs.writeFile(file, text.join('\n'), { mode: 0o600 });
+        await fs.chmod(file, 0o600);
+      }
+      const fileExists = await fs.access(file).then(() => true, () => false);
+      console.log(banner({ url: running.url, s3Url: running.s3Url, dataDir: config.dataDir, file, fileExists, first }));
+    } catch (err) {
+      await running.close();
+      throw err;
+    }
+    const signal = await untilSignal();
+    log.info({ signal }, 'shutting down');
+    await running.close();
+    return 0;
+  },
+};

@@ -1,0 +1,118 @@
+// Resolves the credential of a request to a user or a Package grant. Every
+// route calls one of these first; objects outside the caller's reach answer 404.
+import type { FastifyRequest } from 'fastify';
+import type { HostedContext } from '../context.js';
+import type { PackagesTable, Role } from '../db/schema.js';
+import { forbidden, gone, notFound, unauthorized } from '../errors.js';
+import { hashSecret } from './passwords.js';
+import type { PackageAccess } from './tokens.js';
+import { nowIso } from '../ids.js';
+
+export interface UserPrincipal {
+  userId: string;
+  /** Set when the request came with an API key: the key only works in its own Team. */
+  apiKey?: { id: string; teamId: string };
+}
+
+const header = (req: FastifyRequest, name: string): string | undefined => {
+  const v = req.headers[name];
+  return typeof v === 'string' && v.length > 0 ? v : undefined;
+};
+
+export const hasUserCredential = (req: FastifyRequest) =>
+  header(req, 'x-api-key') !== undefined || header(req, 'x-user-token') !== undefined;
+
+/** X-API-KEY or X-User-Token; 401 when absent or invalid. */
+export async function authenticateUser(ctx: HostedContext, req: FastifyRequest): Promise<UserPrincipal> {
+  const apiKey = header(req, 'x-api-key');
+  if (apiKey) {
+    const row = await ctx.db.selectFrom('api_keys').selectAll().where('key_hash', '=', hashSecret(apiKey)).executeTakeFirst();
+    const now = nowIso();
+    if (!row || row.state !== 'active' || (row.expiry && row.expiry <= now)) throw unauthorized('invalid API key');
+    await ctx.db.updateTable('api_keys').set({ last_request_at: now }).where('id', '=', row.id).execute();
+    return { userId: row.user_id, apiKey: { id: row.id, teamId: row.team_id } };
+  }
+  const token = header(req, 'x-user-token');
+  if (token) {
+    const claims = await ctx.tokens.verifyUser(token);
+    if (!claims) throw unauthorized('invalid or expired user token');
+    const user = await ctx.db.selectFrom('users').select('id').where('id', '=', claims.userId).executeTakeFirst();
+    if (!user) throw unauthorized('invalid or expired user token');
+    return { userId: user.id };
+  }
+  throw unauthorized('X-API-KEY or X-User-Token required');
+}
+
+/** The caller's role in a Team; 404 when the caller is not a member (no existence leak). */
+export async function teamRole(ctx: HostedContext, who: UserPrincipal, teamId: string, what = 'team'): Promise<Role> {
+  if (who.apiKey && who.apiKey.teamId !== teamId) throw notFound(what);
+  const m = await ctx.db
+    .selectFrom('memberships')
+    .select('policy_key')
+    .where('team_id', '=', teamId)
+    .where('user_id', '=', who.userId)
+    .where('approved', '=', 1)
+    .executeTakeFirst();
+  if (!m) throw notFound(what);
+  return m.policy_key;
+}
+
+export function requireRole(role: Role, allowed: Role[]): void {
+  if (!allowed.includes(role)) throw forbidden(`role ${role} may not do this`);
+}
+
+/** Authenticates the user and checks Team membership in one step. */
+export async function teamMember(ctx: HostedContext, req: FastifyRequest, teamId: string, allowed?: Role[]) {
+  const who = await authenticateUser(ctx, req);
+  const role = await teamRole(ctx, who, teamId);
+  if (allowed) requireRole(role, allowed);
+  return { who, role };
+}
+
+export type PackageRow = PackagesTable;
+
+export interface PackageGrant {
+  pkg: PackageRow;
+  access: PackageAccess;
+  linkId?: string;
+  user?: UserPrincipal;
+}
+
+/**
+ * Access to one Package: its token (X-Package-Token), or the API key / user token
+ * of a member of its Team (full access). A read-only token from a Link dies with
+ * the Link and with the Package.
+ */
+export async function authorizePackage(
+  ctx: HostedContext,
+  req: FastifyRequest,
+  packageId: string,
+  need: PackageAccess,
+): Promise<PackageGrant> {
+  const token = header(req, 'x-package-token');
+  let grant: PackageGrant;
+  if (token) {
+    const claims = await ctx.tokens.verifyPackage(token);
+    if (!claims) throw unauthorized('invalid package token');
+    if (claims.packageId !== packageId) throw notFound('package');
+    const pkg = await ctx.db.selectFrom('packages').selectAll().where('id', '=', packageId).executeTakeFirst();
+    if (!pkg) throw notFound('package');
+    grant = { pkg, access: claims.access, ...(claims.linkId ? { linkId: claims.linkId } : {}) };
+    if (claims.linkId) {
+      const link = await ctx.db.selectFrom('links').selectAll().where('id', '=', claims.linkId).executeTakeFirst();
+      if (!link || link.package_id !== packageId || !link.active) throw unauthorized('the link of this token is gone');
+      if (link.expiry && link.expiry <= nowIso()) throw gone('link expired');
+    }
+  } else if (hasUserCredential(req)) {
+    const who = await authenticateUser(ctx, req);
+    const pkg = await ctx.db.selectFrom('packages').selectAll().where('id', '=', packageId).executeTakeFirst();
+    if (!pkg) throw notFound('package');
+    await teamRole(ctx, who, pkg.team_id, 'package');
+    grant = { pkg, access: 'full', user: who };
+  } else {
+    throw unauthorized('X-Package-Token required');
+  }
+  if (need === 'full' && grant.access !== 'full') throw forbidden('this package token is read-only');
+  if (grant.access === 'read' && grant.pkg.state !== 'finalized') throw gone('package is no longer available');
+  return grant;
+}

@@ -1,0 +1,58 @@
+// Signed JWTs (HS256) for user sessions and Package access. The signing key is
+// generated once per data dir, so tokens survive restarts of the service.
+import { SignJWT, jwtVerify } from 'jose';
+
+export type PackageAccess = 'full' | 'read';
+
+export interface UserClaims { userId: string }
+export interface PackageClaims { packageId: string; access: PackageAccess; linkId?: string }
+/** A grant to fetch one streamed ZIP of a Package until `expiresAt`, carried in its URL. */
+export interface ZipClaims { packageId: string; variant: string; linkId?: string; expiresAt: Date }
+
+export interface Tokens {
+  signUser(userId: string): Promise<string>;
+  verifyUser(token: string): Promise<UserClaims | null>;
+  signPackage(claims: PackageClaims): Promise<string>;
+  verifyPackage(token: string): Promise<PackageClaims | null>;
+  signZip(claims: ZipClaims): Promise<string>;
+  verifyZip(token: string): Promise<ZipClaims | null>;
+}
+
+export function createTokens(secret: Uint8Array, userTtlSeconds = 12 * 3600, readTtlSeconds = 24 * 3600): Tokens {
+  const sign = (payload: Record<string, unknown>, subject: string, ttl?: number, expiresAt?: Date) => {
+    const jwt = new SignJWT(payload).setProtectedHeader({ alg: 'HS256' }).setSubject(subject).setIssuedAt();
+    if (ttl) jwt.setExpirationTime(Math.floor(Date.now() / 1000) + ttl);
+    if (expiresAt) jwt.setExpirationTime(Math.floor(expiresAt.getTime() / 1000));
+    return jwt.sign(secret);
+  };
+  const verify = async (token: string) => {
+    try {
+      return (await jwtVerify(token, secret, { algorithms: ['HS256'] })).payload;
+    } catch {
+      return null;
+    }
+  };
+  return {
+    signUser: (userId) => sign({ typ: 'user' }, userId, userTtlSeconds),
+    async verifyUser(token) {
+      const p = await verify(token);
+      return p?.typ === 'user' && p.sub ? { userId: p.sub } : null;
+    },
+    // A full-access token lives as long as its Package (checked on every use);
+    // a read-only token from a Link also dies with the Link, and after a day.
+    signPackage: ({ packageId, access, linkId }) =>
+      sign({ typ: 'pkg', acc: access, ...(linkId ? { lnk: linkId } : {}) }, packageId, access === 'read' ? readTtlSeconds : undefined),
+    async verifyPackage(token) {
+      const p = await verify(token);
+      if (p?.typ !== 'pkg' || !p.sub || (p.acc !== 'full' && p.acc !== 'read')) return null;
+      return { packageId: p.sub, access: p.acc, ...(typeof p.lnk === 'string' ? { linkId: p.lnk } : {}) };
+    },
+    signZip: ({ packageId, variant, linkId, expiresAt }) =>
+      sign({ typ: 'zip', var: variant, ...(linkId ? { lnk: linkId } : {}) }, packageId, undefined, expiresAt),
+    async verifyZip(token) {
+      const p = await verify(token);
+      if (p?.typ !== 'zip' || !p.sub || typeof p.var !== 'string' || !p.exp) return null;
+      return { packageId: p.sub, variant: p.var, expiresAt: new Date(p.exp * 1000), ...(typeof p.lnk === 'string' ? { linkId: p.lnk } : {}) };
+    },
+  };
+}

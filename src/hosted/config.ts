@@ -1,0 +1,125 @@
+// The hosted service's settings, from flags and FERRY_* environment variables
+// (flags win). Kept free of I/O so it can be unit-tested.
+import os from 'node:os';
+import path from 'node:path';
+
+export interface SmtpSettings {
+  host: string;
+  port: number;
+  secure: boolean;
+  user?: string;
+  pass?: string;
+  from: string;
+}
+
+export interface ExternalS3 {
+  endpoint: string;
+  bucket: string;
+  region: string;
+  accessKey: string;
+  secretKey: string;
+  pathStyle: boolean;
+}
+
+export interface HostedConfig {
+  host: string;
+  port: number;
+  dataDir: string;
+  publicUrl: string;
+  linkUrl: string;
+  initOwner?: { email: string; password: string };
+  smtp?: SmtpSettings;
+  /** Where the embedded store listens; ignored when `s3` points at an external store. */
+  s3Listen: { host: string; port: number };
+  s3?: ExternalS3;
+  bucket: string;
+  blueprintTtlSeconds: number;
+  sweepIntervalMs: number;
+  logLevel: string;
+}
+
+export type Flags = Record<string, string | boolean | undefined>;
+
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_DATA_HOME || path.join(os.homedir(), '.local', 'share');
+  return path.join(base, 'ferry', 'hosted');
+}
+
+export function parseHostPort(value: string, what: string): { host: string; port: number } {
+  const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(value);
+  const port = m ? Number(m[2]) : NaN;
+  if (!m || port > 65535) throw new Error(`${what} must be HOST:PORT, got "${value}"`);
+  return { host: m[1]!.replace(/^\[|\]$/g, ''), port };
+}
+
+function flagOrEnv(flags: Flags, env: NodeJS.ProcessEnv, flag: string): string | undefined {
+  const v = flags[flag];
+  if (typeof v === 'string') return v;
+  if (v === true) return 'true';
+  const e = env[`FERRY_${flag.replace(/-/g, '_').toUpperCase()}`];
+  return e === undefined || e === '' ? undefined : e;
+}
+
+function intSetting(v: string | undefined, fallback: number, what: string, min = 0): number {
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${what} must be an integer >= ${min}, got "${v}"`);
+  return n;
+}
+
+const truthy = (v: string | undefined) => v !== undefined && /^(1|true|yes|on)$/i.test(v);
+
+export function resolveHostedConfig(flags: Flags, env: NodeJS.ProcessEnv = process.env): HostedConfig {
+  const get = (f: string) => flagOrEnv(flags, env, f);
+  const listen = parseHostPort(get('listen') ?? '127.0.0.1:7400', '--listen');
+  const dataDir = path.resolve(get('data-dir') ?? defaultDataDir(env));
+  const publicUrl = (get('public-url') ?? `http://${listen.host.includes(':') ? `[${listen.host}]` : listen.host}:${listen.port}`).replace(/\/+$/, '');
+  const initOwnerRaw = get('init-owner');
+  let initOwner: HostedConfig['initOwner'];
+  if (initOwnerRaw) {
+    const i = initOwnerRaw.indexOf(':');
+    if (i <= 0 || i === initOwnerRaw.length - 1) throw new Error('--init-owner must be EMAIL:PASSWORD');
+    initOwner = { email: initOwnerRaw.slice(0, i), password: initOwnerRaw.slice(i + 1) };
+  }
+  const smtpHost = get('smtp-host');
+  const smtp: SmtpSettings | undefined = smtpHost
+    ? {
+        host: smtpHost,
+        port: intSetting(get('smtp-port'), 587, '--smtp-port', 1),
+        secure: truthy(get('smtp-secure')),
+        user: get('smtp-user'),
+        pass: get('smtp-pass'),
+        from: get('smtp-from') ?? 'Ferry <no-reply@ferry.local>',
+      }
+    : undefined;
+  const s3Endpoint = get('s3-endpoint');
+  const bucket = get('s3-bucket') ?? 'ferry';
+  let s3: ExternalS3 | undefined;
+  if (s3Endpoint) {
+    const accessKey = get('s3-access-key'), secretKey = get('s3-secret-key');
+    if (!accessKey || !secretKey) throw new Error('--s3-endpoint needs --s3-access-key and --s3-secret-key');
+    s3 = {
+      endpoint: s3Endpoint.replace(/\/+$/, ''),
+      bucket,
+      region: get('s3-region') ?? 'us-east-1',
+      accessKey,
+      secretKey,
+      pathStyle: get('s3-path-style') === undefined ? true : truthy(get('s3-path-style')),
+    };
+  }
+  const s3ListenRaw = get('s3-listen');
+  return {
+    ...listen,
+    dataDir,
+    publicUrl,
+    linkUrl: (get('link-url') ?? `${publicUrl}/l`).replace(/\/+$/, ''),
+    initOwner,
+    smtp,
+    s3Listen: s3ListenRaw ? parseHostPort(s3ListenRaw, '--s3-listen') : { host: listen.host, port: listen.port === 0 ? 0 : listen.port + 1 },
+    s3,
+    bucket,
+    blueprintTtlSeconds: intSetting(get('blueprint-ttl'), 3600, '--blueprint-ttl', 1),
+    sweepIntervalMs: intSetting(get('sweep-interval-ms'), 60_000, '--sweep-interval-ms', 10),
+    logLevel: get('log-level') ?? 'info',
+  };
+}

@@ -1,0 +1,16 @@
+// Everything a route or job needs, built once at start and passed down.
+import type { Logger } from 'pino';
+import type { HostedConfig } from './config.js';
+import type { Db } from './db/open.js';
+import type { Tokens } from './auth/tokens.js';
+import type { Storage } from './storage/s3.js';
+import type { Mailer } from './mail/mailer.js';
+
+export interface HostedContext {
+  config: HostedConfig;
+  db: Db;
+  tokens: Tokens;
+  storage: Storage;
+  mailer: Mailer;
+  log: Logger;
+}

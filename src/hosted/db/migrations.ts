@@ -1,0 +1,153 @@
+// Versioned schema migrations. SQLite-specific SQL lives only here; the data
+// access elsewhere goes through Kysely so a PostgreSQL backend can be added.
+import type Database from 'better-sqlite3';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const migrations: Migration[] = [
+  {
+    version: 1,
+    name: 'accounts, packages, files, links',
+    sql: `
+CREATE TABLE users (
+  id TEXT PRIMARY KEY,
+  email TEXT NOT NULL UNIQUE COLLATE NOCASE,
+  name TEXT NOT NULL,
+  password_hash TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE TABLE teams (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  subdomain TEXT NOT NULL UNIQUE,
+  max_email_recipients INTEGER NOT NULL DEFAULT 50,
+  custom_expiry_enabled INTEGER NOT NULL DEFAULT 1,
+  custom_expiry_default INTEGER NOT NULL DEFAULT 7,
+  download_limit_enabled INTEGER NOT NULL DEFAULT 0,
+  download_limit_default INTEGER NOT NULL DEFAULT 0,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE TABLE memberships (
+  id TEXT PRIMARY KEY,
+  team_id TEXT NOT NULL REFERENCES teams(id) ON DELETE CASCADE,
+  user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  policy_key TEXT NOT NULL CHECK (policy_key IN ('owner','admin','member')),
+  approved INTEGER NOT NULL DEFAULT 1,
+  invitation_accepted TEXT,
+  created_at TEXT NOT NULL,
+  UNIQUE (team_id, user_id)
+);
+CREATE TABLE api_keys (
+  id TEXT PRIMARY KEY,
+  team_id TEXT NOT NULL REFERENCES teams(id) ON DELETE CASCADE,
+  user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  description TEXT NOT NULL DEFAULT '',
+  key_hash TEXT NOT NULL UNIQUE,
+  key_prefix TEXT NOT NULL,
+  key_last4 TEXT NOT NULL,
+  expiry TEXT,
+  state TEXT NOT NULL CHECK (state IN ('active','inactive')),
+  last_request_at TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX api_keys_team ON api_keys(team_id, user_id);
+CREATE TABLE tags (
+  id TEXT PRIMARY KEY,
+  team_id TEXT NOT NULL REFERENCES teams(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  active INTEGER NOT NULL DEFAULT 1,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  UNIQUE (team_id, name)
+);
+CREATE TABLE packages (
+  id TEXT PRIMARY KEY,
+  team_id TEXT NOT NULL REFERENCES teams(id) ON DELETE CASCADE,
+  portal_id TEXT,
+  teamspace_id TEXT,
+  created_by TEXT,
+  name TEXT NOT NULL,
+  description TEXT NOT NULL DEFAULT '',
+  sender TEXT NOT NULL,
+  recipients TEXT NOT NULL DEFAULT '[]',
+  state TEXT NOT NULL CHECK (state IN ('new','finalized','expired','archived')),
+  size INTEGER NOT NULL DEFAULT 0,
+  total_files INTEGER NOT NULL DEFAULT 0,
+  access_limit INTEGER,
+  password_hash TEXT,
+  contains_virus INTEGER NOT NULL DEFAULT 0,
+  custom_expiry INTEGER NOT NULL DEFAULT 0,
+  custom_metadata_id TEXT,
+  expiry TEXT,
+  unlimited_storage INTEGER NOT NULL DEFAULT 0,
+  chunk_size INTEGER NOT NULL DEFAULT 0,
+  tag_id TEXT REFERENCES tags(id) ON DELETE SET NULL,
+  finalized_at TEXT,
+  objects_deleted INTEGER NOT NULL DEFAULT 0,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX packages_team ON packages(team_id, state, created_at);
+CREATE INDEX packages_expiry ON packages(state, expiry);
+CREATE TABLE files (
+  id TEXT PRIMARY KEY,
+  package_id TEXT NOT NULL REFERENCES packages(id) ON DELETE CASCADE,
+  kind TEXT NOT NULL CHECK (kind IN ('file','directory')),
+  name TEXT NOT NULL,
+  path TEXT NOT NULL,
+  last_modified TEXT NOT NULL,
+  size INTEGER,
+  chunk_size INTEGER NOT NULL,
+  object_key TEXT,
+  upload_id TEXT,
+  state TEXT NOT NULL CHECK (state IN ('pending','finalized')),
+  virus_detected INTEGER NOT NULL DEFAULT 0,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX files_package ON files(package_id, state);
+CREATE TABLE links (
+  id TEXT PRIMARY KEY,
+  package_id TEXT NOT NULL REFERENCES packages(id) ON DELETE CASCADE,
+  secret_hash TEXT NOT NULL,
+  email TEXT,
+  access_limit INTEGER,
+  access_count INTEGER NOT NULL DEFAULT 0,
+  expiry TEXT,
+  password_hash TEXT,
+  active INTEGER NOT NULL DEFAULT 1,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX links_package ON links(package_id);
+`,
+  },
+];
+
+/** Applies every migration newer than the database, each in its own transaction. */
+export function migrate(sqlite: Database.Database): number[] {
+  sqlite.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
+  const done = new Set(
+    (sqlite.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version),
+  );
+  const applied: number[] = [];
+  for (const m of migrations) {
+    if (done.has(m.version)) continue;
+    sqlite.transaction(() => {
+      sqlite.exec(m.sql);
+      sqlite
+        .prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)')
+        .run(m.version, m.name, new Date().toISOString());
+    })();
+    applied.push(m.version);
+  }
+  return applied;
+}

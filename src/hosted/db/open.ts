@@ -1,0 +1,23 @@
+// Opens the hosted service's SQLite database (WAL) and wraps it in Kysely.
+import SQLite from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import type { Database } from './schema.js';
+import { migrate } from './migrations.js';
+
+export type Db = Kysely<Database>;
+
+export interface OpenedDb {
+  db: Db;
+  close(): Promise<void>;
+}
+
+export function openDatabase(file: string): OpenedDb {
+  const sqlite = new SQLite(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  migrate(sqlite);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return { db, close: () => db.destroy() };
+}

@@ -1,0 +1,138 @@
+// Kysely table types of the hosted service. Timestamps are ISO-8601 UTC strings
+// (they sort as text on SQLite and PostgreSQL alike); booleans are 0/1 integers.
+export interface UsersTable {
+  id: string;
+  email: string;
+  name: string;
+  password_hash: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TeamsTable {
+  id: string;
+  name: string;
+  subdomain: string;
+  max_email_recipients: number;
+  custom_expiry_enabled: number;
+  custom_expiry_default: number;
+  download_limit_enabled: number;
+  download_limit_default: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export type Role = 'owner' | 'admin' | 'member';
+
+export interface MembershipsTable {
+  id: string;
+  team_id: string;
+  user_id: string;
+  policy_key: Role;
+  approved: number;
+  invitation_accepted: string | null;
+  created_at: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  team_id: string;
+  user_id: string;
+  name: string;
+  description: string;
+  key_hash: string;
+  key_prefix: string;
+  key_last4: string;
+  expiry: string | null;
+  state: 'active' | 'inactive';
+  last_request_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TagsTable {
+  id: string;
+  team_id: string;
+  name: string;
+  active: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export type PackageState = 'new' | 'finalized' | 'expired' | 'archived';
+
+export interface PackagesTable {
+  id: string;
+  team_id: string;
+  portal_id: string | null;
+  teamspace_id: string | null;
+  created_by: string | null;
+  name: string;
+  description: string;
+  sender: string;
+  recipients: string; // JSON array of e-mails
+  state: PackageState;
+  size: number;
+  total_files: number;
+  access_limit: number | null;
+  password_hash: string | null;
+  contains_virus: number;
+  custom_expiry: number;
+  custom_metadata_id: string | null;
+  expiry: string | null;
+  unlimited_storage: number;
+  chunk_size: number;
+  tag_id: string | null;
+  finalized_at: string | null;
+  objects_deleted: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface FilesTable {
+  id: string;
+  package_id: string;
+  kind: 'file' | 'directory';
+  name: string;
+  path: string;
+  last_modified: string;
+  size: number | null;
+  chunk_size: number;
+  object_key: string | null;
+  upload_id: string | null;
+  state: 'pending' | 'finalized';
+  virus_detected: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface LinksTable {
+  id: string;
+  package_id: string;
+  secret_hash: string;
+  email: string | null;
+  access_limit: number | null;
+  access_count: number;
+  expiry: string | null;
+  password_hash: string | null;
+  active: number;
+  created_at: string;
+}
+
+export interface MigrationsTable {
+  version: number;
+  name: string;
+  applied_at: string;
+}
+
+export interface Database {
+  users: UsersTable;
+  teams: TeamsTable;
+  memberships: MembershipsTable;
+  api_keys: ApiKeysTable;
+  tags: TagsTable;
+  packages: PackagesTable;
+  files: FilesTable;
+  links: LinksTable;
+  schema_migrations: MigrationsTable;
+}

@@ -1,0 +1,55 @@
+// The download flow: a Package's file list, short-lived download URLs, and the
+// streamed ZIP of the whole Package those URLs point at for zip_windows/zip_mac.
+import type { RouteModule } from '../app.js';
+import { authorizePackage } from '../auth/credentials.js';
+import { DownloadAnswer, DownloadQuery, FileList, FileParams, ZipParams, ZipQuery } from '../../api/hosted/files.js';
+import { PackageParams } from '../../api/hosted/packages.js';
+import { downloadUrl, listPackageFiles } from '../services/downloads.js';
+import { finalizedFiles } from '../services/files.js';
+import { buildZip, checkZipToken, requireDownloadable, zipEntries, zipFileName } from '../services/zip.js';
+
+/** `attachment` with an ASCII fallback name and the exact UTF-8 one (RFC 6266). */
+const attachment = (name: string) =>
+  `attachment; filename="${name.replace(/[^\x20-\x7e]|["\\%]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+
+const routes: RouteModule = (app, ctx) => {
+  app.get('/v1/packages/:package_id/files', { schema: { params: PackageParams, response: { 200: FileList } } }, async (req) => {
+    const { pkg } = await authorizePackage(ctx, req, req.params.package_id, 'read');
+    return listPackageFiles(ctx, pkg);
+  });
+
+  app.get(
+    '/v1/packages/:package_id/files/:file_id/download',
+    { schema: { params: FileParams, querystring: DownloadQuery, response: { 200: DownloadAnswer } } },
+    async (req) => {
+      const grant = await authorizePackage(ctx, req, req.params.package_id, 'read');
+      return downloadUrl(ctx, grant, req.params.file_id, req.query.expiry);
+    },
+  );
+
+  // The URL handed out for zip_windows/zip_mac carries `token`; API clients may
+  // send their X-Package-Token instead.
+  app.get(
+    '/v1/packages/:package_id/zip/:variant',
+    { exposeHeadRoute: false, schema: { params: ZipParams, querystring: ZipQuery } },
+    async (req, reply) => {
+      const { package_id: packageId, variant } = req.params;
+      const pkg = req.query.token
+        ? await checkZipToken(ctx, req.query.token, packageId, variant)
+        : (await authorizePackage(ctx, req, packageId, 'read')).pkg;
+      requireDownloadable(pkg);
+      const zip = await buildZip(zipEntries(await finalizedFiles(ctx, pkg.id), variant), (key) => ctx.storage.read(key));
+      reply.raw.on('close', () => {
+        if (!reply.raw.writableFinished) zip.abort();
+      });
+      zip.stream.on('error', (err) => req.log.warn({ err, packageId }, 'zip stream failed'));
+      if (zip.size >= 0) reply.header('content-length', String(zip.size));
+      return reply
+        .header('content-type', 'application/zip')
+        .header('content-disposition', attachment(zipFileName(pkg.name, variant)))
+        .header('cache-control', 'no-store')
+        .send(zip.stream);
+    },
+  );
+};
+export default routes;

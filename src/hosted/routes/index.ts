@@ -1,0 +1,16 @@
+// Every route module of the hosted service, one per resource.
+import type { RouteModule } from '../app.js';
+import auth from './auth.js';
+import teams from './teams.js';
+import apiKeys from './apiKeys.js';
+import system from './system.js';
+import packages from './packages.js';
+import packageList from './packageList.js';
+import bulkArchive from './bulkArchive.js';
+import tags from './tags.js';
+import uploads from './uploads.js';
+import links from './links.js';
+import downloads from './downloads.js';
+import pages from './pages.js';
+
+export const routeModules: RouteModule[] = [auth, teams, apiKeys, system, packages, packageList, bulkArchive, tags, uploads, links, downloads, pages];

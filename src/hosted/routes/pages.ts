@@ -1,0 +1,54 @@
+// The web download page at {link_url}/{link_id}?secret=...: opens the Link (one
+// access, like GET /v1/links/{id}) and lists the files with direct download
+// links and the two ZIPs. A locked Link first shows a password form that posts back here.
+import type { FastifyReply } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { RouteModule } from '../app.js';
+import { HttpError } from '../errors.js';
+import { LinkParams, ResolveLinkQuery } from '../../api/hosted/links.js';
+import { resolveLink } from '../services/links.js';
+import { pageDownloads } from '../services/downloads.js';
+import { PAGE_HEADERS, renderDownloadPage, renderErrorPage, renderPasswordPage } from '../services/downloadPage.js';
+
+const PasswordForm = Type.Object({ password: Type.String({ maxLength: 1024 }) });
+
+const MESSAGES: Record<number, string> = {
+  403: 'This link has been opened as many times as the sender allowed.',
+  404: 'This link does not exist or is no longer active. Check that you copied the whole address.',
+  410: 'This download has expired.',
+};
+
+const routes: RouteModule = (app, ctx) => {
+  async function page(reply: FastifyReply, linkId: string, secret: string | undefined, password: string | undefined, userAgent: string) {
+    const action = `?secret=${encodeURIComponent(secret ?? '')}`;
+    try {
+      const { info, pkg, link } = await resolveLink(ctx, linkId, secret, password);
+      const downloads = await pageDownloads(ctx, pkg, link.id);
+      return reply.code(200).headers(PAGE_HEADERS).send(renderDownloadPage(info, downloads, /windows/i.test(userAgent)));
+    } catch (err) {
+      if (!(err instanceof HttpError)) throw err;
+      if (err.status === 401) {
+        return reply.code(password === undefined ? 200 : 401).headers(PAGE_HEADERS).send(renderPasswordPage(action, password === undefined ? undefined : 'Wrong password, try again.'));
+      }
+      return reply.code(err.status).headers(PAGE_HEADERS).send(renderErrorPage(MESSAGES[err.status] ?? err.message));
+    }
+  }
+
+  // Encapsulated, so the form parser applies to this page only.
+  app.register(async (plain) => {
+    const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
+    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16 * 1024 }, (_req, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(body as string)));
+    });
+
+    scope.get('/l/:link_id', { schema: { params: LinkParams, querystring: ResolveLinkQuery } }, async (req, reply) =>
+      page(reply, req.params.link_id, req.query.secret, undefined, req.headers['user-agent'] ?? ''),
+    );
+
+    scope.post('/l/:link_id', { schema: { params: LinkParams, querystring: ResolveLinkQuery, body: PasswordForm } }, async (req, reply) =>
+      page(reply, req.params.link_id, req.query.secret, req.body.password, req.headers['user-agent'] ?? ''),
+    );
+  });
+};
+export default routes;

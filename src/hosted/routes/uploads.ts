@@ -1,0 +1,55 @@
+// The upload flow of a Package (package token with full access, while the
+// Package is new): register files, hand out part blueprints, finalize files,
+// then finalize the Package.
+import type { RouteModule } from '../app.js';
+import { authorizePackage } from '../auth/credentials.js';
+import {
+  FileParams,
+  FinalizeFileBody,
+  PartBlueprintsAnswer,
+  PartBlueprintsQuery,
+  RegisterFileAnswer,
+  RegisterFileBody,
+  UploadIdBody,
+} from '../../api/hosted/files.js';
+import { PackageParams } from '../../api/hosted/packages.js';
+import { finalizeFile, partBlueprints, registerFile } from '../services/files.js';
+import { finalizePackage } from '../services/finalize.js';
+
+const routes: RouteModule = (app, ctx) => {
+  app.post(
+    '/v1/packages/:package_id/files',
+    { schema: { params: PackageParams, body: RegisterFileBody, response: { 201: RegisterFileAnswer } } },
+    async (req, reply) => {
+      const { pkg } = await authorizePackage(ctx, req, req.params.package_id, 'full');
+      reply.code(201);
+      return registerFile(ctx, pkg, req.body);
+    },
+  );
+
+  app.post(
+    '/v1/packages/:package_id/files/:file_id',
+    { schema: { params: FileParams, querystring: PartBlueprintsQuery, body: UploadIdBody, response: { 200: PartBlueprintsAnswer } } },
+    async (req) => {
+      const { pkg } = await authorizePackage(ctx, req, req.params.package_id, 'full');
+      return partBlueprints(ctx, pkg, req.params.file_id, req.query.start, req.query.count, req.body.upload_id);
+    },
+  );
+
+  app.post(
+    '/v1/packages/:package_id/files/:file_id/finalize',
+    { schema: { params: FileParams, body: FinalizeFileBody } },
+    async (req, reply) => {
+      const { pkg } = await authorizePackage(ctx, req, req.params.package_id, 'full');
+      await finalizeFile(ctx, pkg, req.params.file_id, req.body);
+      reply.code(204).send();
+    },
+  );
+
+  app.post('/v1/packages/:package_id/finalize', { schema: { params: PackageParams } }, async (req, reply) => {
+    const { pkg } = await authorizePackage(ctx, req, req.params.package_id, 'full');
+    await finalizePackage(ctx, pkg);
+    reply.code(204).send();
+  });
+};
+export default routes;

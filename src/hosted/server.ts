@@ -1,0 +1,88 @@
+// Starts the whole hosted service: database, signing key, object storage
+// (embedded unless an external S3 store is configured), HTTP app and sweeper.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pino, { type Logger } from 'pino';
+import type { HostedConfig } from './config.js';
+import type { HostedContext } from './context.js';
+import { openDatabase } from './db/open.js';
+import { createTokens } from './auth/tokens.js';
+import { createS3Storage, type S3Settings } from './storage/s3.js';
+import { createMailer } from './mail/mailer.js';
+import { buildApp } from './app.js';
+import { startSweeper } from './jobs/sweeper.js';
+import { ensureInitOwner } from './services/accounts.js';
+import { loadOrCreateStoreCredentials, startObjectStore, type RunningObjectStore } from '../objectstore/index.js';
+
+export interface RunningHosted {
+  url: string;
+  s3Url: string;
+  ctx: HostedContext;
+  close(): Promise<void>;
+}
+
+/** The JWT signing key: generated once, kept in the data dir. */
+async function loadOrCreateSigningKey(dataDir: string): Promise<Uint8Array> {
+  const file = path.join(dataDir, 'signing.key');
+  try {
+    return Buffer.from((await fs.readFile(file, 'utf8')).trim(), 'base64');
+  } catch {
+    const key = randomBytes(32);
+    await fs.writeFile(file, key.toString('base64'), { mode: 0o600, flag: 'wx' }).catch(() => undefined);
+    return Buffer.from((await fs.readFile(file, 'utf8')).trim(), 'base64');
+  }
+}
+
+export async function startHostedService(config: HostedConfig, log: Logger = pino({ level: config.logLevel })): Promise<RunningHosted> {
+  await fs.mkdir(config.dataDir, { recursive: true });
+  const { db, close: closeDb } = openDatabase(path.join(config.dataDir, 'ferry.db'));
+  const cleanups: (() => Promise<unknown> | unknown)[] = [closeDb];
+  const cleanup = async () => {
+    for (const c of cleanups.reverse()) await c();
+  };
+  try {
+    let store: RunningObjectStore | undefined;
+    let s3: S3Settings;
+    if (config.s3) {
+      s3 = config.s3;
+    } else {
+      const creds = await loadOrCreateStoreCredentials(config.dataDir);
+      store = await startObjectStore({
+        ...config.s3Listen,
+        dataDir: path.join(config.dataDir, 'objects'),
+        ...creds,
+        buckets: [config.bucket],
+        logger: log.child({ component: 'objectstore' }),
+      });
+      cleanups.push(() => store!.close());
+      s3 = { endpoint: store.url, region: 'us-east-1', bucket: config.bucket, pathStyle: true, ...creds };
+    }
+    const storage = createS3Storage(s3, config.blueprintTtlSeconds);
+    await storage.ensureBucket();
+    const mailer = createMailer(config.smtp, path.join(config.dataDir, 'outbox'));
+    cleanups.push(() => mailer.close());
+    const tokens = createTokens(await loadOrCreateSigningKey(config.dataDir));
+    const ctx: HostedContext = { config, db, tokens, storage, mailer, log };
+    if (config.initOwner && (await ensureInitOwner(db, config.initOwner.email, config.initOwner.password))) {
+      log.info({ email: config.initOwner.email }, 'created the first owner and their team');
+    }
+    const app = await buildApp(ctx);
+    await app.listen({ host: config.host, port: config.port });
+    cleanups.push(() => app.close());
+    const sweeper = startSweeper(ctx, config.sweepIntervalMs);
+    cleanups.push(() => sweeper.stop());
+    const addr = app.server.address();
+    const port = typeof addr === 'object' && addr ? addr.port : config.port;
+    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+    // With an ephemeral port the configured public URL cannot have known it.
+    if (config.port === 0) {
+      config.publicUrl = `http://${host}:${port}`;
+      config.linkUrl = `${config.publicUrl}/l`;
+    }
+    return { url: `http://${host}:${port}`, s3Url: s3.endpoint, ctx, close: cleanup };
+  } catch (err) {
+    await cleanup();
+    throw err;
+  }
+}

@@ -1,0 +1,96 @@
+// The download side of a Package: its file list (with the two ZIP entries) and
+// short-lived URLs, never outliving the Link, the Package or seven days.
+import type { HostedContext } from '../context.js';
+import type { PackagesTable } from '../db/schema.js';
+import type { DownloadAnswer, FileObject } from '../../api/hosted/files.js';
+import { ZIP_KINDS, type ZipVariant } from '../../api/hosted/files.js';
+import { badRequest, gone, notFound } from '../errors.js';
+import { fileObject, finalizedFiles, getFile } from './files.js';
+import { earlier } from './links.js';
+import { requireDownloadable, zipFileName, zipUrl } from './zip.js';
+
+export const DEFAULT_URL_TTL_MS = 3600 * 1000;
+/** Pre-signed S3 URLs cannot live longer than this (SigV4). */
+export const MAX_URL_TTL_MS = 7 * 24 * 3600 * 1000;
+
+/**
+ * When a download URL stops working: the requested time (default one hour),
+ * never after the caps (Link and Package expiry) nor seven days from now.
+ */
+export function downloadDeadline(now: Date, requested: string | undefined, caps: (string | null)[]): Date {
+  let t = requested ? new Date(requested).getTime() : now.getTime() + DEFAULT_URL_TTL_MS;
+  if (t <= now.getTime()) throw badRequest('expiry must lie in the future', 'invalid_expiry');
+  for (const cap of caps) if (cap) t = Math.min(t, new Date(cap).getTime());
+  t = Math.min(t, now.getTime() + MAX_URL_TTL_MS);
+  if (t <= now.getTime()) throw gone('this package is no longer available');
+  return new Date(t);
+}
+
+interface Grant {
+  pkg: PackagesTable;
+  linkId?: string;
+}
+
+async function linkExpiry(ctx: HostedContext, linkId: string | undefined): Promise<string | null> {
+  if (!linkId) return null;
+  const link = await ctx.db.selectFrom('links').select('expiry').where('id', '=', linkId).executeTakeFirst();
+  return link?.expiry ?? null;
+}
+
+export async function listPackageFiles(ctx: HostedContext, pkg: PackagesTable): Promise<FileObject[]> {
+  requireDownloadable(pkg);
+  const files = (await finalizedFiles(ctx, pkg.id)).map(fileObject);
+  const stamp = pkg.finalized_at ?? pkg.updated_at;
+  const zips: FileObject[] = ZIP_KINDS.map((kind) => ({
+    id: kind,
+    kind,
+    name: zipFileName(pkg.name, kind),
+    path: '',
+    last_modified: stamp,
+    virus_detected: false,
+  }));
+  return [...files, ...zips];
+}
+
+export async function downloadUrl(ctx: HostedContext, grant: Grant, fileId: string, requestedExpiry: string | undefined): Promise<DownloadAnswer> {
+  const { pkg } = grant;
+  requireDownloadable(pkg);
+  const now = new Date();
+  const deadline = downloadDeadline(now, requestedExpiry, [await linkExpiry(ctx, grant.linkId), pkg.expiry]);
+  if ((ZIP_KINDS as readonly string[]).includes(fileId)) {
+    return { method: 'GET', url: await zipUrl(ctx, pkg.id, fileId as ZipVariant, deadline, grant.linkId) };
+  }
+  const f = await getFile(ctx, pkg.id, fileId);
+  if (f.state !== 'finalized') throw notFound('file');
+  if (f.kind !== 'file' || !f.object_key) throw badRequest('a directory has no content to download', 'not_a_file');
+  const seconds = Math.max(1, Math.floor((deadline.getTime() - now.getTime()) / 1000));
+  return { method: 'GET', url: await ctx.storage.downloadUrl(f.object_key, f.name, seconds) };
+}
+
+export interface PageDownloads {
+  files: { rel: string; size: number; url: string }[];
+  zip: Record<ZipVariant, string>;
+  /** When the URLs above stop working. */
+  until: Date;
+}
+
+/** Everything the web download page links to, signed once for the default lifetime. */
+export async function pageDownloads(ctx: HostedContext, pkg: PackagesTable, linkId: string): Promise<PageDownloads> {
+  requireDownloadable(pkg);
+  const now = new Date();
+  const until = downloadDeadline(now, undefined, [await linkExpiry(ctx, linkId), pkg.expiry]);
+  const seconds = Math.max(1, Math.floor((until.getTime() - now.getTime()) / 1000));
+  const files: PageDownloads['files'] = [];
+  for (const f of await finalizedFiles(ctx, pkg.id)) {
+    if (f.kind !== 'file' || !f.object_key) continue;
+    files.push({ rel: f.path ? `${f.path}/${f.name}` : f.name, size: f.size ?? 0, url: await ctx.storage.downloadUrl(f.object_key, f.name, seconds) });
+  }
+  return {
+    files,
+    zip: {
+      zip_windows: await zipUrl(ctx, pkg.id, 'zip_windows', until, linkId),
+      zip_mac: await zipUrl(ctx, pkg.id, 'zip_mac', until, linkId),
+    },
+    until,
+  };
+}

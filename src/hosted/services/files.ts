@@ -1,0 +1,234 @@
+// The files of a Package while it is being uploaded: registration, part
+// blueprints and the per-file finalize that completes the multipart upload.
+import type { HostedContext } from '../context.js';
+import type { FilesTable, PackagesTable } from '../db/schema.js';
+import type { FinalizeFileBody, RegisterFileAnswer, RegisterFileBody, FileObject, ChunkExtra } from '../../api/hosted/files.js';
+import type { Blueprint } from '../../api/hosted/blueprint.js';
+import { badRequest, conflict, notFound } from '../errors.js';
+import { newId, nowIso } from '../ids.js';
+import { CHUNK_LIMITS, effectiveChunkSize } from './chunks.js';
+import { joinRel, nameProblem, normalizePath, pathProblem } from './relpath.js';
+
+type Pkg = Pick<PackagesTable, 'id' | 'state' | 'chunk_size'>;
+
+/** File writes end with the Package's finalization. */
+export function requireNew(pkg: Pick<PackagesTable, 'state'>): void {
+  if (pkg.state !== 'new') throw conflict(`package is ${pkg.state}; files can only change while it is new`, 'package_not_new');
+}
+
+export const fileObject = (f: FilesTable): FileObject => ({
+  id: f.id,
+  kind: f.kind,
+  name: f.name,
+  path: f.path,
+  last_modified: f.last_modified,
+  size: f.size ?? 0,
+  virus_detected: f.virus_detected === 1,
+});
+
+export async function getFile(ctx: HostedContext, packageId: string, fileId: string): Promise<FilesTable> {
+  const f = await ctx.db.selectFrom('files').selectAll().where('id', '=', fileId).where('package_id', '=', packageId).executeTakeFirst();
+  if (!f) throw notFound('file');
+  return f;
+}
+
+const isMissingUpload = (err: unknown) => {
+  const e = err as { name?: string; Code?: string; $metadata?: { httpStatusCode?: number } };
+  return e.name === 'NoSuchUpload' || e.Code === 'NoSuchUpload' || e.$metadata?.httpStatusCode === 404;
+};
+
+export async function registerFile(ctx: HostedContext, pkg: Pkg, body: RegisterFileBody): Promise<RegisterFileAnswer> {
+  requireNew(pkg);
+  const problem = nameProblem(body.name) ?? pathProblem(body.path);
+  if (problem) throw badRequest(problem, 'invalid_path');
+  const path = normalizePath(body.path);
+  const rel = joinRel(path, body.name);
+  const now = nowIso();
+  const id = newId('file');
+  const isFile = body.kind === 'file';
+  const row: FilesTable = {
+    id,
+    package_id: pkg.id,
+    kind: body.kind,
+    name: body.name,
+    path,
+    last_modified: new Date(body.last_modified).toISOString(),
+    size: isFile ? (body.size ?? null) : 0,
+    chunk_size: isFile ? effectiveChunkSize(body.chunk_size ?? pkg.chunk_size, body.size) : 0,
+    object_key: isFile ? `packages/${pkg.id}/${id}` : null,
+    upload_id: null,
+    state: isFile ? 'pending' : 'finalized',
+    virus_detected: 0,
+    created_at: now,
+    updated_at: now,
+  };
+  // Signing is local work; a blueprint left unused when the insert fails costs nothing.
+  const createBlueprint = row.object_key ? await ctx.storage.createUploadBlueprint(row.object_key) : null;
+  // A second entry at the same place would clash in every download; a pending one
+  // is a client's earlier attempt that it restarts, so it gives way.
+  const replaced = await ctx.db.transaction().execute(async (trx) => {
+    const same = await trx
+      .selectFrom('files')
+      .selectAll()
+      .where('package_id', '=', pkg.id)
+      .where('path', '=', path)
+      .where('name', '=', body.name)
+      .execute();
+    if (same.some((f) => f.state === 'finalized')) throw conflict(`"${rel}" is already in the package`, 'duplicate_path');
+    if (same.length > 0) await trx.deleteFrom('files').where('id', 'in', same.map((f) => f.id)).execute();
+    await trx.insertInto('files').values(row).execute();
+    return same;
+  });
+  for (const old of replaced) await abortQuietly(ctx, old);
+  return { create_blueprint: createBlueprint, file: { ...fileObject(row), chunk_size: row.chunk_size }, ...CHUNK_LIMITS };
+}
+
+export async function abortQuietly(ctx: HostedContext, f: Pick<FilesTable, 'object_key' | 'upload_id'>): Promise<void> {
+  if (!f.object_key || !f.upload_id) return;
+  await ctx.storage.abortUpload(f.object_key, f.upload_id).catch((err) => {
+    if (!isMissingUpload(err)) ctx.log.warn({ err, key: f.object_key }, 'abort of multipart upload failed');
+  });
+}
+
+async function pendingFile(ctx: HostedContext, pkg: Pkg, fileId: string): Promise<FilesTable & { object_key: string }> {
+  requireNew(pkg);
+  const f = await getFile(ctx, pkg.id, fileId);
+  if (f.kind !== 'file' || !f.object_key) throw conflict('a directory has no content to upload', 'not_a_file');
+  if (f.state !== 'pending') throw conflict('file is already finalized', 'file_finalized');
+  return f as FilesTable & { object_key: string };
+}
+
+/**
+ * Makes `uploadId` the file's multipart upload after checking it exists for the
+ * file's key. A client that restarts may begin a new upload: the old one is aborted.
+ */
+async function adoptUpload(ctx: HostedContext, f: FilesTable & { object_key: string }, uploadId: string): Promise<void> {
+  if (f.upload_id === uploadId) return;
+  try {
+    await ctx.storage.listParts(f.object_key, uploadId);
+  } catch (err) {
+    if (isMissingUpload(err)) throw badRequest('upload_id names no open upload of this file', 'unknown_upload');
+    throw err;
+  }
+  const r = await ctx.db
+    .updateTable('files')
+    .set({ upload_id: uploadId, updated_at: nowIso() })
+    .where('id', '=', f.id)
+    .where('state', '=', 'pending')
+    .executeTakeFirst();
+  if (r.numUpdatedRows === 0n) throw conflict('file is no longer pending', 'file_finalized');
+  if (f.upload_id) await abortQuietly(ctx, f);
+}
+
+export async function partBlueprints(
+  ctx: HostedContext,
+  pkg: Pkg,
+  fileId: string,
+  start: number,
+  count: number,
+  uploadId: string,
+): Promise<Blueprint[]> {
+  if (start + count > CHUNK_LIMITS.max_chunk_count) {
+    throw badRequest(`start + count must not exceed max_chunk_count (${CHUNK_LIMITS.max_chunk_count})`, 'too_many_chunks');
+  }
+  const f = await pendingFile(ctx, pkg, fileId);
+  await adoptUpload(ctx, f, uploadId);
+  return ctx.storage.partBlueprints(f.object_key, uploadId, start + 1, count);
+}
+
+const unquote = (etag: string) => etag.trim().replace(/^"+|"+$/g, '');
+
+/** The named parts as numbers, checked and sorted; 400 on anything malformed. */
+function namedParts(extras: ChunkExtra[]): { partNumber: number; etag: string }[] {
+  const seen = new Set<number>();
+  const parts = extras.map((x, i) => {
+    const raw = x.part_number ?? x.partNumber;
+    const n = typeof raw === 'string' && /^\d{1,5}$/.test(raw.trim()) ? Number(raw.trim()) : raw;
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > CHUNK_LIMITS.max_chunk_count) {
+      throw badRequest(`chunk_extras[${i}].part_number must be an integer from 1 to ${CHUNK_LIMITS.max_chunk_count}`, 'invalid_part');
+    }
+    if (seen.has(n)) throw badRequest(`part ${n} is named twice`, 'invalid_part');
+    seen.add(n);
+    return { partNumber: n, etag: unquote(x.etag) };
+  });
+  return parts.sort((a, b) => a.partNumber - b.partNumber);
+}
+
+/** Completes the upload if the named parts are stored, well-sized and sum to `size`; 409 otherwise. */
+async function completeChecked(ctx: HostedContext, key: string, uploadId: string, parts: { partNumber: number; etag: string }[], size: number): Promise<void> {
+  const stored = new Map((await ctx.storage.listParts(key, uploadId)).map((p) => [p.partNumber, p]));
+  let total = 0;
+  parts.forEach((p, i) => {
+    const s = stored.get(p.partNumber);
+    if (!s) throw conflict(`part ${p.partNumber} is not stored`, 'part_missing');
+    if (unquote(s.etag) !== p.etag) throw conflict(`part ${p.partNumber} has another ETag in storage`, 'etag_mismatch');
+    if (i < parts.length - 1 && s.size < CHUNK_LIMITS.min_chunk_size) {
+      throw conflict(`part ${p.partNumber} is smaller than min_chunk_size; only the last part may be`, 'part_too_small');
+    }
+    total += s.size;
+  });
+  if (total !== size) throw conflict(`the named parts hold ${total} bytes, not ${size}`, 'size_mismatch');
+  try {
+    await ctx.storage.completeUpload(key, uploadId, parts);
+  } catch (err) {
+    const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+    if (isMissingUpload(err) || !status || status >= 500) throw err;
+    throw conflict(`storage refused to complete the upload: ${(err as Error).name}`, 'upload_rejected');
+  }
+}
+
+/**
+ * Completes the upload only when the named parts are stored and add up to `size`;
+ * otherwise answers 409 and leaves the upload open, so the client can fix it.
+ */
+export async function finalizeFile(ctx: HostedContext, pkg: Pkg, fileId: string, body: FinalizeFileBody): Promise<void> {
+  requireNew(pkg);
+  const parts = namedParts(body.chunk_extras);
+  const current = await getFile(ctx, pkg.id, fileId);
+  // A retry of a finalize that went through (its answer lost) is not an error.
+  if (current.state === 'finalized' && current.kind === 'file' && current.size === body.size) return;
+  const f = await pendingFile(ctx, pkg, fileId);
+  const uploadId = body.file_extras.upload_id;
+  if (parts.length === 0) {
+    if (body.size !== 0) throw conflict(`no parts named, but size is ${body.size}`, 'size_mismatch');
+    // An empty file needs no multipart upload; whatever the client opened is closed.
+    await abortQuietly(ctx, { object_key: f.object_key, upload_id: uploadId });
+    if (f.upload_id && f.upload_id !== uploadId) await abortQuietly(ctx, f);
+    await ctx.storage.putEmpty(f.object_key);
+  } else {
+    await adoptUpload(ctx, f, uploadId);
+    try {
+      await completeChecked(ctx, f.object_key, uploadId, parts, body.size);
+    } catch (err) {
+      if (!isMissingUpload(err)) throw err;
+      // A concurrent finalize of the same file completed the upload first.
+      const again = await getFile(ctx, pkg.id, fileId);
+      if (again.state === 'finalized' && again.size === body.size) return;
+      throw conflict('the upload is no longer open', 'unknown_upload');
+    }
+  }
+  const r = await ctx.db
+    .updateTable('files')
+    .set({ state: 'finalized', size: body.size, chunk_size: body.chunk_size ?? f.chunk_size, upload_id: null, updated_at: nowIso() })
+    .where('id', '=', f.id)
+    .where('state', '=', 'pending')
+    .executeTakeFirst();
+  if (r.numUpdatedRows === 0n) {
+    // The Package was finalized meanwhile and dropped this file: its object must not linger.
+    await ctx.storage.remove(f.object_key).catch(() => undefined);
+    throw conflict('the file was dropped while it was being finalized', 'package_not_new');
+  }
+}
+
+/** The finalized entries of a Package, folders first within a folder, then by name. */
+export async function finalizedFiles(ctx: HostedContext, packageId: string): Promise<FilesTable[]> {
+  return ctx.db
+    .selectFrom('files')
+    .selectAll()
+    .where('package_id', '=', packageId)
+    .where('state', '=', 'finalized')
+    .orderBy('path')
+    .orderBy('kind')
+    .orderBy('name')
+    .execute();
+}

@@ -1,0 +1,87 @@
+// Package finalize: the end of the upload. Unfinished files are dropped, totals
+// fixed, the expiry clock started, and every recipient gets a Link by e-mail.
+import type { HostedContext } from '../context.js';
+import type { PackagesTable } from '../db/schema.js';
+import { conflict } from '../errors.js';
+import { nowIso } from '../ids.js';
+import { abortQuietly, requireNew } from './files.js';
+import { insertLink, linkUrl, packageAccessLimit } from './links.js';
+import { notifyRecipients, type Delivery } from './notify.js';
+
+const DAY_MS = 24 * 3600 * 1000;
+
+/**
+ * The expiry a Package gets when it is finalized: none with unlimited storage,
+ * the one already set when custom, else the Team's default number of days
+ * (a default of 0 or less means the Team keeps Packages until deleted).
+ */
+export function expiryAtFinalize(pkg: Pick<PackagesTable, 'unlimited_storage' | 'custom_expiry' | 'expiry'>, teamDefaultDays: number, now: Date): string | null {
+  if (pkg.unlimited_storage === 1) return null;
+  if (pkg.custom_expiry === 1 && pkg.expiry) return pkg.expiry;
+  return teamDefaultDays > 0 ? new Date(now.getTime() + teamDefaultDays * DAY_MS).toISOString() : null;
+}
+
+function recipientsOf(pkg: Pick<PackagesTable, 'recipients'>): string[] {
+  try {
+    const list: unknown = JSON.parse(pkg.recipients);
+    return Array.isArray(list) ? [...new Set(list.filter((e): e is string => typeof e === 'string' && e.length > 0))] : [];
+  } catch {
+    return [];
+  }
+}
+
+export async function finalizePackage(ctx: HostedContext, pkg: PackagesTable): Promise<void> {
+  requireNew(pkg);
+  const team = await ctx.db.selectFrom('teams').select('custom_expiry_default').where('id', '=', pkg.team_id).executeTakeFirstOrThrow();
+  const now = new Date();
+  const nowStr = now.toISOString();
+  const expiry = expiryAtFinalize(pkg, team.custom_expiry_default, now);
+
+  const { dropped, finalized, deliveries } = await ctx.db.transaction().execute(async (trx) => {
+    const dropped = await trx
+      .selectFrom('files')
+      .select(['id', 'object_key', 'upload_id'])
+      .where('package_id', '=', pkg.id)
+      .where('state', '=', 'pending')
+      .execute();
+    if (dropped.length > 0) await trx.deleteFrom('files').where('id', 'in', dropped.map((f) => f.id)).execute();
+    const totals = await trx
+      .selectFrom('files')
+      .select((eb) => [eb.fn.countAll<number>().as('count'), eb.fn.coalesce(eb.fn.sum<number>('size'), eb.lit(0)).as('bytes')])
+      .where('package_id', '=', pkg.id)
+      .where('kind', '=', 'file')
+      .executeTakeFirstOrThrow();
+    const r = await trx
+      .updateTable('packages')
+      .set({
+        state: 'finalized',
+        size: Number(totals.bytes),
+        total_files: Number(totals.count),
+        finalized_at: nowStr,
+        expiry,
+        updated_at: nowStr,
+      })
+      .where('id', '=', pkg.id)
+      .where('state', '=', 'new')
+      .executeTakeFirst();
+    if (r.numUpdatedRows === 0n) throw conflict('package was finalized or deleted meanwhile', 'package_not_new');
+    const deliveries: Delivery[] = [];
+    for (const email of recipientsOf(pkg)) {
+      const { row, secret } = await insertLink(trx, pkg.id, {
+        email,
+        accessLimit: packageAccessLimit(pkg),
+        expiry: null,
+        passwordHash: pkg.password_hash,
+        active: true,
+      });
+      deliveries.push({ email, url: linkUrl(ctx, row.id, secret) });
+    }
+    const finalized = { ...pkg, size: Number(totals.bytes), total_files: Number(totals.count), expiry };
+    return { dropped, finalized, deliveries };
+  });
+
+  // Mail goes out after the answer: a slow or unreachable relay must not hold up
+  // the uploader. Failures are logged; the Links exist either way (GET .../links).
+  void notifyRecipients(ctx, finalized, deliveries).catch((err) => ctx.log.error({ err, packageId: pkg.id }, 'package e-mails failed'));
+  for (const f of dropped) await abortQuietly(ctx, f);
+}

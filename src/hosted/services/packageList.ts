@@ -1,0 +1,103 @@
+// The paged Team Package list (/v1.1): filters, sort and paging in one
+// dialect-neutral Kysely query, plus a count of every match.
+import { sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
+import type { HostedContext } from '../context.js';
+import type { Database, PackageState } from '../db/schema.js';
+import type { PackageListPage, PackageListQuery, SortField } from '../../api/hosted/packages.js';
+import type { TagSummary } from '../../api/hosted/tags.js';
+import { badRequest } from '../errors.js';
+import { packageDto } from './packages.js';
+
+type Q = SelectQueryBuilder<Database, 'packages', object>;
+type SortColumn = 'name' | 'created_at' | 'size' | 'expiry' | 'sender' | 'state' | 'teamspace_id';
+
+const SORT_COLUMN: Record<SortField, SortColumn> = {
+  name: 'name',
+  created_at: 'created_at',
+  size: 'size',
+  usage_total_bytes: 'size',
+  expiry: 'expiry',
+  sender: 'sender',
+  status: 'state',
+  teamspace_id: 'teamspace_id',
+};
+const NULLABLE = new Set<SortColumn>(['expiry', 'teamspace_id']);
+const TEXT = new Set<SortColumn>(['name', 'sender']);
+const DEFAULT_STATES: PackageState[] = ['finalized', 'expired'];
+
+const csv = (v: string | undefined) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+/** LIKE pattern for a literal substring: `\` escapes %, _ and itself. */
+const likeContains = (s: string) => `%${s.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+const isDate = (s: string) => /^\d{4}-\d{2}-\d{2}$/.test(s);
+const DAY_MS = 24 * 3600 * 1000;
+
+/** Start bound: a date means its first instant. End bound: a date means the whole day. */
+function bounds(start: string | undefined, end: string | undefined, what: string) {
+  const lo = start === undefined ? undefined : new Date(isDate(start) ? `${start}T00:00:00Z` : start).toISOString();
+  let hi: { op: '<=' | '<'; at: string } | undefined;
+  if (end !== undefined) {
+    hi = isDate(end)
+      ? { op: '<', at: new Date(Date.parse(`${end}T00:00:00Z`) + DAY_MS).toISOString() }
+      : { op: '<=', at: new Date(end).toISOString() };
+  }
+  if (lo !== undefined && hi !== undefined && (hi.op === '<' ? lo >= hi.at : lo > hi.at)) {
+    throw badRequest(`${what}_start must not be after ${what}_end`);
+  }
+  return { lo, hi };
+}
+
+export function statesOf(status: string[] | undefined): PackageState[] {
+  if (!status || status.length === 0) return DEFAULT_STATES;
+  return [...new Set(status.flatMap((s) => csv(s)))] as PackageState[];
+}
+
+function applyFilters(q: Q, teamId: string, f: PackageListQuery): Q {
+  q = q.where('team_id', '=', teamId).where('state', 'in', statesOf(f.status));
+  if (f.name) q = q.where(sql<boolean>`lower(${sql.ref('name')}) like ${likeContains(f.name)} escape '\\'`);
+  if (f.sender) q = q.where((eb) => eb(eb.fn('lower', ['sender']), '=', f.sender!.trim().toLowerCase()));
+  const tags = csv(f.tags);
+  if (tags.length) q = q.where('tag_id', 'in', tags);
+  const spaces = csv(f.teamspaces);
+  if (spaces.length) q = q.where('teamspace_id', 'in', spaces);
+  const created = bounds(f.created_at_start, f.created_at_end, 'created_at');
+  if (created.lo) q = q.where('created_at', '>=', created.lo);
+  if (created.hi) q = q.where('created_at', created.hi.op, created.hi.at);
+  const expiry = bounds(f.expiry_start, f.expiry_end, 'expiry');
+  if (expiry.lo) q = q.where('expiry', '>=', expiry.lo);
+  if (expiry.hi) q = q.where('expiry', expiry.hi.op, expiry.hi.at);
+  if (f.extra_storage !== undefined) q = q.where('unlimited_storage', '=', f.extra_storage ? 1 : 0);
+  return q;
+}
+
+/**
+ * Sort by one field (`-` for descending). Empty values sort last either way,
+ * text sorts case-insensitively, and the id breaks ties so pages never overlap.
+ */
+function applySort<O>(q: SelectQueryBuilder<Database, 'packages', O>, sort: string | undefined) {
+  const desc = sort?.startsWith('-') ?? true;
+  const field = (sort?.replace(/^-/, '') || 'created_at') as SortField;
+  const column = SORT_COLUMN[field];
+  const dir = desc ? 'desc' : 'asc';
+  if (NULLABLE.has(column)) {
+    q = q.orderBy((eb: ExpressionBuilder<Database, 'packages'>) => eb.case().when(column, 'is', null).then(1).else(0).end(), 'asc');
+  }
+  if (TEXT.has(column)) q = q.orderBy((eb: ExpressionBuilder<Database, 'packages'>) => eb.fn('lower', [column]), dir);
+  return q.orderBy(column, dir).orderBy('id', dir);
+}
+
+export async function listTeamPackages(ctx: HostedContext, teamId: string, query: PackageListQuery): Promise<PackageListPage> {
+  const { page, limit } = query;
+  const base = applyFilters(ctx.db.selectFrom('packages'), teamId, query);
+  const { n } = await base.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+  const rows = await applySort(base.selectAll(), query.sort)
+    .limit(limit)
+    .offset((page - 1) * limit)
+    .execute();
+  const tagIds = [...new Set(rows.map((r) => r.tag_id).filter((t): t is string => t !== null))];
+  const tags = new Map<string, TagSummary>();
+  if (tagIds.length) {
+    for (const t of await ctx.db.selectFrom('tags').select(['id', 'name']).where('id', 'in', tagIds).execute()) tags.set(t.id, t);
+  }
+  const records = await Promise.all(rows.map((r) => packageDto(ctx, r, r.tag_id ? (tags.get(r.tag_id) ?? null) : null)));
+  return { metadata: { total: Number(n), page, limit }, records };
+}

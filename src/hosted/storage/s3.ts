@@ -1,0 +1,126 @@
+// The service's view of object storage: pre-signed blueprints for clients, and
+// the few calls the service makes itself (complete, size checks, ZIP reads, deletes).
+// It speaks plain S3, so the embedded store and any S3-compatible store work alike.
+import type { Readable } from 'node:stream';
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateBucketCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  ListPartsCommand,
+  PutObjectCommand,
+  S3Client,
+  UploadPartCommand,
+  type Part,
+} from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { Blueprint } from '../../api/hosted/blueprint.js';
+
+export interface S3Settings {
+  endpoint: string;
+  region: string;
+  bucket: string;
+  accessKey: string;
+  secretKey: string;
+  pathStyle: boolean;
+}
+
+export interface StoredPart { partNumber: number; etag: string; size: number }
+
+export interface Storage {
+  readonly bucket: string;
+  ensureBucket(): Promise<void>;
+  createUploadBlueprint(key: string): Promise<Blueprint>;
+  partBlueprints(key: string, uploadId: string, firstPart: number, count: number): Promise<Blueprint[]>;
+  listParts(key: string, uploadId: string): Promise<StoredPart[]>;
+  completeUpload(key: string, uploadId: string, parts: { partNumber: number; etag: string }[]): Promise<void>;
+  abortUpload(key: string, uploadId: string): Promise<void>;
+  putEmpty(key: string): Promise<void>;
+  objectSize(key: string): Promise<number | null>;
+  downloadUrl(key: string, filename: string, expiresInSeconds: number): Promise<string>;
+  read(key: string): Promise<Readable>;
+  remove(key: string): Promise<void>;
+}
+
+const quote = (etag: string) => (etag.startsWith('"') ? etag : `"${etag}"`);
+
+export function createS3Storage(s: S3Settings, blueprintTtlSeconds: number): Storage {
+  const client = new S3Client({
+    endpoint: s.endpoint,
+    region: s.region,
+    forcePathStyle: s.pathStyle,
+    credentials: { accessKeyId: s.accessKey, secretAccessKey: s.secretKey },
+    // The default would sign an empty-body checksum into part URLs, which S3 then rejects.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+  const Bucket = s.bucket;
+  // The SDK's command generics do not unify across commands; one cast here keeps callers typed.
+  const presign = async (command: object, method: Blueprint['method'], expiresIn = blueprintTtlSeconds) => {
+    const url = await getSignedUrl(client, command as Parameters<typeof getSignedUrl>[1], { expiresIn });
+    return { url, method, headers: {}, body: '' } satisfies Blueprint;
+  };
+
+  return {
+    bucket: Bucket,
+    async ensureBucket() {
+      try {
+        await client.send(new HeadBucketCommand({ Bucket }));
+      } catch {
+        await client.send(new CreateBucketCommand({ Bucket }));
+      }
+    },
+    createUploadBlueprint: (Key) => presign(new CreateMultipartUploadCommand({ Bucket, Key }), 'POST'),
+    async partBlueprints(Key, UploadId, firstPart, count) {
+      const out: Blueprint[] = [];
+      for (let n = firstPart; n < firstPart + count; n++) {
+        out.push(await presign(new UploadPartCommand({ Bucket, Key, UploadId, PartNumber: n }), 'PUT'));
+      }
+      return out;
+    },
+    async listParts(Key, UploadId) {
+      const parts: StoredPart[] = [];
+      let marker: string | undefined;
+      for (let page = 0; page < 100; page++) { // 100 pages x 1000 parts covers S3's 10,000-part limit
+        const r = await client.send(new ListPartsCommand({ Bucket, Key, UploadId, PartNumberMarker: marker }));
+        for (const p of r.Parts ?? []) parts.push({ partNumber: p.PartNumber!, etag: p.ETag!, size: p.Size ?? 0 });
+        if (!r.IsTruncated) break;
+        marker = r.NextPartNumberMarker;
+      }
+      return parts;
+    },
+    async completeUpload(Key, UploadId, parts) {
+      const Parts: Part[] = parts.map((p) => ({ PartNumber: p.partNumber, ETag: quote(p.etag) }));
+      await client.send(new CompleteMultipartUploadCommand({ Bucket, Key, UploadId, MultipartUpload: { Parts } }));
+    },
+    async abortUpload(Key, UploadId) {
+      await client.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId }));
+    },
+    async putEmpty(Key) {
+      await client.send(new PutObjectCommand({ Bucket, Key, Body: new Uint8Array(0) }));
+    },
+    async objectSize(Key) {
+      try {
+        return (await client.send(new HeadObjectCommand({ Bucket, Key }))).ContentLength ?? 0;
+      } catch (err) {
+        if ((err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return null;
+        throw err;
+      }
+    },
+    async downloadUrl(Key, filename, expiresIn) {
+      const disposition = `attachment; filename*=UTF-8''${encodeURIComponent(filename)}`;
+      return (await presign(new GetObjectCommand({ Bucket, Key, ResponseContentDisposition: disposition }), 'GET', expiresIn)).url;
+    },
+    async read(Key) {
+      const r = await client.send(new GetObjectCommand({ Bucket, Key }));
+      return r.Body as Readable;
+    },
+    async remove(Key) {
+      await client.send(new DeleteObjectCommand({ Bucket, Key }));
+    },
+  };
+}

@@ -1,0 +1,145 @@
+// On-disk layout. Keys never become paths: an object's manifest lives at
+// objects/<sha256(key)[0..2]>/<sha256(key)>.json and its bytes in a data
+// directory named by a random id, so no key (`../`, NUL, 2 KB of UTF-8) can
+// reach outside dataDir or hit a file-name limit.
+//
+//   <dataDir>/.incoming/<id>                      bodies being received (renamed when whole)
+//   <dataDir>/buckets/<bucket>/objects/ab/<hash>.json   manifest: key, size, etag, headers, parts
+//   <dataDir>/buckets/<bucket>/data/<id>/...       immutable part files of one object version
+//   <dataDir>/buckets/<bucket>/uploads/<uploadId>/upload.json + <NNNNN>/<md5hex>
+//
+// A completed multipart upload's directory is renamed into data/, so its part
+// files are served in place: completing never copies bytes.
+
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { isNotFound } from './errors.js';
+
+export interface PartRef {
+  /** Part number (1 for a plain PutObject). */
+  n: number;
+  /** File path relative to the object's data directory. */
+  file: string;
+  size: number;
+  /** Hex MD5 of the part's bytes. */
+  md5: string;
+}
+
+export interface Manifest {
+  v: 1;
+  key: string;
+  size: number;
+  /** Quoted ETag as S3 answers it: "<md5>" or "<md5-of-md5s>-N". */
+  etag: string;
+  lastModified: string;
+  /** Content-Type, Content-Disposition, Cache-Control, ... as stored with the object. */
+  headers: Record<string, string>;
+  /** x-amz-meta-* (lower-case names, without the prefix). */
+  meta: Record<string, string>;
+  /** Directory id under data/. */
+  data: string;
+  parts: PartRef[];
+}
+
+export interface UploadInfo {
+  v: 1;
+  key: string;
+  initiated: string;
+  headers: Record<string, string>;
+  meta: Record<string, string>;
+}
+
+const ID_RE = /^[0-9a-f]{32}$/;
+export const newId = (): string => randomBytes(16).toString('hex');
+export const isId = (s: string): boolean => ID_RE.test(s);
+export const keyHash = (key: string): string => createHash('sha256').update(key, 'utf8').digest('hex');
+export const partDirName = (n: number): string => String(n).padStart(5, '0');
+
+export class Layout {
+  readonly buckets: string;
+  readonly incoming: string;
+
+  constructor(readonly root: string) {
+    this.buckets = join(root, 'buckets');
+    this.incoming = join(root, '.incoming');
+  }
+
+  bucket(bucket: string): string {
+    return join(this.buckets, bucket);
+  }
+  objects(bucket: string): string {
+    return join(this.buckets, bucket, 'objects');
+  }
+  manifest(bucket: string, key: string): string {
+    const h = keyHash(key);
+    return join(this.buckets, bucket, 'objects', h.slice(0, 2), `${h}.json`);
+  }
+  dataRoot(bucket: string): string {
+    return join(this.buckets, bucket, 'data');
+  }
+  data(bucket: string, id: string): string {
+    return join(this.buckets, bucket, 'data', id);
+  }
+  uploads(bucket: string): string {
+    return join(this.buckets, bucket, 'uploads');
+  }
+  upload(bucket: string, uploadId: string): string {
+    return join(this.buckets, bucket, 'uploads', uploadId);
+  }
+  tempFile(): string {
+    return join(this.incoming, newId());
+  }
+}
+
+export async function readJson<T>(path: string): Promise<T | undefined> {
+  try {
+    return JSON.parse(await readFile(path, 'utf8')) as T;
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
+/** Write to a temp name then rename, so readers see the old or the new file, never half of one. */
+export async function writeJsonAtomic(layout: Layout, path: string, value: unknown): Promise<void> {
+  const tmp = layout.tempFile();
+  await writeFile(tmp, JSON.stringify(value));
+  try {
+    await rename(tmp, path);
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+    await mkdir(join(path, '..'), { recursive: true });
+    await rename(tmp, path);
+  }
+}
+
+export async function readManifest(layout: Layout, bucket: string, key: string): Promise<Manifest | undefined> {
+  const m = await readJson<Manifest>(layout.manifest(bucket, key));
+  // A sha256 collision is not a realistic threat, but never serve another key's bytes.
+  return m && m.key === key ? m : undefined;
+}
+
+export async function removeQuietly(path: string): Promise<void> {
+  await rm(path, { recursive: true, force: true }).catch(() => undefined);
+}
+
+/**
+ * Serialises async critical sections per key (in this process). Used for the
+ * short commit steps only (rename + manifest swap), never while bytes stream.
+ */
+export class KeyedLock {
+  private readonly tails = new Map<string, Promise<unknown>>();
+
+  async run<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.tails.get(key) ?? Promise.resolve();
+    const result = prev.then(fn, fn);
+    const tail = result.catch(() => undefined);
+    this.tails.set(key, tail);
+    try {
+      return await result;
+    } finally {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    }
+  }
+}

@@ -1,0 +1,212 @@
+// Multipart uploads. Each part lands in uploads/<id>/<NNNNN>/<md5hex>: the
+// name carries the ETag, so Complete checks a part with one stat and never
+// reads its bytes. Completing renames the upload directory into data/ and
+// writes a manifest, O(number of parts) whatever the object size.
+
+import { createHash } from 'node:crypto';
+import { mkdir, readdir, rename, stat, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { receiveSmall, receiveToFile } from './body.js';
+import { isNotFound, s3err } from './errors.js';
+import { isId, newId, partDirName, readJson, removeQuietly, writeJsonAtomic, type Manifest, type PartRef, type UploadInfo } from './disk.js';
+import { sendEmpty, sendXml, storedHeaders } from './http.js';
+import { awsUriEncode } from './sigv4.js';
+import { commitObject, discard, type S3Request, type StoreContext } from './store.js';
+import { el, parseCompleteMultipartUpload, xmlDocument } from './xml.js';
+
+const MIN_PART_SIZE = 5 * 1024 * 1024;
+const MAX_PARTS = 10_000;
+const MD5_HEX = /^[0-9a-f]{32}$/;
+
+export async function createUpload(ctx: StoreContext, r: S3Request): Promise<void> {
+  ctx.catalog.get(r.bucket);
+  const uploadId = newId();
+  const dir = ctx.layout.upload(r.bucket, uploadId);
+  await mkdir(dir, { recursive: true });
+  const info: UploadInfo = { v: 1, key: r.key, initiated: new Date().toISOString(), ...storedHeaders(r.req) };
+  await writeJsonAtomic(ctx.layout, join(dir, 'upload.json'), info);
+  rememberUpload(ctx, `${r.bucket}/${uploadId}`, info);
+  sendXml(r.res, 200, xmlDocument('InitiateMultipartUploadResult', [
+    el('Bucket', r.bucket),
+    el('Key', r.key),
+    el('UploadId', uploadId),
+  ]));
+}
+
+function rememberUpload(ctx: StoreContext, id: string, info: UploadInfo): void {
+  if (ctx.uploads.size >= 10_000) ctx.uploads.clear(); // only a cache; abandoned uploads must not grow it forever
+  ctx.uploads.set(id, info);
+}
+
+async function loadUpload(ctx: StoreContext, r: S3Request): Promise<{ id: string; dir: string; info: UploadInfo; cacheId: string }> {
+  ctx.catalog.get(r.bucket);
+  const id = r.query.get('uploadId') ?? '';
+  if (!isId(id)) throw s3err('NoSuchUpload');
+  const dir = ctx.layout.upload(r.bucket, id);
+  const cacheId = `${r.bucket}/${id}`;
+  let info = ctx.uploads.get(cacheId);
+  if (!info) {
+    info = await readJson<UploadInfo>(join(dir, 'upload.json'));
+    if (info) rememberUpload(ctx, cacheId, info);
+  }
+  if (!info || info.key !== r.key) throw s3err('NoSuchUpload');
+  return { id, dir, info, cacheId };
+}
+
+function partNumber(r: S3Request): number {
+  const raw = r.query.get('partNumber') ?? '';
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n < 1 || n > MAX_PARTS) {
+    throw s3err('InvalidArgument', 'Part number must be an integer between 1 and 10000, inclusive');
+  }
+  return n;
+}
+
+export async function uploadPart(ctx: StoreContext, r: S3Request): Promise<void> {
+  if (r.req.headers['x-amz-copy-source'] !== undefined) throw s3err('NotImplemented', 'UploadPartCopy is not supported.');
+  const n = partNumber(r);
+  const upload = await loadUpload(ctx, r);
+  const tmp = ctx.layout.tempFile();
+  const { md5 } = await receiveToFile(r.req, r.auth, tmp);
+  const md5hex = md5.toString('hex');
+  const partDir = join(upload.dir, partDirName(n));
+  try {
+    // Locked so two uploads of the same part number cannot each delete the other's file.
+    await ctx.locks.run(`${upload.id}:${n}`, async () => {
+      await mkdir(partDir).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'EEXIST') throw err;
+      });
+      // ENOENT here means the upload was completed or aborted meanwhile: never recreate it.
+      await rename(tmp, join(partDir, md5hex));
+      for (const f of await readdir(partDir)) if (f !== md5hex) await unlink(join(partDir, f)).catch(() => undefined);
+    });
+  } catch (err) {
+    await unlink(tmp).catch(() => undefined);
+    throw isNotFound(err) ? s3err('NoSuchUpload') : err;
+  }
+  sendEmpty(r.res, 200, { ETag: `"${md5hex}"` });
+}
+
+interface StoredPart {
+  n: number;
+  md5: string;
+  size: number;
+  mtime: Date;
+}
+
+/** Parts currently in an upload, by number. */
+async function storedParts(dir: string): Promise<StoredPart[]> {
+  const parts: StoredPart[] = [];
+  for (const name of await readdir(dir)) {
+    if (!/^\d{5}$/.test(name)) continue;
+    for (const file of await readdir(join(dir, name)).catch(() => [])) {
+      if (!MD5_HEX.test(file)) continue;
+      const st = await stat(join(dir, name, file)).catch(() => undefined);
+      if (st) parts.push({ n: Number(name), md5: file, size: st.size, mtime: st.mtime });
+    }
+  }
+  return parts.sort((a, b) => a.n - b.n || b.mtime.getTime() - a.mtime.getTime())
+    .filter((p, i, all) => i === 0 || all[i - 1]!.n !== p.n);
+}
+
+export async function listParts(ctx: StoreContext, r: S3Request): Promise<void> {
+  const upload = await loadUpload(ctx, r);
+  const maxParts = Math.min(Number(r.query.get('max-parts') ?? 1000) || 1000, 1000);
+  const marker = Number(r.query.get('part-number-marker') ?? 0) || 0;
+  const all = (await storedParts(upload.dir)).filter((p) => p.n > marker);
+  const page = all.slice(0, maxParts);
+  const truncated = all.length > page.length;
+  sendXml(r.res, 200, xmlDocument('ListPartsResult', [
+    el('Bucket', r.bucket),
+    el('Key', r.key),
+    el('UploadId', upload.id),
+    el('PartNumberMarker', marker),
+    el('NextPartNumberMarker', page.at(-1)?.n ?? marker),
+    el('MaxParts', maxParts),
+    el('IsTruncated', truncated),
+    el('StorageClass', 'STANDARD'),
+    el('Initiated', upload.info.initiated),
+    ...page.map((p) => el('Part', [
+      el('PartNumber', p.n),
+      el('LastModified', p.mtime.toISOString()),
+      el('ETag', `"${p.md5}"`),
+      el('Size', p.size),
+    ])),
+  ]));
+}
+
+export async function abortUpload(ctx: StoreContext, r: S3Request): Promise<void> {
+  const upload = await loadUpload(ctx, r);
+  // A rename, so it is atomic against a racing Complete (one of them gets ENOENT).
+  const found = await discard(ctx, upload.dir);
+  ctx.uploads.delete(upload.cacheId);
+  if (!found) throw s3err('NoSuchUpload');
+  sendEmpty(r.res, 204);
+}
+
+export async function completeUpload(ctx: StoreContext, r: S3Request): Promise<void> {
+  const upload = await loadUpload(ctx, r);
+  const requested = parseCompleteMultipartUpload((await receiveSmall(r.req, r.auth, 4 << 20)).toString('utf8'));
+  if (requested.length > MAX_PARTS) throw s3err('MalformedXML', 'Too many parts');
+  requested.forEach((p, i) => {
+    if (p.partNumber < 1 || p.partNumber > MAX_PARTS) throw s3err('InvalidPart');
+    if (i > 0 && p.partNumber <= requested[i - 1]!.partNumber) throw s3err('InvalidPartOrder');
+  });
+  // One stat per part (the file name is its MD5), a few in flight: O(parts), no byte is read.
+  const parts: PartRef[] = new Array(requested.length);
+  let next = 0;
+  const check = async (): Promise<void> => {
+    while (next < requested.length) {
+      const i = next++;
+      const p = requested[i]!;
+      // Clients send ETags quoted or bare; the hex check also keeps the value out of path tricks.
+      const md5 = p.etag.replace(/"/g, '').trim().toLowerCase();
+      const file = `${partDirName(p.partNumber)}/${md5}`;
+      const st = MD5_HEX.test(md5) ? await stat(join(upload.dir, file)).catch(() => undefined) : undefined;
+      if (!st) throw s3err('InvalidPart');
+      if (st.size < MIN_PART_SIZE && i < requested.length - 1) throw s3err('EntityTooSmall');
+      parts[i] = { n: p.partNumber, file, size: st.size, md5 };
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(16, requested.length) }, check));
+  const combined = createHash('md5');
+  for (const p of parts) combined.update(Buffer.from(p.md5, 'hex'));
+  const manifest: Manifest = {
+    v: 1,
+    key: r.key,
+    size: parts.reduce((sum, p) => sum + p.size, 0),
+    etag: `"${combined.digest('hex')}-${parts.length}"`,
+    lastModified: new Date().toISOString(),
+    headers: upload.info.headers,
+    meta: upload.info.meta,
+    data: upload.id,
+    parts,
+  };
+  const dataDir = ctx.layout.data(r.bucket, upload.id);
+  try {
+    await rename(upload.dir, dataDir);
+  } catch (err) {
+    throw isNotFound(err) ? s3err('NoSuchUpload') : err;
+  } finally {
+    ctx.uploads.delete(upload.cacheId);
+  }
+  try {
+    await commitObject(ctx, r.bucket, manifest);
+  } catch (err) {
+    await removeQuietly(dataDir);
+    throw err;
+  }
+  // Parts uploaded but left out of the list are discarded, as S3 does.
+  const keep = new Set(parts.map((p) => partDirName(p.n)));
+  for (const name of await readdir(dataDir)) {
+    if (name === 'upload.json') await unlink(join(dataDir, name)).catch(() => undefined);
+    else if (!keep.has(name)) await removeQuietly(join(dataDir, name));
+  }
+  const location = `http://${r.req.headers.host ?? 'localhost'}/${r.bucket}/${r.key.split('/').map(awsUriEncode).join('/')}`;
+  sendXml(r.res, 200, xmlDocument('CompleteMultipartUploadResult', [
+    el('Location', location),
+    el('Bucket', r.bucket),
+    el('Key', r.key),
+    el('ETag', manifest.etag),
+  ]));
+}

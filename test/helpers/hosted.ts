@@ -1,0 +1,53 @@
+// Starts a real hosted service with its embedded store on ephemeral ports and a
+// temporary data dir, for integration tests. Call close() in afterAll.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { resolveHostedConfig, type Flags } from '../../src/hosted/config.js';
+import { startHostedService, type RunningHosted } from '../../src/hosted/server.js';
+
+export interface TestService extends RunningHosted {
+  dataDir: string;
+  owner: { email: string; password: string };
+}
+
+export async function startTestService(flags: Flags = {}): Promise<TestService> {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-hosted-'));
+  const owner = { email: 'owner@example.com', password: 'correct horse battery' };
+  const config = resolveHostedConfig(
+    { listen: '127.0.0.1:0', 's3-listen': '127.0.0.1:0', 'data-dir': dataDir, 'init-owner': `${owner.email}:${owner.password}`, ...flags },
+    {},
+  );
+  const running = await startHostedService(config, pino({ level: process.env.FERRY_TEST_LOG ?? 'silent' }));
+  return {
+    ...running,
+    dataDir,
+    owner,
+    async close() {
+      await running.close();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface Answer<T = any> { status: number; body: T; headers: Headers }
+
+/** One JSON request; the body is parsed when the answer is JSON. */
+export async function call<T = any>(
+  base: string,
+  method: string,
+  urlPath: string,
+  opts: { headers?: Record<string, string>; body?: unknown; raw?: string } = {},
+): Promise<Answer<T>> {
+  const hasBody = opts.body !== undefined || opts.raw !== undefined;
+  const res = await fetch(base + urlPath, {
+    method,
+    headers: { ...(hasBody ? { 'content-type': 'application/json' } : {}), ...opts.headers },
+    body: opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)),
+  });
+  const text = await res.text();
+  let body: any = text;
+  if ((res.headers.get('content-type') ?? '').includes('json') && text) body = JSON.parse(text);
+  return { status: res.status, body, headers: res.headers };
+}

@@ -1,0 +1,137 @@
+// Download URLs (their lifetime caps) and the web download page behind a Link.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, startTestService, type TestService } from '../../helpers/hosted.js';
+import { ownerActor } from '../../helpers/auth.js';
+import { createPackage, fetchBytes, finalizePackage, makeLink, presignedUntil, readZip, sha256, uploadFile, type Pkg } from '../../helpers/flow.js';
+
+let svc: TestService;
+let pkg: Pkg;
+let fileId: string;
+const data = Buffer.from('the content of the <b>report</b>\n');
+const HOUR = 3600_000, DAY = 24 * HOUR;
+
+beforeAll(async () => {
+  svc = await startTestService();
+  pkg = await createPackage(svc, await ownerActor(svc), { name: 'Report <script>alert(1)</script>' });
+  fileId = await uploadFile(svc, pkg, 'report <draft> & "final".txt', 'docs', data);
+  await finalizePackage(svc, pkg);
+});
+afterAll(async () => {
+  await svc?.close();
+});
+
+async function linkToken(body: Record<string, unknown> = {}) {
+  const l = await makeLink(svc, pkg, body);
+  const info = await call(svc.url, 'GET', `/v1/links/${l.id}?secret=${l.secret}`);
+  expect(info.status).toBe(200);
+  return { 'x-package-token': info.body.package_token as string };
+}
+
+const downloadUrl = (headers: Record<string, string>, query = '') =>
+  call(svc.url, 'GET', `/v1/packages/${pkg.id}/files/${fileId}/download${query}`, { headers });
+
+describe('download URLs', () => {
+  it('live one hour by default', async () => {
+    const before = Date.now();
+    const r = await downloadUrl(pkg.h);
+    expect(r.status).toBe(200);
+    expect(new URL(r.body.url).searchParams.get('X-Amz-Expires')).toBe('3600');
+    expect(presignedUntil(r.body.url).getTime()).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000 + HOUR - 2000);
+  });
+
+  it('honour a shorter requested expiry and refuse one in the past (400)', async () => {
+    const want = new Date(Date.now() + 10 * 60_000);
+    const r = await downloadUrl(pkg.h, `?expiry=${encodeURIComponent(want.toISOString())}`);
+    expect(Math.abs(presignedUntil(r.body.url).getTime() - want.getTime())).toBeLessThanOrEqual(2000);
+    const past = await downloadUrl(pkg.h, `?expiry=${encodeURIComponent(new Date(Date.now() - 60_000).toISOString())}`);
+    expect(past.status).toBe(400);
+    expect((await downloadUrl(pkg.h, '?expiry=tomorrow')).status).toBe(400);
+  });
+
+  it('never outlive the Link they came through', async () => {
+    const linkExpiry = new Date(Date.now() + 2 * HOUR);
+    const h = await linkToken({ expiry: linkExpiry.toISOString() });
+    const r = await downloadUrl(h, `?expiry=${encodeURIComponent(new Date(Date.now() + 3 * DAY).toISOString())}`);
+    expect(r.status).toBe(200);
+    const until = presignedUntil(r.body.url).getTime();
+    expect(until).toBeLessThanOrEqual(linkExpiry.getTime() + 1000);
+    expect(until).toBeGreaterThan(linkExpiry.getTime() - 5000);
+  });
+
+  it('never outlive seven days', async () => {
+    await svc.ctx.db.updateTable('packages').set({ expiry: null }).where('id', '=', pkg.id).execute();
+    const r = await downloadUrl(pkg.h, `?expiry=${encodeURIComponent(new Date(Date.now() + 30 * DAY).toISOString())}`);
+    expect(r.status).toBe(200);
+    expect(Number(new URL(r.body.url).searchParams.get('X-Amz-Expires'))).toBeLessThanOrEqual(7 * 24 * 3600);
+    expect(Number(new URL(r.body.url).searchParams.get('X-Amz-Expires'))).toBeGreaterThan(7 * 24 * 3600 - 5);
+    expect((await fetchBytes(r.body.url)).data.equals(data)).toBe(true);
+  });
+
+  it('are refused for unknown files (404) and once the Package has expired (410)', async () => {
+    expect((await call(svc.url, 'GET', `/v1/packages/${pkg.id}/files/file_nope/download`, { headers: pkg.h })).status).toBe(404);
+    await svc.ctx.db.updateTable('packages').set({ state: 'expired' }).where('id', '=', pkg.id).execute();
+    try {
+      expect((await downloadUrl(pkg.h)).status).toBe(410);
+      expect((await call(svc.url, 'GET', `/v1/packages/${pkg.id}/files`, { headers: pkg.h })).status).toBe(410);
+    } finally {
+      await svc.ctx.db.updateTable('packages').set({ state: 'finalized' }).where('id', '=', pkg.id).execute();
+    }
+  });
+});
+
+const unescape = (s: string) => s.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+const hrefs = (html: string) => [...html.matchAll(/href="([^"]+)"/g)].map((m) => unescape(m[1]!));
+
+describe('web download page', () => {
+  it('lists the files with escaped names, working download links and a working ZIP link', async () => {
+    const l = await makeLink(svc, pkg);
+    const res = await fetch(l.url);
+    const html = await res.text();
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/html');
+    expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(html).not.toContain('<script>');
+    expect(html).toContain('Report &lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(html).toContain('docs/report &lt;draft&gt; &amp; &quot;final&quot;.txt');
+    expect(html).toContain('Download all (ZIP)');
+
+    const links = hrefs(html);
+    const file = links.find((h) => h.includes(`/packages/${pkg.id}/`) && !h.includes('/zip/'))!;
+    expect(sha256((await fetchBytes(file)).data)).toBe(sha256(data));
+    const zip = links.find((h) => h.includes('/zip/zip_mac'))!;
+    const entries = await readZip((await fetchBytes(zip)).data);
+    expect(sha256(entries.get('docs/report <draft> & "final".txt')!)).toBe(sha256(data));
+  });
+
+  it('asks for the password of a locked Link and opens with the right one', async () => {
+    const l = await makeLink(svc, pkg, { password: 'päss wörd' });
+    const first = await fetch(l.url);
+    const form = await first.text();
+    expect(first.status).toBe(200);
+    expect(form).toContain('<form method="post"');
+    expect(form).not.toContain('Download all');
+
+    const post = (password: string) =>
+      fetch(l.url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ password }) });
+    const wrong = await post('nope');
+    expect(wrong.status).toBe(401);
+    expect(await wrong.text()).toContain('Wrong password');
+    const right = await post('päss wörd');
+    expect(right.status).toBe(200);
+    expect(await right.text()).toContain('Download all (ZIP)');
+    const row = await svc.ctx.db.selectFrom('links').select('access_count').where('id', '=', l.id).executeTakeFirstOrThrow();
+    expect(row.access_count).toBe(1);
+  });
+
+  it('answers unknown and exhausted Links with an HTML page and the matching status', async () => {
+    const unknown = await fetch(`${svc.url}/l/lnk_nope?secret=x`);
+    expect(unknown.status).toBe(404);
+    expect(await unknown.text()).toContain('Download unavailable');
+    const l = await makeLink(svc, pkg, { access_limit: 1 });
+    expect((await fetch(l.url)).status).toBe(200);
+    const again = await fetch(l.url);
+    expect(again.status).toBe(403);
+    expect(again.headers.get('content-type')).toContain('text/html');
+  });
+});

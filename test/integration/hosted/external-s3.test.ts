@@ -1,0 +1,63 @@
+// The service pointed at an external S3-compatible store (a second, separately
+// started embedded store) instead of its own: blueprints, finalize and downloads
+// all go to that store, and no embedded store runs.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { startObjectStore, type RunningObjectStore } from '../../../src/objectstore/index.js';
+import { startTestService, type TestService } from '../../helpers/hosted.js';
+import { ownerActor } from '../../helpers/auth.js';
+import { MiB, createPackage, downloadAll, finalizePackage, makeLink, sha256, uploadFile } from '../../helpers/flow.js';
+
+const creds = { accessKey: 'CUSTOMERKEY0001', secretKey: 'customer-secret-not-the-services-own' };
+let storeDir: string;
+let store: RunningObjectStore;
+let svc: TestService;
+
+beforeAll(async () => {
+  storeDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-external-s3-'));
+  store = await startObjectStore({ host: '127.0.0.1', port: 0, dataDir: storeDir, ...creds, buckets: ['customer-bucket'] });
+  svc = await startTestService({
+    's3-endpoint': store.url,
+    's3-bucket': 'customer-bucket',
+    's3-region': 'us-east-1',
+    's3-access-key': creds.accessKey,
+    's3-secret-key': creds.secretKey,
+    's3-path-style': true,
+  });
+});
+
+afterAll(async () => {
+  await svc?.close();
+  await store?.close();
+  await fs.rm(storeDir, { recursive: true, force: true });
+});
+
+test('uploads and downloads go through the external store, and no embedded store starts', async () => {
+  expect(svc.s3Url).toBe(store.url);
+  await expect(fs.stat(path.join(svc.dataDir, 'objects'))).rejects.toThrow();
+
+  const pkg = await createPackage(svc, await ownerActor(svc), { name: 'to the customer bucket' });
+  const files = [
+    { name: 'one.bin', path: 'x', data: Buffer.alloc(6 * MiB + 17, 7) },
+    { name: 'two.bin', path: '', data: Buffer.from('hello external store') },
+  ];
+  for (const f of files) await uploadFile(svc, pkg, f.name, f.path, f.data);
+  await finalizePackage(svc, pkg);
+
+  const s3 = new S3Client({
+    endpoint: store.url,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: creds.accessKey, secretAccessKey: creds.secretKey },
+  });
+  const listed = await s3.send(new ListObjectsV2Command({ Bucket: 'customer-bucket', Prefix: `packages/${pkg.id}/` }));
+  expect(listed.KeyCount).toBe(2);
+  s3.destroy();
+
+  const got = await downloadAll(svc, await makeLink(svc, pkg));
+  expect(sha256(got.get('x/one.bin')!)).toBe(sha256(files[0]!.data));
+  expect(got.get('two.bin')!.toString()).toBe('hello external store');
+});

@@ -1,0 +1,136 @@
+// resolveHostedConfig: flags beat FERRY_* variables, defaults, and the checks
+// on HOST:PORT, --init-owner and the external S3 settings.
+import path from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { defaultDataDir, parseHostPort, resolveHostedConfig } from '../../../src/hosted/config.js';
+
+const env = { XDG_DATA_HOME: '/xdg' };
+
+describe('defaults', () => {
+  test('with no flags and no FERRY_* variables', () => {
+    const c = resolveHostedConfig({}, env);
+    expect(c).toMatchObject({
+      host: '127.0.0.1',
+      port: 7400,
+      dataDir: path.resolve('/xdg/ferry/hosted'),
+      publicUrl: 'http://127.0.0.1:7400',
+      linkUrl: 'http://127.0.0.1:7400/l',
+      s3Listen: { host: '127.0.0.1', port: 7401 },
+      bucket: 'ferry',
+      blueprintTtlSeconds: 3600,
+      sweepIntervalMs: 60_000,
+      logLevel: 'info',
+    });
+    expect(c.initOwner).toBeUndefined();
+    expect(c.smtp).toBeUndefined();
+    expect(c.s3).toBeUndefined();
+  });
+
+  test('the data dir falls back to ~/.local/share without XDG_DATA_HOME', () => {
+    expect(defaultDataDir({ HOME: '/home/x' })).toMatch(/\.local[/\\]share[/\\]ferry[/\\]hosted$/);
+  });
+
+  test('an ephemeral API port gives an ephemeral store port', () => {
+    expect(resolveHostedConfig({ listen: '127.0.0.1:0' }, env).s3Listen).toEqual({ host: '127.0.0.1', port: 0 });
+  });
+});
+
+describe('flags and environment', () => {
+  test('FERRY_* variables apply when no flag is given', () => {
+    const c = resolveHostedConfig({}, { ...env, FERRY_LISTEN: '0.0.0.0:9000', FERRY_DATA_DIR: '/srv/ferry', FERRY_LOG_LEVEL: 'debug', FERRY_S3_LISTEN: '127.0.0.1:9100' });
+    expect(c).toMatchObject({ host: '0.0.0.0', port: 9000, dataDir: path.resolve('/srv/ferry'), logLevel: 'debug', s3Listen: { host: '127.0.0.1', port: 9100 } });
+  });
+
+  test('a flag wins over its variable', () => {
+    const c = resolveHostedConfig({ listen: '127.0.0.1:8000', 'data-dir': '/flag' }, { ...env, FERRY_LISTEN: '0.0.0.0:9000', FERRY_DATA_DIR: '/env' });
+    expect(c).toMatchObject({ port: 8000, host: '127.0.0.1', dataDir: path.resolve('/flag') });
+  });
+
+  test('an empty variable counts as unset', () => {
+    expect(resolveHostedConfig({}, { ...env, FERRY_LISTEN: '' }).port).toBe(7400);
+  });
+
+  test('public and link URLs lose trailing slashes; the link URL follows the public URL', () => {
+    const c = resolveHostedConfig({ 'public-url': 'https://ferry.example.com//' }, env);
+    expect(c.publicUrl).toBe('https://ferry.example.com');
+    expect(c.linkUrl).toBe('https://ferry.example.com/l');
+    expect(resolveHostedConfig({ 'link-url': 'https://dl.example.com/' }, env).linkUrl).toBe('https://dl.example.com');
+  });
+
+  test('an IPv6 listen address is bracketed in the public URL', () => {
+    const c = resolveHostedConfig({ listen: '[::1]:7400' }, env);
+    expect(c.host).toBe('::1');
+    expect(c.publicUrl).toBe('http://[::1]:7400');
+  });
+});
+
+describe('HOST:PORT', () => {
+  test.each(['localhost', ':7400', 'host:', 'host:abc', 'host:70000', 'host:7400:1', 'a b'])('"%s" is refused', (v) => {
+    expect(() => parseHostPort(v, '--listen')).toThrow(/--listen must be HOST:PORT/);
+    expect(() => resolveHostedConfig({ listen: v }, env)).toThrow(/--listen must be HOST:PORT/);
+  });
+
+  test('a bad store address names its own option', () => {
+    expect(() => resolveHostedConfig({ 's3-listen': 'nope' }, env)).toThrow(/--s3-listen must be HOST:PORT/);
+  });
+
+  test('valid forms parse', () => {
+    expect(parseHostPort('0.0.0.0:0', 'x')).toEqual({ host: '0.0.0.0', port: 0 });
+    expect(parseHostPort('example.com:65535', 'x')).toEqual({ host: 'example.com', port: 65535 });
+    expect(parseHostPort('[fe80::1]:80', 'x')).toEqual({ host: 'fe80::1', port: 80 });
+  });
+});
+
+describe('--init-owner', () => {
+  test('splits at the first colon, so the password may hold colons', () => {
+    expect(resolveHostedConfig({ 'init-owner': 'boss@example.com:pa:ss:word' }, env).initOwner).toEqual({ email: 'boss@example.com', password: 'pa:ss:word' });
+  });
+
+  test('comes from FERRY_INIT_OWNER too', () => {
+    expect(resolveHostedConfig({}, { ...env, FERRY_INIT_OWNER: 'a@b.c:pw' }).initOwner).toEqual({ email: 'a@b.c', password: 'pw' });
+  });
+
+  test.each(['boss@example.com', 'boss@example.com:', ':password'])('"%s" is refused', (v) => {
+    expect(() => resolveHostedConfig({ 'init-owner': v }, env)).toThrow(/--init-owner must be EMAIL:PASSWORD/);
+  });
+});
+
+describe('external S3', () => {
+  test('an endpoint needs both keys', () => {
+    expect(() => resolveHostedConfig({ 's3-endpoint': 'http://s3.local' }, env)).toThrow(/--s3-access-key and --s3-secret-key/);
+    expect(() => resolveHostedConfig({ 's3-endpoint': 'http://s3.local', 's3-access-key': 'k' }, env)).toThrow(/--s3-secret-key/);
+  });
+
+  test('defaults: region us-east-1, path style on, bucket ferry; the endpoint loses trailing slashes', () => {
+    const c = resolveHostedConfig({ 's3-endpoint': 'http://s3.local:9000/', 's3-access-key': 'k', 's3-secret-key': 's' }, env);
+    expect(c.s3).toEqual({ endpoint: 'http://s3.local:9000', bucket: 'ferry', region: 'us-east-1', accessKey: 'k', secretKey: 's', pathStyle: true });
+  });
+
+  test('settings come from flags or variables; path style can be turned off', () => {
+    const c = resolveHostedConfig(
+      { 's3-bucket': 'media' },
+      { ...env, FERRY_S3_ENDPOINT: 'https://s3.example.com', FERRY_S3_ACCESS_KEY: 'AK', FERRY_S3_SECRET_KEY: 'SK', FERRY_S3_REGION: 'eu-west-1', FERRY_S3_PATH_STYLE: 'false' },
+    );
+    expect(c.s3).toEqual({ endpoint: 'https://s3.example.com', bucket: 'media', region: 'eu-west-1', accessKey: 'AK', secretKey: 'SK', pathStyle: false });
+    expect(c.bucket).toBe('media');
+  });
+
+  test('a boolean flag turns path style on', () => {
+    const c = resolveHostedConfig({ 's3-endpoint': 'http://s3', 's3-access-key': 'k', 's3-secret-key': 's', 's3-path-style': true }, { ...env, FERRY_S3_PATH_STYLE: 'no' });
+    expect(c.s3?.pathStyle).toBe(true);
+  });
+});
+
+describe('SMTP', () => {
+  test('is off without a host, and defaults port 587, no TLS, a no-reply sender', () => {
+    expect(resolveHostedConfig({ 'smtp-user': 'u' }, env).smtp).toBeUndefined();
+    expect(resolveHostedConfig({ 'smtp-host': 'mail.local' }, env).smtp).toEqual({
+      host: 'mail.local', port: 587, secure: false, user: undefined, pass: undefined, from: 'Ferry <no-reply@ferry.local>',
+    });
+  });
+
+  test('takes its settings from flags and variables', () => {
+    const c = resolveHostedConfig({ 'smtp-host': 'mail.local', 'smtp-secure': true }, { ...env, FERRY_SMTP_PORT: '465', FERRY_SMTP_USER: 'u', FERRY_SMTP_PASS: 'p' });
+    expect(c.smtp).toMatchObject({ port: 465, secure: true, user: 'u', pass: 'p' });
+  });
+});
