@@ -8,7 +8,8 @@ const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
 
 const rules = [
   { from: 'src', denyDirs: ['main', 'renderer'], denyPkgs: ['electron'] },
-  { from: 'src/api', denyDirs: ['src/hosted', 'src/agent', 'src/objectstore', 'src/client', 'src/cli', 'src/ipc'] },
+  { from: 'src/api', denyDirs: ['src/hosted', 'src/agent', 'src/objectstore', 'src/client', 'src/cli', 'src/ipc', 'src/http'] },
+  { from: 'src/http', denyDirs: ['src/hosted', 'src/agent', 'src/objectstore', 'src/client', 'src/cli', 'src/ipc'] },
   { from: 'src/objectstore', denyDirs: ['src/hosted', 'src/agent', 'src/client', 'src/cli', 'src/ipc'] },
   { from: 'src/hosted', denyDirs: ['src/agent', 'src/client', 'src/cli', 'src/ipc'] },
   { from: 'src/client', denyDirs: ['src/hosted', 'src/agent', 'src/objectstore', 'src/cli', 'src/ipc'] },
@@ -16,7 +17,7 @@ const rules = [
   { from: 'main', denyDirs: ['renderer'] },
   {
     from: 'renderer',
-    denyDirs: ['main', 'src/hosted', 'src/agent', 'src/objectstore', 'src/client', 'src/cli'],
+    denyDirs: ['main', 'src/hosted', 'src/agent', 'src/objectstore', 'src/client', 'src/cli', 'src/http'],
     denyPkgs: ['electron', 'better-sqlite3', 'undici', 'chokidar', 'fs', 'path', 'os', 'child_process'],
     denyNode: true,
   },

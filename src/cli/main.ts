@@ -7,7 +7,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const [name, ...args] = process.argv.slice(2);
 
 function usage(): string {
-  const lines = Object.entries(commands).map(([n, c]) => `  ${n.padEnd(14)}${c.summary}`);
+  const lines = Object.entries(commands).map(([n, c]) => `  ${n.padEnd(16)}${c.summary}`);
   return `usage: ferry <command> [options]\n\ncommands:\n${lines.join('\n')}\n\nRun "ferry <command> --help" for a command's options.`;
 }
 

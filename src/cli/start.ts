@@ -13,16 +13,20 @@ import { startHostedService } from '../hosted/server.js';
 import { addMember, createTeam, createUser } from '../hosted/services/accounts.js';
 import { issueApiKey } from '../hosted/services/apiKeys.js';
 import { newSecret } from '../hosted/ids.js';
+import { resolveAgentConfig } from '../agent/config.js';
+import { startAgent, type RunningAgent } from '../agent/index.js';
 
 const HELP = `usage: ferry start [options]
 
-Runs the hosted service and its S3 store with data in $XDG_DATA_HOME/ferry/hosted.
+Runs the hosted service, its S3 store and the local agent (signed in as the
+first owner), with data in $XDG_DATA_HOME/ferry/hosted (the agent's in DATA_DIR/agent).
 The first run creates the owner admin@ferry.local with a random password and an
 API key, prints them once and keeps them in DATA_DIR/first-owner.txt (mode 600).
 
 Takes the options of "ferry serve" (see "ferry serve --help"), e.g.
   --data-dir DIR  --listen HOST:PORT  --s3-listen HOST:PORT
-  --log-level LEVEL   default warn here, so the terminal stays readable`;
+  --log-level LEVEL   default warn here, so the terminal stays readable
+  --agent-listen HOST:PORT   where the local agent listens (default 127.0.0.1:8080)`;
 
 const FIRST_OWNER = 'admin@ferry.local';
 
@@ -41,7 +45,7 @@ async function createFirstOwner(db: Db): Promise<FirstOwner | undefined> {
   });
 }
 
-function banner(o: { url: string; s3Url: string; dataDir: string; file: string; fileExists: boolean; first?: FirstOwner }): string {
+function banner(o: { url: string; s3Url: string; agentUrl: string; dataDir: string; file: string; fileExists: boolean; first?: FirstOwner }): string {
   const ferry = `npm run ferry -- admin`;
   const dd = `--data-dir ${JSON.stringify(o.dataDir)}`;
   const pass = o.first?.password ?? 'PASSWORD';
@@ -51,6 +55,7 @@ function banner(o: { url: string; s3Url: string; dataDir: string; file: string; 
     '',
     `  service    ${o.url}`,
     `  S3 store   ${o.s3Url}   (its keys: ${ferry} store-credentials ${dd})`,
+    `  agent      ${o.agentUrl}`,
     `  data dir   ${o.dataDir}`,
     '',
   ];
@@ -76,6 +81,12 @@ function banner(o: { url: string; s3Url: string; dataDir: string; file: string; 
     `  FERRY_ADMIN_PASSWORD=... ${ferry} add-user ${dd} --team ${o.first?.subdomain ?? 'TEAM'} --email you@example.com --role admin`,
     `  ${ferry} create-api-key ${dd} --team ${o.first?.subdomain ?? 'TEAM'} --email you@example.com`,
     '',
+    'Send and fetch files through the agent (signed in as the first owner):',
+    `  export FERRY_AGENT_URL=${o.agentUrl}`,
+    `  npm run ferry -- teams`,
+    `  npm run ferry -- upload ./some-folder --team-id TEAM_ID`,
+    `  npm run ferry -- download LINK_URL --dst-folder ./downloads`,
+    '',
     'Stop with Ctrl+C.',
   );
   return lines.join('\n');
@@ -83,28 +94,40 @@ function banner(o: { url: string; s3Url: string; dataDir: string; file: string; 
 
 export const start: Command = {
   async run(args) {
-    const values = parseFlags(args, serveOptions, HELP).values as Record<string, string | boolean | undefined>;
+    const values = parseFlags(args, { ...serveOptions, 'agent-listen': { type: 'string' } }, HELP).values as Record<string, string | boolean | undefined>;
     const logLevel = values['log-level'] ?? (process.env.FERRY_LOG_LEVEL || 'warn');
     const config = resolveHostedConfig({ ...values, 'log-level': logLevel });
     const log = pino({ level: config.logLevel });
     const running = await startHostedService(config, log);
     const file = path.join(config.dataDir, 'first-owner.txt');
+    let agent: RunningAgent | undefined;
+    const stopAll = async () => {
+      await agent?.close();
+      await running.close();
+    };
     try {
       const first = await createFirstOwner(running.ctx.db);
+      const agentConfig = resolveAgentConfig(
+        { listen: (values['agent-listen'] as string | undefined) ?? '127.0.0.1:8080', 'config-dir': path.join(config.dataDir, 'agent'), 'hosted-url': running.url, 'log-level': logLevel },
+        {},
+      );
+      agent = await startAgent(agentConfig, log.child({ component: 'agent' }));
+      // The session is kept in the agent's database: signing in once is enough.
+      if (first) await agent.services.session.loginWithApiKey(first.apiKey);
       if (first) {
         const text = [`e-mail   ${first.email}`, `password ${first.password}`, `API key  ${first.apiKey}`, `team     ${first.teamId} (subdomain ${first.subdomain})`, ''];
         await fs.writeFile(file, text.join('\n'), { mode: 0o600 });
         await fs.chmod(file, 0o600);
       }
       const fileExists = await fs.access(file).then(() => true, () => false);
-      console.log(banner({ url: running.url, s3Url: running.s3Url, dataDir: config.dataDir, file, fileExists, first }));
+      console.log(banner({ url: running.url, s3Url: running.s3Url, agentUrl: agent.url, dataDir: config.dataDir, file, fileExists, first }));
     } catch (err) {
-      await running.close();
+      await stopAll();
       throw err;
     }
-    const signal = await untilSignal();
+    const signal = await Promise.race([untilSignal(), agent.stopped.then(() => 'shutdown' as const)]);
     log.info({ signal }, 'shutting down');
-    await running.close();
+    await stopAll();
     return 0;
   },
 };

@@ -5,7 +5,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HostedContext } from './context.js';
 import { HttpError } from './errors.js';
-import { validatorCompiler } from './validation.js';
+import { validatorCompiler } from '../http/validation.js';
+import { acceptJsonBodies } from '../http/json.js';
 import { routeModules } from './routes/index.js';
 
 export type HostedApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
@@ -28,17 +29,7 @@ export async function buildApp(ctx: HostedContext): Promise<HostedApp> {
 
   app.setValidatorCompiler(validatorCompiler);
 
-  // An empty body is fine on routes without one (finalize, archive): treat it as absent.
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
-    const text = (body as string).trim();
-    if (text === '') return done(null, undefined);
-    try {
-      done(null, JSON.parse(text));
-    } catch {
-      done(new HttpError(400, 'malformed_json', 'request body is not valid JSON'), undefined);
-    }
-  });
+  acceptJsonBodies(app, () => new HttpError(400, 'malformed_json', 'request body is not valid JSON'));
 
   app.addHook('onResponse', async (req, reply) => {
     req.log.info(

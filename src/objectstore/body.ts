@@ -112,6 +112,8 @@ export async function receiveToFile(req: IncomingMessage, auth: AuthContext, pat
       req.once('close', () => {
         if (!req.complete) fail(aborted());
       });
+      // The client may have gone while we awaited: then no event will ever come.
+      if (req.destroyed && !req.complete) fail(aborted());
     });
     let md5: Buffer;
     if (job) {
@@ -156,6 +158,7 @@ export async function receiveSmall(req: IncomingMessage, auth: AuthContext, limi
       req.once('close', () => {
         if (!req.complete) reject(aborted());
       });
+      if (req.destroyed && !req.complete) reject(aborted());
     });
   } catch (err) {
     drain(req, decoder);

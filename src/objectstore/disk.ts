@@ -3,7 +3,7 @@
 // directory named by a random id, so no key (`../`, NUL, 2 KB of UTF-8) can
 // reach outside dataDir or hit a file-name limit.
 //
-//   <dataDir>/.incoming/<id>                      bodies being received (renamed when whole)
+//   <dataDir>/.incoming/<id>                      bodies being received (renamed when whole), data being deleted
 //   <dataDir>/buckets/<bucket>/objects/ab/<hash>.json   manifest: key, size, etag, headers, parts
 //   <dataDir>/buckets/<bucket>/data/<id>/...       immutable part files of one object version
 //   <dataDir>/buckets/<bucket>/uploads/<uploadId>/upload.json + <NNNNN>/<md5hex>

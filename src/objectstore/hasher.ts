@@ -50,6 +50,7 @@ parentPort.on('message', (m) => {
 `;
 
 interface Pending {
+  worker: Worker;
   resolve(md5: Buffer): void;
   reject(err: Error): void;
 }
@@ -75,10 +76,11 @@ class Pool {
         if (m.md5) p?.resolve(Buffer.from(m.md5));
         else p?.reject(new Error(`md5 worker: ${m.error}`));
       });
+      const dead = w;
       const failAll = (err: Error): void => {
-        this.workers[slot] = undefined;
+        if (this.workers[slot] === dead) this.workers[slot] = undefined;
         for (const [jobId, p] of this.pending) {
-          if (jobId % this.workers.length === slot) {
+          if (p.worker === dead) {
             this.pending.delete(jobId);
             p.reject(err);
           }
@@ -95,7 +97,7 @@ class Pool {
   start(path: string): Md5Job {
     const id = this.nextId++;
     const w = this.worker(id);
-    const result = new Promise<Buffer>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    const result = new Promise<Buffer>((resolve, reject) => this.pending.set(id, { worker: w, resolve, reject }));
     result.catch(() => undefined); // observed by finish(); never an unhandled rejection when cancelled
     w.postMessage({ op: 'open', id, path });
     return {

@@ -66,6 +66,8 @@ export async function startObjectStore(opts: ObjectStoreOptions): Promise<Runnin
     },
     createHandler(ctx, { accessKey: opts.accessKey, secretKey: opts.secretKey, region }),
   );
+  // A client silent for 5 minutes mid-body or mid-download is gone: free its socket and temp file.
+  server.setTimeout(5 * 60_000);
   await new Promise<void>((ok, fail) => {
     server.once('error', fail);
     server.listen(opts.port, opts.host, () => {

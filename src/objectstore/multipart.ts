@@ -12,7 +12,7 @@ import { isId, newId, partDirName, readJson, removeQuietly, writeJsonAtomic, typ
 import { sendEmpty, sendXml, storedHeaders } from './http.js';
 import { awsUriEncode } from './sigv4.js';
 import { commitObject, discard, type S3Request, type StoreContext } from './store.js';
-import { el, parseCompleteMultipartUpload, xmlDocument } from './xml.js';
+import { el, parseCompleteMultipartUpload, xmlDocument, type CompletePart } from './xml.js';
 
 const MIN_PART_SIZE = 5 * 1024 * 1024;
 const MAX_PARTS = 10_000;
@@ -53,6 +53,8 @@ async function loadUpload(ctx: StoreContext, r: S3Request): Promise<{ id: string
   return { id, dir, info, cacheId };
 }
 
+const uploadLock = (uploadId: string): string => `upload\u0000${uploadId}`;
+
 function partNumber(r: S3Request): number {
   const raw = r.query.get('partNumber') ?? '';
   const n = Number(raw);
@@ -71,8 +73,9 @@ export async function uploadPart(ctx: StoreContext, r: S3Request): Promise<void>
   const md5hex = md5.toString('hex');
   const partDir = join(upload.dir, partDirName(n));
   try {
-    // Locked so two uploads of the same part number cannot each delete the other's file.
-    await ctx.locks.run(`${upload.id}:${n}`, async () => {
+    // Per-upload lock: two uploads of one part number cannot delete each other's file, and
+    // Complete never sees a part replaced between its check and its rename (completeUpload).
+    await ctx.locks.run(uploadLock(upload.id), async () => {
       await mkdir(partDir).catch((err: NodeJS.ErrnoException) => {
         if (err.code !== 'EEXIST') throw err;
       });
@@ -144,15 +147,8 @@ export async function abortUpload(ctx: StoreContext, r: S3Request): Promise<void
   sendEmpty(r.res, 204);
 }
 
-export async function completeUpload(ctx: StoreContext, r: S3Request): Promise<void> {
-  const upload = await loadUpload(ctx, r);
-  const requested = parseCompleteMultipartUpload((await receiveSmall(r.req, r.auth, 4 << 20)).toString('utf8'));
-  if (requested.length > MAX_PARTS) throw s3err('MalformedXML', 'Too many parts');
-  requested.forEach((p, i) => {
-    if (p.partNumber < 1 || p.partNumber > MAX_PARTS) throw s3err('InvalidPart');
-    if (i > 0 && p.partNumber <= requested[i - 1]!.partNumber) throw s3err('InvalidPartOrder');
-  });
-  // One stat per part (the file name is its MD5), a few in flight: O(parts), no byte is read.
+/** One stat per listed part (the file name is its MD5), a few in flight: O(parts), no byte is read. */
+async function checkParts(dir: string, requested: CompletePart[]): Promise<PartRef[]> {
   const parts: PartRef[] = new Array(requested.length);
   let next = 0;
   const check = async (): Promise<void> => {
@@ -162,13 +158,36 @@ export async function completeUpload(ctx: StoreContext, r: S3Request): Promise<v
       // Clients send ETags quoted or bare; the hex check also keeps the value out of path tricks.
       const md5 = p.etag.replace(/"/g, '').trim().toLowerCase();
       const file = `${partDirName(p.partNumber)}/${md5}`;
-      const st = MD5_HEX.test(md5) ? await stat(join(upload.dir, file)).catch(() => undefined) : undefined;
+      const st = MD5_HEX.test(md5) ? await stat(join(dir, file)).catch(() => undefined) : undefined;
       if (!st) throw s3err('InvalidPart');
       if (st.size < MIN_PART_SIZE && i < requested.length - 1) throw s3err('EntityTooSmall');
       parts[i] = { n: p.partNumber, file, size: st.size, md5 };
     }
   };
   await Promise.all(Array.from({ length: Math.min(16, requested.length) }, check));
+  return parts;
+}
+
+export async function completeUpload(ctx: StoreContext, r: S3Request): Promise<void> {
+  const upload = await loadUpload(ctx, r);
+  const requested = parseCompleteMultipartUpload((await receiveSmall(r.req, r.auth, 4 << 20)).toString('utf8'));
+  if (requested.length > MAX_PARTS) throw s3err('MalformedXML', 'Too many parts');
+  requested.forEach((p, i) => {
+    if (p.partNumber < 1 || p.partNumber > MAX_PARTS) throw s3err('InvalidPart');
+    if (i > 0 && p.partNumber <= requested[i - 1]!.partNumber) throw s3err('InvalidPartOrder');
+  });
+  const dataDir = ctx.layout.data(r.bucket, upload.id);
+  const parts = await ctx.locks.run(uploadLock(upload.id), async () => {
+    const found = await checkParts(upload.dir, requested);
+    try {
+      await rename(upload.dir, dataDir);
+    } catch (err) {
+      throw isNotFound(err) ? s3err('NoSuchUpload') : err;
+    } finally {
+      ctx.uploads.delete(upload.cacheId);
+    }
+    return found;
+  });
   const combined = createHash('md5');
   for (const p of parts) combined.update(Buffer.from(p.md5, 'hex'));
   const manifest: Manifest = {
@@ -182,26 +201,16 @@ export async function completeUpload(ctx: StoreContext, r: S3Request): Promise<v
     data: upload.id,
     parts,
   };
-  const dataDir = ctx.layout.data(r.bucket, upload.id);
-  try {
-    await rename(upload.dir, dataDir);
-  } catch (err) {
-    throw isNotFound(err) ? s3err('NoSuchUpload') : err;
-  } finally {
-    ctx.uploads.delete(upload.cacheId);
-  }
   try {
     await commitObject(ctx, r.bucket, manifest);
   } catch (err) {
     await removeQuietly(dataDir);
     throw err;
   }
-  // Parts uploaded but left out of the list are discarded, as S3 does.
-  const keep = new Set(parts.map((p) => partDirName(p.n)));
-  for (const name of await readdir(dataDir)) {
-    if (name === 'upload.json') await unlink(join(dataDir, name)).catch(() => undefined);
-    else if (!keep.has(name)) await removeQuietly(join(dataDir, name));
-  }
+  // Parts uploaded but left out of the list are discarded, as S3 does. upload.json stays (a
+  // few bytes): on a busy ext4 every unlink can wait for a journal commit, and this is the hot path.
+  const keep = new Set(parts.map((p) => partDirName(p.n)).concat('upload.json'));
+  for (const name of await readdir(dataDir)) if (!keep.has(name)) await removeQuietly(join(dataDir, name));
   const location = `http://${r.req.headers.host ?? 'localhost'}/${r.bucket}/${r.key.split('/').map(awsUriEncode).join('/')}`;
   sendXml(r.res, 200, xmlDocument('CompleteMultipartUploadResult', [
     el('Location', location),

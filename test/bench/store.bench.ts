@@ -90,6 +90,10 @@ async function child(target: Target, dir: string): Promise<void> {
   process.send!({ ready });
   process.on('message', (msg) => {
     if (msg === 'stop') void stop().finally(() => process.exit(0));
+    if (msg === 'cpu') {
+      const { user, system } = process.cpuUsage();
+      process.send!({ cpu: (user + system) / 1e6 });
+    }
   });
   // If the benchmark dies, never leave a server behind.
   process.on('disconnect', () => process.exit(0));
@@ -127,6 +131,20 @@ function settleDisk(): void {
   } catch {
     // No sync(1) here (e.g. Windows): measure as is.
   }
+}
+
+/** CPU seconds the server process has used so far (worker threads included). */
+function serverCpu(proc: ChildProcess): Promise<number> {
+  return new Promise((ok) => {
+    const onMessage = (m: unknown): void => {
+      const cpu = (m as { cpu?: number }).cpu;
+      if (cpu === undefined) return;
+      proc.off('message', onMessage);
+      ok(cpu);
+    };
+    proc.on('message', onMessage);
+    proc.send('cpu');
+  });
 }
 
 async function pool(count: number, fn: (i: number) => Promise<void>): Promise<void> {
@@ -193,7 +211,17 @@ function getRange(agent: http.Agent, url: string, fh: Awaited<ReturnType<typeof 
   });
 }
 
-interface Result { target: Target; uploadMBps: number; downloadMBps: number; completeMs?: number; completePct?: number; verified?: boolean }
+interface Result {
+  target: Target;
+  uploadMBps: number;
+  downloadMBps: number;
+  /** Server CPU seconds per GiB moved: contention on a shared machine hardly moves it, unlike MiB/s. */
+  uploadCpuPerGiB: number;
+  downloadCpuPerGiB: number;
+  completeMs?: number;
+  completePct?: number;
+  verified?: boolean;
+}
 
 async function md5File(path: string): Promise<string> {
   const h = createHash('md5');
@@ -223,11 +251,13 @@ async function runTarget(target: Target, work: string, source: string, size: num
       getSignedUrl(s3, new UploadPartCommand({ Bucket: BUCKET, Key: KEY, UploadId: uploadId, PartNumber: i + 1 }), { expiresIn: 3600 })));
     const etags: string[] = [];
     settleDisk();
+    let cpu = await serverCpu(proc);
     let t = performance.now();
     await pool(parts, async (i) => {
       etags[i] = await putRange(agent, urls[i]!, source, i * PART, Math.min(size, (i + 1) * PART) - 1);
     });
     const uploadMs = performance.now() - t;
+    const uploadCpu = (await serverCpu(proc)) - cpu;
 
     let completeMs: number | undefined;
     if (target !== 'raw') {
@@ -242,6 +272,7 @@ async function runTarget(target: Target, work: string, source: string, size: num
     const fh = await open(dest, 'w');
     await fh.truncate(size);
     settleDisk();
+    cpu = await serverCpu(proc);
     t = performance.now();
     try {
       await pool(parts, (i) => getRange(agent, getUrl, fh, i * PART, Math.min(size, (i + 1) * PART) - 1));
@@ -249,12 +280,16 @@ async function runTarget(target: Target, work: string, source: string, size: num
       await fh.close();
     }
     const downloadMs = performance.now() - t;
+    const downloadCpu = (await serverCpu(proc)) - cpu;
     const verified = target === 'raw' ? undefined : (await md5File(dest)) === sourceMd5;
     const mbps = (ms: number): number => size / MiB / (ms / 1000);
+    const gib = size / (1024 * MiB);
     return {
       target,
       uploadMBps: mbps(uploadMs),
       downloadMBps: mbps(downloadMs),
+      uploadCpuPerGiB: uploadCpu / gib,
+      downloadCpuPerGiB: downloadCpu / gib,
       ...(completeMs === undefined ? {} : { completeMs, completePct: (completeMs / uploadMs) * 100 }),
       ...(verified === undefined ? {} : { verified }),
     };
@@ -286,6 +321,8 @@ function summarise(target: Target, samples: Result[]): Result {
     target,
     uploadMBps: pick((r) => r.uploadMBps, Math.max)!,
     downloadMBps: pick((r) => r.downloadMBps, Math.max)!,
+    uploadCpuPerGiB: pick((r) => r.uploadCpuPerGiB, Math.min)!,
+    downloadCpuPerGiB: pick((r) => r.downloadCpuPerGiB, Math.min)!,
     ...(completePct === undefined ? {} : { completePct, completeMs }),
     ...(target === 'raw' ? {} : { verified: mine.every((r) => r.verified === true) }),
   };
@@ -314,7 +351,7 @@ async function main(): Promise<void> {
         const r = await runTarget(target, work, source, actual, sourceMd5);
         samples.push(r);
         const extra = r.completePct === undefined ? '' : `, complete ${r.completeMs!.toFixed(1)} ms`;
-        console.log(`  round ${round} ${target.padEnd(6)} up ${r.uploadMBps.toFixed(0)} MiB/s, down ${r.downloadMBps.toFixed(0)} MiB/s${extra}`);
+        console.log(`  round ${round} ${target.padEnd(6)} up ${r.uploadMBps.toFixed(0)} MiB/s (server ${r.uploadCpuPerGiB.toFixed(2)} CPU-s/GiB), down ${r.downloadMBps.toFixed(0)} MiB/s (${r.downloadCpuPerGiB.toFixed(2)} CPU-s/GiB)${extra}`);
       }
     }
   } finally {
@@ -331,11 +368,12 @@ async function main(): Promise<void> {
     `${f(r.uploadMBps / by.raw.uploadMBps, 2)} / ${f(r.downloadMBps / by.raw.downloadMBps, 2)}`,
     `${f(r.uploadMBps / by.s3rver.uploadMBps, 2)} / ${f(r.downloadMBps / by.s3rver.downloadMBps, 2)}`,
     r.completePct === undefined ? '-' : `${f(r.completePct, 3)}% (${f(r.completeMs, 1)} ms)`,
+    `${f(r.uploadCpuPerGiB, 2)} / ${f(r.downloadCpuPerGiB, 2)}`,
     r.verified === undefined ? '-' : r.verified ? 'ok' : 'MISMATCH',
   ]);
-  const head = ['target', 'upload MiB/s', 'download MiB/s', 'x raw (up/down)', 'x s3rver (up/down)', 'complete/upload', 'bytes'];
+  const head = ['target', 'upload MiB/s', 'download MiB/s', 'x raw (up/down)', 'x s3rver (up/down)', 'complete/upload', 'server CPU-s/GiB (up/down)', 'bytes'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  console.log(`\nbest of ${rounds} round(s) per target; complete/upload from the median round`);
+  console.log(`\nbest of ${rounds} round(s) per target (MiB/s: highest, CPU: lowest); complete/upload from the median round`);
   for (const row of [head, ...rows]) console.log(row.map((c, i) => c.padEnd(widths[i]!)).join('  '));
 
   const store = by.store;
@@ -359,7 +397,7 @@ async function main(): Promise<void> {
     concurrency: CONCURRENCY,
     rounds,
     client: 'node:http keep-alive agent, pre-signed URLs (parts, complete, ranged GETs)',
-    summary: 'best round per target for throughput; median round for complete/upload',
+    summary: 'best round per target: highest MiB/s, lowest server CPU-s/GiB; median round for complete/upload',
     results,
     checks,
     samples,

@@ -112,7 +112,9 @@ export async function authorizePackage(
   } else {
     throw unauthorized('X-Package-Token required');
   }
-  if (need === 'full' && grant.access !== 'full') throw forbidden('this package token is read-only');
+  // Access levels nest: full > upload > read.
+  if (need === 'full' && grant.access !== 'full') throw forbidden(`this package token allows ${grant.access === 'read' ? 'reading' : 'uploading files'} only`);
+  if (need === 'upload' && grant.access === 'read') throw forbidden('this package token is read-only');
   if (grant.access === 'read' && grant.pkg.state !== 'finalized') throw gone('package is no longer available');
   return grant;
 }

@@ -2,7 +2,8 @@
 // generated once per data dir, so tokens survive restarts of the service.
 import { SignJWT, jwtVerify } from 'jose';
 
-export type PackageAccess = 'full' | 'read';
+/** full: the creator's; upload: an anonymous Portal uploader's (files only); read: a Link's. */
+export type PackageAccess = 'full' | 'upload' | 'read';
 
 export interface UserClaims { userId: string }
 export interface PackageClaims { packageId: string; access: PackageAccess; linkId?: string }
@@ -44,7 +45,7 @@ export function createTokens(secret: Uint8Array, userTtlSeconds = 12 * 3600, rea
       sign({ typ: 'pkg', acc: access, ...(linkId ? { lnk: linkId } : {}) }, packageId, access === 'read' ? readTtlSeconds : undefined),
     async verifyPackage(token) {
       const p = await verify(token);
-      if (p?.typ !== 'pkg' || !p.sub || (p.acc !== 'full' && p.acc !== 'read')) return null;
+      if (p?.typ !== 'pkg' || !p.sub || (p.acc !== 'full' && p.acc !== 'upload' && p.acc !== 'read')) return null;
       return { packageId: p.sub, access: p.acc, ...(typeof p.lnk === 'string' ? { linkId: p.lnk } : {}) };
     },
     signZip: ({ packageId, variant, linkId, expiresAt }) =>

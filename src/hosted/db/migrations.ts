@@ -129,6 +129,42 @@ CREATE TABLE links (
 CREATE INDEX links_package ON links(package_id);
 `,
   },
+  {
+    version: 2,
+    name: 'portals',
+    sql: `
+CREATE TABLE portals (
+  id TEXT PRIMARY KEY,
+  team_id TEXT NOT NULL REFERENCES teams(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  subdomain TEXT NOT NULL UNIQUE,
+  message TEXT NOT NULL DEFAULT '',
+  access_code_hash TEXT,
+  has_access_code INTEGER NOT NULL DEFAULT 0,
+  active INTEGER NOT NULL DEFAULT 0,
+  recipients TEXT NOT NULL DEFAULT '[]',
+  download_password_hash TEXT,
+  has_download_password INTEGER NOT NULL DEFAULT 0,
+  custom_expiry_days INTEGER NOT NULL DEFAULT 0,
+  access_level TEXT NOT NULL DEFAULT 'regular' CHECK (access_level IN ('regular','private')),
+  package_size_restriction_enabled INTEGER NOT NULL DEFAULT 0,
+  max_package_size INTEGER,
+  max_file_size INTEGER,
+  max_file_count INTEGER,
+  file_type_restriction_enabled INTEGER NOT NULL DEFAULT 0,
+  file_types TEXT NOT NULL DEFAULT '[]',
+  expiry_enabled INTEGER NOT NULL DEFAULT 0,
+  expiry TEXT,
+  package_name_format TEXT NOT NULL DEFAULT '',
+  user_authentication_required INTEGER NOT NULL DEFAULT 0,
+  tag_id TEXT REFERENCES tags(id) ON DELETE SET NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX portals_team ON portals(team_id, name);
+CREATE INDEX packages_portal ON packages(portal_id, state);
+`,
+  },
 ];
 
 /** Applies every migration newer than the database, each in its own transaction. */

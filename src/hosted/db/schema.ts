@@ -119,6 +119,39 @@ export interface LinksTable {
   created_at: string;
 }
 
+export interface PortalsTable {
+  id: string;
+  team_id: string;
+  name: string;
+  /** A DNS label, stored lower-cased; unique across the service. */
+  subdomain: string;
+  message: string;
+  /** scrypt hash; null when the Portal has no access code. */
+  access_code_hash: string | null;
+  has_access_code: number;
+  active: number;
+  recipients: string; // JSON array of e-mails
+  download_password_hash: string | null;
+  has_download_password: number;
+  /** 0: the Team's default; -1: kept until deleted (unlimited storage); else days after finalize. */
+  custom_expiry_days: number;
+  access_level: 'regular' | 'private';
+  package_size_restriction_enabled: number;
+  max_package_size: number | null;
+  max_file_size: number | null;
+  max_file_count: number | null;
+  file_type_restriction_enabled: number;
+  file_types: string; // JSON array of lower-cased extensions with a leading dot
+  expiry_enabled: number;
+  expiry: string | null;
+  /** A regex package names must match; '' for none. */
+  package_name_format: string;
+  user_authentication_required: number;
+  tag_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface MigrationsTable {
   version: number;
   name: string;
@@ -134,5 +167,6 @@ export interface Database {
   packages: PackagesTable;
   files: FilesTable;
   links: LinksTable;
+  portals: PortalsTable;
   schema_migrations: MigrationsTable;
 }

@@ -12,5 +12,6 @@ import uploads from './uploads.js';
 import links from './links.js';
 import downloads from './downloads.js';
 import pages from './pages.js';
+import portals from './portals.js';
 
-export const routeModules: RouteModule[] = [auth, teams, apiKeys, system, packages, packageList, bulkArchive, tags, uploads, links, downloads, pages];
+export const routeModules: RouteModule[] = [auth, teams, apiKeys, system, packages, packageList, bulkArchive, tags, uploads, links, downloads, pages, portals];

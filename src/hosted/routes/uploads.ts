@@ -21,7 +21,7 @@ const routes: RouteModule = (app, ctx) => {
     '/v1/packages/:package_id/files',
     { schema: { params: PackageParams, body: RegisterFileBody, response: { 201: RegisterFileAnswer } } },
     async (req, reply) => {
-      const { pkg } = await authorizePackage(ctx, req, req.params.package_id, 'full');
+      const { pkg } = await authorizePackage(ctx, req, req.params.package_id, 'upload');
       reply.code(201);
       return registerFile(ctx, pkg, req.body);
     },
@@ -31,7 +31,7 @@ const routes: RouteModule = (app, ctx) => {
     '/v1/packages/:package_id/files/:file_id',
     { schema: { params: FileParams, querystring: PartBlueprintsQuery, body: UploadIdBody, response: { 200: PartBlueprintsAnswer } } },
     async (req) => {
-      const { pkg } = await authorizePackage(ctx, req, req.params.package_id, 'full');
+      const { pkg } = await authorizePackage(ctx, req, req.params.package_id, 'upload');
       return partBlueprints(ctx, pkg, req.params.file_id, req.query.start, req.query.count, req.body.upload_id);
     },
   );
@@ -40,14 +40,14 @@ const routes: RouteModule = (app, ctx) => {
     '/v1/packages/:package_id/files/:file_id/finalize',
     { schema: { params: FileParams, body: FinalizeFileBody } },
     async (req, reply) => {
-      const { pkg } = await authorizePackage(ctx, req, req.params.package_id, 'full');
+      const { pkg } = await authorizePackage(ctx, req, req.params.package_id, 'upload');
       await finalizeFile(ctx, pkg, req.params.file_id, req.body);
       reply.code(204).send();
     },
   );
 
   app.post('/v1/packages/:package_id/finalize', { schema: { params: PackageParams } }, async (req, reply) => {
-    const { pkg } = await authorizePackage(ctx, req, req.params.package_id, 'full');
+    const { pkg } = await authorizePackage(ctx, req, req.params.package_id, 'upload');
     await finalizePackage(ctx, pkg);
     reply.code(204).send();
   });

@@ -8,8 +8,9 @@ import { badRequest, conflict, notFound } from '../errors.js';
 import { newId, nowIso } from '../ids.js';
 import { CHUNK_LIMITS, effectiveChunkSize } from './chunks.js';
 import { joinRel, nameProblem, normalizePath, pathProblem } from './relpath.js';
+import { checkPortalFile, checkPortalFinalSize } from './portalPackages.js';
 
-type Pkg = Pick<PackagesTable, 'id' | 'state' | 'chunk_size'>;
+type Pkg = Pick<PackagesTable, 'id' | 'state' | 'chunk_size' | 'portal_id'>;
 
 /** File writes end with the Package's finalization. */
 export function requireNew(pkg: Pick<PackagesTable, 'state'>): void {
@@ -76,6 +77,8 @@ export async function registerFile(ctx: HostedContext, pkg: Pkg, body: RegisterF
       .execute();
     if (same.some((f) => f.state === 'finalized')) throw conflict(`"${rel}" is already in the package`, 'duplicate_path');
     if (same.length > 0) await trx.deleteFrom('files').where('id', 'in', same.map((f) => f.id)).execute();
+    // Portal limits (413) are checked here, so concurrent registrations cannot overrun them together.
+    await checkPortalFile(trx, pkg, body);
     await trx.insertInto('files').values(row).execute();
     return same;
   });
@@ -196,6 +199,7 @@ export async function finalizeFile(ctx: HostedContext, pkg: Pkg, fileId: string,
     if (f.upload_id && f.upload_id !== uploadId) await abortQuietly(ctx, f);
     await ctx.storage.putEmpty(f.object_key);
   } else {
+    await checkPortalFinalSize(ctx.db, pkg, f.id, body.size);
     await adoptUpload(ctx, f, uploadId);
     try {
       await completeChecked(ctx, f.object_key, uploadId, parts, body.size);

@@ -7,6 +7,7 @@ import { nowIso } from '../ids.js';
 import { abortQuietly, requireNew } from './files.js';
 import { insertLink, linkUrl, packageAccessLimit } from './links.js';
 import { notifyRecipients, type Delivery } from './notify.js';
+import { portalDelivery } from './portalPackages.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -35,7 +36,10 @@ export async function finalizePackage(ctx: HostedContext, pkg: PackagesTable): P
   const team = await ctx.db.selectFrom('teams').select('custom_expiry_default').where('id', '=', pkg.team_id).executeTakeFirstOrThrow();
   const now = new Date();
   const nowStr = now.toISOString();
-  const expiry = expiryAtFinalize(pkg, team.custom_expiry_default, now);
+  // A Portal Package goes to the Portal's recipients and keeps the Portal's period.
+  const portal = await portalDelivery(ctx.db, pkg);
+  const expiry = expiryAtFinalize(pkg, portal?.expiryDays ?? team.custom_expiry_default, now);
+  const recipients = portal ? portal.recipients : recipientsOf(pkg);
 
   const { dropped, finalized, deliveries } = await ctx.db.transaction().execute(async (trx) => {
     const dropped = await trx
@@ -60,13 +64,14 @@ export async function finalizePackage(ctx: HostedContext, pkg: PackagesTable): P
         finalized_at: nowStr,
         expiry,
         updated_at: nowStr,
+        ...(portal ? { recipients: JSON.stringify(recipients) } : {}),
       })
       .where('id', '=', pkg.id)
       .where('state', '=', 'new')
       .executeTakeFirst();
     if (r.numUpdatedRows === 0n) throw conflict('package was finalized or deleted meanwhile', 'package_not_new');
     const deliveries: Delivery[] = [];
-    for (const email of recipientsOf(pkg)) {
+    for (const email of recipients) {
       const { row, secret } = await insertLink(trx, pkg.id, {
         email,
         accessLimit: packageAccessLimit(pkg),

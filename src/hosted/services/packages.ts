@@ -1,4 +1,5 @@
 // Team Packages: the Package DTO, creation and update.
+import type { PackageAccess } from '../auth/tokens.js';
 import type { HostedContext } from '../context.js';
 import type { PackagesTable, TeamsTable } from '../db/schema.js';
 import type { CreatePackageBody, Package, UpdatePackageBody } from '../../api/hosted/packages.js';
@@ -17,7 +18,7 @@ const DAY_MS = 24 * 3600 * 1000;
  * The wire Package. `tag` may be given when the caller already loaded it (lists);
  * otherwise it is read. The access token is a fresh full-access token.
  */
-export async function packageDto(ctx: HostedContext, row: PackagesTable, tag?: TagSummary | null): Promise<Package> {
+export async function packageDto(ctx: HostedContext, row: PackagesTable, tag?: TagSummary | null, access: PackageAccess = 'full'): Promise<Package> {
   if (tag === undefined) {
     tag = row.tag_id
       ? ((await ctx.db.selectFrom('tags').select(['id', 'name']).where('id', '=', row.tag_id).executeTakeFirst()) ?? null)
@@ -28,13 +29,14 @@ export async function packageDto(ctx: HostedContext, row: PackagesTable, tag?: T
     name: row.name,
     description: row.description,
     sender: row.sender,
-    recipients: parseRecipients(row.recipients),
+    // An anonymous Portal uploader does not get to see whom the Portal notifies.
+    recipients: access === 'upload' ? [] : parseRecipients(row.recipients),
     state: row.state,
     size: row.size,
     total_files: row.total_files,
     access_limit: row.access_limit ?? 0,
     password: row.password_hash ? PASSWORD_MASK : '',
-    access_token: await ctx.tokens.signPackage({ packageId: row.id, access: 'full' }),
+    access_token: await ctx.tokens.signPackage({ packageId: row.id, access }),
     contains_virus: row.contains_virus === 1,
     custom_expiry: row.custom_expiry === 1,
     custom_metadata_id: row.custom_metadata_id,

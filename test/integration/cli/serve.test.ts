@@ -53,7 +53,7 @@ describe('ferry serve', () => {
 
 describe('ferry start', () => {
   const dataDir = () => path.join(root, 'start');
-  const args = () => ['start', '--listen', '127.0.0.1:0', '--s3-listen', '127.0.0.1:0', '--data-dir', dataDir()];
+  const args = () => ['start', '--listen', '127.0.0.1:0', '--s3-listen', '127.0.0.1:0', '--agent-listen', '127.0.0.1:0', '--data-dir', dataDir()];
   const field = (lines: string[], label: string) => lines.find((l) => l.trim().startsWith(label))?.trim().slice(label.length).trim();
 
   test('the first run creates an owner, prints the password and an API key once, and keeps them in a private file', async () => {
@@ -74,6 +74,13 @@ describe('ferry start', () => {
     expect(teams.body).toHaveLength(1);
     const members = await call(url, 'GET', `/v1/teams/${teams.body[0].id}/members`, { headers: { 'x-api-key': apiKey } });
     expect(members.body[0]).toMatchObject({ email: 'admin@ferry.local', policy_key: 'owner' });
+
+    // The local agent runs too, signed in as the first owner.
+    const agentUrl = field(first.lines, 'agent')!;
+    expect(agentUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);
+    const session = await call(agentUrl, 'GET', '/login');
+    expect(session.status).toBe(200);
+    expect(session.body.user.email).toBe('admin@ferry.local');
 
     const file = path.join(dataDir(), 'first-owner.txt');
     expect((await fs.stat(file)).mode & 0o777).toBe(0o600);

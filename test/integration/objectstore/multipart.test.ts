@@ -170,7 +170,7 @@ describe('multipart uploads', () => {
 
     // Once the reader has gone, the old version's parts are dropped (the server notices the closed response asynchronously).
     let remaining = oldParts.length;
-    for (let i = 0; i < 200 && remaining > 0; i++) {
+    for (let i = 0; i < 500 && remaining > 0; i++) {
       await new Promise((resolve) => setTimeout(resolve, 10));
       const now = await dataFiles();
       remaining = oldParts.filter((ino) => now.has(ino)).length;
@@ -194,7 +194,7 @@ describe('multipart uploads', () => {
 
     await s3.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: k }));
     let remaining = mine.length;
-    for (let i = 0; i < 200 && remaining > 0; i++) {
+    for (let i = 0; i < 500 && remaining > 0; i++) {
       await new Promise((resolve) => setTimeout(resolve, 10));
       const now = await dataFiles();
       remaining = mine.filter((ino) => now.has(ino)).length;

@@ -15,6 +15,7 @@ import {
   S3Client,
   type ListObjectsV2CommandOutput,
 } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import http from 'node:http';
@@ -176,6 +177,26 @@ describe('objects', () => {
     expect(head.ContentLength).toBe(data.length);
     expect(head.ContentEncoding).toBeUndefined();
     expect((await body('chunked')).equals(data)).toBe(true);
+  });
+
+  it('leaves nothing behind when a client aborts a PUT mid-body', async () => {
+    const url = await getSignedUrl(s3, new PutObjectCommand({ Bucket: BUCKET, Key: 'aborted-put' }), { expiresIn: 60 });
+    const req = http.request(url, { method: 'PUT', headers: { 'Content-Length': String(8 << 20) } });
+    req.on('error', () => undefined);
+    await new Promise<void>((resolve) => req.write(randomBytes(2 << 20), () => resolve()));
+    // The body is arriving: its temp file exists.
+    for (let i = 0; i < 500 && (await readdir(join(dataDir, '.incoming'))).length === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect((await readdir(join(dataDir, '.incoming'))).length).toBeGreaterThan(0);
+    req.destroy();
+    let left: string[] = ['?'];
+    for (let i = 0; i < 500 && left.length > 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      left = await readdir(join(dataDir, '.incoming'));
+    }
+    expect(left).toEqual([]);
+    expect((await s3Error(s3.send(new HeadObjectCommand({ Bucket: BUCKET, Key: 'aborted-put' })))).status).toBe(404);
   });
 
   it('copies objects, keeping or replacing metadata', async () => {

@@ -1,0 +1,80 @@
+// The agent's settings: flags win over FERRY_AGENT_* environment variables,
+// which win over `config.yml` in the config dir. Free of I/O except reading that file.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+
+export interface AgentConfig {
+  apiKey?: string;
+  host: string;
+  port: number;
+  configDir: string;
+  autoFinalize: boolean;
+  chunkSize: number;
+  hostedUrl: string;
+  concurrency: number;
+  logLevel: string;
+}
+
+export type AgentFlags = Record<string, string | boolean | undefined>;
+
+export const DEFAULT_CHUNK_SIZE = 100 * 1024 * 1024;
+
+/** The OS's place for application data. */
+export function defaultConfigDir(env: NodeJS.ProcessEnv = process.env, platform = process.platform): string {
+  if (platform === 'win32') return path.join(env.APPDATA || path.join(os.homedir(), 'AppData', 'Roaming'), 'Ferry', 'agent');
+  if (platform === 'darwin') return path.join(os.homedir(), 'Library', 'Application Support', 'Ferry', 'agent');
+  return path.join(env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config'), 'ferry', 'agent');
+}
+
+const KEYS = ['api-key', 'listen', 'auto-finalize', 'chunk-size', 'hosted-url', 'concurrency', 'log-level'] as const;
+
+function readConfigFile(configDir: string): Record<string, string> {
+  const file = path.join(configDir, 'config.yml');
+  if (!fs.existsSync(file)) return {};
+  const doc = parseYaml(fs.readFileSync(file, 'utf8')) as Record<string, unknown> | null;
+  if (doc !== null && (typeof doc !== 'object' || Array.isArray(doc))) throw new Error(`${file} must be a mapping of settings`);
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(doc ?? {})) {
+    const key = k.replace(/_/g, '-');
+    if (!(KEYS as readonly string[]).includes(key)) throw new Error(`${file}: unknown setting "${k}"`);
+    out[key] = String(v);
+  }
+  return out;
+}
+
+function int(v: string, what: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${what} must be an integer from ${min} to ${max}, got "${v}"`);
+  return n;
+}
+
+function bool(v: string, what: string): boolean {
+  if (/^(1|true|yes|on)$/i.test(v)) return true;
+  if (/^(0|false|no|off)$/i.test(v)) return false;
+  throw new Error(`${what} must be true or false, got "${v}"`);
+}
+
+export function resolveAgentConfig(flags: AgentFlags, env: NodeJS.ProcessEnv = process.env): AgentConfig {
+  const flag = (k: string) => (typeof flags[k] === 'boolean' ? String(flags[k]) : (flags[k] as string | undefined));
+  const envOf = (k: string) => env[`FERRY_AGENT_${k.replace(/-/g, '_').toUpperCase()}`] || undefined;
+  const configDir = path.resolve(flag('config-dir') ?? envOf('config-dir') ?? defaultConfigDir(env));
+  const file = readConfigFile(configDir);
+  const get = (k: (typeof KEYS)[number]) => flag(k) ?? envOf(k) ?? file[k];
+
+  const listen = get('listen') ?? '127.0.0.1:8080';
+  const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(listen);
+  if (!m) throw new Error(`--listen must be HOST:PORT, got "${listen}"`);
+  return {
+    apiKey: get('api-key'),
+    host: m[1]!.replace(/^\[|\]$/g, ''),
+    port: int(m[2]!, '--listen port', 0, 65535),
+    configDir,
+    autoFinalize: get('auto-finalize') === undefined ? true : bool(get('auto-finalize')!, '--auto-finalize'),
+    chunkSize: get('chunk-size') === undefined ? DEFAULT_CHUNK_SIZE : int(get('chunk-size')!, '--chunk-size', 5 * 1024 * 1024, 5 * 1024 ** 3),
+    hostedUrl: (get('hosted-url') ?? 'http://127.0.0.1:7400').replace(/\/+$/, ''),
+    concurrency: get('concurrency') === undefined ? 8 : int(get('concurrency')!, '--concurrency', 1, 64),
+    logLevel: get('log-level') ?? 'info',
+  };
+}

@@ -1,0 +1,282 @@
+// One download as a Transfer of the scheduler: it hands out ranges of its files
+// (DownloadWriter writes and records them), retries failed ranges after a
+// back-off without holding a slot, and moves between transferring, paused,
+// complete and error, publishing each change (progress at most 4 times a second).
+import type { Logger } from 'pino';
+import type { PartTask, Scheduler, Transfer } from './scheduler.js';
+import type { DownloadRecord } from '../../api/agent/downloads.js';
+import type { DownloadItem } from './downloadItem.js';
+import type { DownloadWriter } from './downloadWriter.js';
+import type { EngineTuning } from './retry.js';
+import type { AgentDb } from '../store/db.js';
+import * as store from '../store/downloadStore.js';
+import { classify } from './downloadErrors.js';
+import { RangeMismatchError } from './rangeFetch.js';
+import { backoffMs } from './retry.js';
+import { downloadRecord } from './downloadRecord.js';
+
+export interface JobDeps {
+  db: AgentDb;
+  scheduler: Scheduler;
+  log: Logger;
+  writer: DownloadWriter;
+  tuning: EngineTuning;
+  publish(record: DownloadRecord): void;
+}
+
+/** Progress events at most this often per download; state changes go out at once. */
+const PROGRESS_MS = 250;
+const FINALIZE = -1;
+
+export class DownloadJob implements Transfer {
+  readonly lane = 'download' as const;
+  readonly id: string;
+  readonly priority: number;
+  private controller = new AbortController();
+  /** Bumped by resume, so ranges aborted by an earlier pause know to queue themselves again. */
+  private gen = 0;
+  private cursor = 0;
+  /** Failed ranges waiting out their back-off; a timer marks each one due (timers, not clock reads, so none is missed). */
+  private retryQueue: { item: DownloadItem; idx: number; due: boolean }[] = [];
+  private readonly attempts = new Map<string, number>();
+  private readonly running = new Set<Promise<void>>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private closed = false;
+  private lastPublish = 0;
+  private publishTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly row: store.DownloadRow,
+    readonly items: DownloadItem[],
+    private readonly deps: JobDeps,
+  ) {
+    this.id = row.id;
+    this.priority = row.priority;
+  }
+
+  get state(): store.DownloadState {
+    return this.row.state;
+  }
+
+  get writer(): DownloadWriter {
+    return this.deps.writer;
+  }
+
+  /** Hands the job to the scheduler when it is transferring (new, or running when the agent stopped). */
+  start(): void {
+    if (this.row.state !== 'transferring' || this.closed) return;
+    this.deps.scheduler.add(this);
+    this.checkDone();
+  }
+
+  nextPart(): PartTask | undefined {
+    if (this.row.state !== 'transferring' || this.closed) return undefined;
+    for (let i = 0; i < this.retryQueue.length; i++) {
+      const r = this.retryQueue[i]!;
+      if (!r.due) continue;
+      this.retryQueue.splice(i--, 1);
+      if (r.item.state === 'pending' && !r.item.done.has(r.idx) && !r.item.inFlight.has(r.idx)) return this.task(r.item, r.idx);
+    }
+    for (let i = this.cursor; i < this.items.length; i++) {
+      const item = this.items[i]!;
+      if (item.state !== 'pending') {
+        if (i === this.cursor) this.cursor++;
+        continue;
+      }
+      const idx = item.take();
+      if (idx !== undefined) return this.task(item, idx);
+      // Every range recorded but the file not yet published: a crash or pause came between the two.
+      if (item.allDone && !item.finalizing && item.inFlight.size === 0) return this.task(item, FINALIZE);
+    }
+    return undefined;
+  }
+
+  private task(item: DownloadItem, idx: number): PartTask {
+    const gen = this.gen;
+    const signal = this.controller.signal;
+    if (idx === FINALIZE) item.finalizing = true;
+    else item.inFlight.set(idx, 0);
+    return {
+      run: () => {
+        const p = this.runTask(item, idx, gen, signal);
+        this.running.add(p);
+        void p.finally(() => this.running.delete(p));
+        return p;
+      },
+    };
+  }
+
+  private async runTask(item: DownloadItem, idx: number, gen: number, signal: AbortSignal): Promise<void> {
+    // A finalize task claimed the entry in task(); a range task claims it below when it finished the last range.
+    let finalizing = idx === FINALIZE;
+    try {
+      if (idx !== FINALIZE) {
+        await this.deps.writer.fetch(item, idx, signal, (n) => {
+          item.inFlight.set(idx, (item.inFlight.get(idx) ?? 0) + n);
+          this.notify(false);
+        });
+        item.inFlight.delete(idx);
+        this.attempts.delete(`${item.fileId}:${idx}`);
+        if (!item.allDone || item.finalizing || item.state !== 'pending') return;
+        item.finalizing = finalizing = true;
+      }
+      if ((await this.deps.writer.finalize(item, signal)) === 'restart') this.wakeAfter(0);
+      else this.checkDone();
+    } catch (err) {
+      item.inFlight.delete(idx);
+      if (signal.aborted) {
+        // Paused or stopped meanwhile; after a quick pause and resume the range is due again.
+        if (idx !== FINALIZE && !this.closed && this.row.state === 'transferring' && this.gen !== gen) this.requeue(item, idx, 0);
+        return;
+      }
+      // A failed finalize is not a range to fetch again.
+      this.onFailure(item, finalizing ? FINALIZE : idx, err);
+    } finally {
+      if (finalizing) item.finalizing = false;
+      item.inFlight.delete(idx);
+      this.notify(false);
+    }
+  }
+
+  private onFailure(item: DownloadItem, idx: number, err: unknown): void {
+    const f = classify(err);
+    if (f.kind === 'item') {
+      // Bytes from another version of the object (or another range) must not stay recorded.
+      if (err instanceof RangeMismatchError) this.deps.writer.reset(item);
+      return this.failItem(item, f.message);
+    }
+    if (f.kind === 'fatal' || idx === FINALIZE) return this.fail(`${item.relPath}: ${f.message}`);
+    const key = `${item.fileId}:${idx}`;
+    const n = (this.attempts.get(key) ?? 0) + 1;
+    this.attempts.set(key, n);
+    if (n >= this.deps.tuning.retry.attempts) return this.fail(`${item.relPath}: gave up after ${n} tries: ${f.message}`);
+    this.deps.log.debug({ download: this.id, file: item.fileId, range: idx, attempt: n, err: f.message }, 'range failed, retrying');
+    this.requeue(item, idx, backoffMs(n, this.deps.tuning.retry));
+  }
+
+  /** One entry fails; the others go on, and the download ends in error once they are done. */
+  private failItem(item: DownloadItem, message: string): void {
+    if (item.state !== 'pending') return;
+    item.state = 'error';
+    item.error = message;
+    store.setItemState(this.deps.db, this.id, item.fileId, 'error', message);
+    this.checkDone();
+  }
+
+  private requeue(item: DownloadItem, idx: number, delay: number): void {
+    const entry = { item, idx, due: false };
+    this.retryQueue.push(entry);
+    this.wakeAfter(delay, () => (entry.due = true));
+  }
+
+  private wakeAfter(ms: number, before?: () => void): void {
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      before?.();
+      this.deps.scheduler.wake('download');
+    }, ms);
+    t.unref();
+    this.timers.add(t);
+  }
+
+  /** Complete once no entry is pending; error when some failed. */
+  private checkDone(): void {
+    if (this.row.state !== 'transferring' || this.closed || this.items.some((i) => i.state === 'pending')) return;
+    const failed = this.items.filter((i) => i.state === 'error');
+    if (failed.length > 0) this.fail(`${failed.length} file(s) failed; ${failed[0]!.relPath}: ${failed[0]!.error}`);
+    else this.setState('complete', null);
+  }
+
+  private setState(state: store.DownloadState, error: string | null): void {
+    this.row.state = state;
+    this.row.error = error;
+    this.row.updated_at = store.setDownloadState(this.deps.db, this.id, state, error);
+    if (state !== 'transferring') {
+      this.deps.scheduler.remove(this.id);
+      this.clearTimers();
+      this.retryQueue = [];
+      void this.settle().then(() => this.releaseFiles());
+    }
+    this.notify(true);
+  }
+
+  /** Stops in `error` (resumable); ranges in flight are aborted. */
+  fail(message: string): void {
+    if (this.row.state !== 'transferring' || this.closed) return;
+    this.deps.log.warn({ download: this.id, err: message }, 'download failed');
+    this.setState('error', message);
+    this.controller.abort();
+  }
+
+  /** transferring -> paused: no new ranges, those in flight are aborted (and fetched again on resume). */
+  async pause(): Promise<void> {
+    if (this.row.state !== 'transferring') return;
+    this.setState('paused', null);
+    this.controller.abort();
+    await this.settle();
+  }
+
+  /** paused or error -> transferring, from the recorded ranges. */
+  resume(): void {
+    if (this.row.state === 'transferring' || this.row.state === 'complete' || this.closed) return;
+    this.controller = new AbortController();
+    this.gen++;
+    this.attempts.clear();
+    this.cursor = 0;
+    for (const item of this.items) {
+      item.next = 0;
+      if (item.state === 'error') {
+        item.state = 'pending';
+        item.error = null;
+        store.setItemState(this.deps.db, this.id, item.fileId, 'pending', null);
+      }
+    }
+    this.setState('transferring', null);
+    this.start();
+  }
+
+  /** Aborts what is in flight and waits for it, without changing the state (agent shutdown, delete). */
+  async stop(): Promise<void> {
+    this.closed = true;
+    this.deps.scheduler.remove(this.id);
+    this.controller.abort();
+    this.clearTimers();
+    if (this.publishTimer) clearTimeout(this.publishTimer);
+    await this.settle();
+    await this.releaseFiles();
+  }
+
+  private async settle(): Promise<void> {
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+  }
+
+  private async releaseFiles(): Promise<void> {
+    if (this.row.state === 'transferring' && !this.closed) return;
+    await Promise.all(this.items.map((i) => i.closeFile()));
+  }
+
+  private clearTimers(): void {
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+  }
+
+  private notify(immediate: boolean): void {
+    if (this.closed) return;
+    const wait = PROGRESS_MS - (Date.now() - this.lastPublish);
+    if (immediate || wait <= 0) {
+      if (this.publishTimer) clearTimeout(this.publishTimer);
+      this.publishTimer = undefined;
+      this.lastPublish = Date.now();
+      this.deps.publish(this.record());
+      return;
+    }
+    this.publishTimer ??= setTimeout(() => {
+      this.publishTimer = undefined;
+      this.notify(true);
+    }, wait).unref();
+  }
+
+  record(): DownloadRecord {
+    return downloadRecord(this.row, this.items, (item) => this.deps.writer.localPath(item));
+  }
+}

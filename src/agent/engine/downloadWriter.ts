@@ -1,0 +1,195 @@
+// The disk side of a download's files: folders, the `.ferrypart` each range is
+// written into, the range itself (recorded in SQLite only once flushed), and
+// the checks and no-clobber rename that turn a whole partial file into the file.
+import fs, { type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import type { Dispatcher } from 'undici';
+import type { AgentDb } from '../store/db.js';
+import type { DownloadSource } from './downloadSource.js';
+import type { DownloadItem } from './downloadItem.js';
+import type { EngineTuning } from './retry.js';
+import * as store from '../store/downloadStore.js';
+import { ItemError } from './downloadErrors.js';
+import { fetchRange, RangeHttpError } from './rangeFetch.js';
+import { resolveInside } from './safePath.js';
+import { applyOwner, ensureDirs, exists, md5File, partPathOf, plainMd5, publishPart, reopenPart, reservePart, sameFile, type Owner } from './downloadFiles.js';
+
+/** Pre-signed URLs live an hour; older cached ones are replaced before they expire. */
+const URL_MAX_AGE_MS = 45 * 60 * 1000;
+
+export interface WriterDeps {
+  db: AgentDb;
+  downloadId: string;
+  dstFolder: string;
+  /** Folders between dst_folder and the Package root: the Package folder, or none. */
+  rootSegs: string[];
+  owner: Owner;
+  source: DownloadSource;
+  dispatcher: Dispatcher;
+  tuning: EngineTuning;
+}
+
+export class DownloadWriter {
+  private readonly checkedDirs = new Set<string>();
+
+  constructor(private readonly d: WriterDeps) {}
+
+  /** Folder of an entry (not created); undefined when its path was refused. */
+  localDir(item: DownloadItem): string | undefined {
+    if (!item.segments) return undefined;
+    const segs = [...this.d.rootSegs, ...item.segments.slice(0, -1)];
+    return segs.length ? resolveInside(this.d.dstFolder, segs) : path.resolve(this.d.dstFolder);
+  }
+
+  localPath(item: DownloadItem): string | null {
+    const dir = this.localDir(item);
+    return dir && item.localName ? path.join(dir, item.localName) : null;
+  }
+
+  /** Makes folders below the Package root one level at a time, refusing symlinks on the way. */
+  async makeDirs(segs: string[]): Promise<string> {
+    await fs.mkdir(this.d.dstFolder, { recursive: true });
+    return ensureDirs(this.d.dstFolder, [...this.d.rootSegs, ...segs], {
+      created: (dir) => store.recordCreatedDir(this.d.db, this.d.downloadId, dir),
+      checked: this.checkedDirs,
+      owner: this.d.owner,
+    });
+  }
+
+  /**
+   * Fetches range idx into the entry's partial file, flushes it and records it.
+   * Nothing is recorded when the entry was reset or failed meanwhile.
+   */
+  async fetch(item: DownloadItem, idx: number, signal: AbortSignal, onBytes: (n: number) => void): Promise<void> {
+    const epoch = item.epoch;
+    const fh = await this.open(item);
+    const [start, end] = item.bounds(idx);
+    if (end >= start) {
+      for (let refresh = 0, failed: string | undefined; ; refresh++) {
+        const url = await this.urlOf(item, failed, signal);
+        item.inFlight.set(idx, 0);
+        try {
+          const etag = await fetchRange({ url, start, end, total: item.size, etag: item.etag, fh, signal, dispatcher: this.d.dispatcher, onBytes });
+          if (etag && !item.etag && item.epoch === epoch) {
+            item.etag = etag;
+            store.setItemEtag(this.d.db, this.d.downloadId, item.fileId, etag);
+          }
+          break;
+        } catch (err) {
+          // An expired pre-signed URL answers 403: ask the service for a fresh one, a bounded number of times.
+          if (err instanceof RangeHttpError && err.status === 403 && refresh < this.d.tuning.maxExpiredRefreshes && !signal.aborted) {
+            failed = url;
+            continue;
+          }
+          throw err;
+        }
+      }
+      // On disk before it is recorded: a recorded range must survive power loss, not only a crash.
+      await fh.datasync();
+    }
+    signal.throwIfAborted();
+    if (item.epoch !== epoch || item.state !== 'pending') return;
+    store.recordRange(this.d.db, this.d.downloadId, item.fileId, idx);
+    item.inFlight.delete(idx);
+    item.markDone(idx);
+  }
+
+  private async urlOf(item: DownloadItem, failed: string | undefined, signal: AbortSignal): Promise<string> {
+    if (item.url && item.url.value !== failed && Date.now() - item.url.at < URL_MAX_AGE_MS) return item.url.value;
+    if (item.urlPending) {
+      try {
+        const u = await item.urlPending;
+        if (u !== failed) return u;
+      } catch (err) {
+        // A request begun by a range that was paused since is no answer for this one.
+        if (signal.aborted) throw err;
+      }
+    }
+    item.urlPending ??= this.d.source
+      .fileUrl(item.fileId, signal)
+      .then((value) => {
+        item.url = { value, at: Date.now() };
+        return value;
+      })
+      .finally(() => (item.urlPending = undefined));
+    return item.urlPending;
+  }
+
+  private open(item: DownloadItem): Promise<FileHandle> {
+    if (item.fh) return Promise.resolve(item.fh);
+    item.opening ??= this.prepare(item).finally(() => (item.opening = undefined));
+    return item.opening;
+  }
+
+  private async prepare(item: DownloadItem): Promise<FileHandle> {
+    if (!item.segments) throw new ItemError(item.error ?? 'its path was refused');
+    const dir = (item.dir ??= await this.makeDirs(item.segments.slice(0, -1)));
+    if (!item.localName) {
+      const r = await reservePart(dir, item.segments[item.segments.length - 1]!, (name) => this.rename(item, name));
+      return (item.fh = r.fh);
+    }
+    const part = partPathOf(dir, item.localName);
+    let fh = await reopenPart(part);
+    if (!fh) {
+      // The partial file is gone (removed by hand, or a crash came before it was made): start it over.
+      this.reset(item);
+      fh = await fs.open(part, 'w');
+    }
+    return (item.fh = fh);
+  }
+
+  private rename(item: DownloadItem, name: string): void {
+    store.setItemLocalName(this.d.db, this.d.downloadId, item.fileId, name);
+    item.localName = name;
+  }
+
+  /** Forgets an entry's ranges so that it is fetched again from the start. */
+  reset(item: DownloadItem): void {
+    store.clearRanges(this.d.db, this.d.downloadId, item.fileId);
+    item.resetRanges();
+  }
+
+  /**
+   * Checks a whole partial file (size, and MD5 when the ETag is a plain one)
+   * and gives it its final name. 'restart' when the partial file was lost and
+   * the entry must be fetched again; ItemError when the check fails.
+   */
+  async finalize(item: DownloadItem, signal: AbortSignal): Promise<'complete' | 'restart'> {
+    const name = item.localName;
+    if (!name || !item.segments) throw new ItemError('finished ranges but no file name');
+    const dir = (item.dir ??= await this.makeDirs(item.segments.slice(0, -1)));
+    await item.closeFile();
+    const part = partPathOf(dir, name);
+    const final = path.join(dir, name);
+    if (!(await exists(part))) {
+      if (await exists(final)) return this.complete(item, final); // published just before a crash
+      this.reset(item);
+      return 'restart';
+    }
+    if (await sameFile(part, final)) {
+      await fs.rm(part, { force: true });
+      return this.complete(item, final);
+    }
+    const { size } = await fs.stat(part);
+    if (size !== item.size) {
+      this.reset(item);
+      throw new ItemError(`wrote ${size} bytes, the Package lists ${item.size}`);
+    }
+    const md5 = plainMd5(item.etag);
+    if (md5 && (await md5File(part, signal)) !== md5) {
+      this.reset(item);
+      throw new ItemError("the MD5 of the written file differs from the store's ETag");
+    }
+    const used = await publishPart(dir, name, item.segments[item.segments.length - 1]!, (n) => this.rename(item, n));
+    return this.complete(item, path.join(dir, used));
+  }
+
+  private async complete(item: DownloadItem, final: string): Promise<'complete'> {
+    if (item.lastModified) await fs.utimes(final, new Date(), new Date(item.lastModified)).catch(() => {});
+    await applyOwner(final, this.d.owner);
+    store.setItemState(this.d.db, this.d.downloadId, item.fileId, 'complete', null);
+    item.state = 'complete';
+    item.url = undefined;
+    return 'complete';
+  }
+}

@@ -1,0 +1,114 @@
+// Sends blueprint requests (pre-signed S3 calls) to the object store. One undici
+// Agent keeps a keep-alive pool per store origin. File ranges are streamed from
+// disk with their Content-Length, and their MD5 is computed on the way out so a
+// part can be checked against the ETag the store answers.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import { Readable } from 'node:stream';
+import { Agent, type Dispatcher } from 'undici';
+import type { Blueprint } from '../../api/hosted/blueprint.js';
+
+export interface ObjectHttpOptions {
+  /** headersTimeout and bodyTimeout: a store that goes quiet this long fails the request. */
+  timeoutMs: number;
+  /** Connections per store origin. */
+  connections?: number;
+}
+
+export interface ObjectAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** The answer's body as text (S3 answers are small XML documents). */
+  text: string;
+}
+
+export interface PutAnswer extends ObjectAnswer {
+  /** The ETag header without quotes, when the store sent one. */
+  etag?: string;
+  /** Hex MD5 of the bytes that were sent. */
+  md5: string;
+}
+
+const READ_CHUNK = 1024 * 1024;
+
+export class ObjectHttp {
+  readonly dispatcher: Agent;
+  private readonly timeoutMs: number;
+
+  constructor(opts: ObjectHttpOptions) {
+    this.timeoutMs = opts.timeoutMs;
+    this.dispatcher = new Agent({
+      connections: opts.connections ?? 64,
+      keepAliveTimeout: 30_000,
+      headersTimeout: opts.timeoutMs,
+      bodyTimeout: opts.timeoutMs,
+    });
+  }
+
+  /** A blueprint request with its own body (e.g. starting a multipart upload). */
+  send(bp: Blueprint, signal?: AbortSignal): Promise<ObjectAnswer> {
+    return this.request(bp, bp.body === '' ? undefined : bp.body, bp.body === '' ? 0 : Buffer.byteLength(bp.body), signal);
+  }
+
+  /**
+   * Sends `length` bytes of `file` from `start` as the blueprint's body, read as a
+   * stream (never a whole part in memory), and returns the store's answer with the
+   * MD5 of what went out.
+   */
+  async putFileRange(bp: Blueprint, file: string, start: number, length: number, signal?: AbortSignal): Promise<PutAnswer> {
+    const hash = createHash('md5');
+    const stream = fs.createReadStream(file, { start, end: start + length - 1, highWaterMark: READ_CHUNK });
+    // Our own stall guard, independent of how undici arms its timers: the request fails when
+    // the store takes no bytes for timeoutMs, or has not answered timeoutMs after the last one.
+    const stalled = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => stalled.abort(Object.assign(new Error(`the store took no data for ${this.timeoutMs} ms`), { code: 'PART_STALLED' })), this.timeoutMs);
+    };
+    async function* body() {
+      try {
+        for await (const chunk of stream) {
+          arm();
+          hash.update(chunk as Buffer);
+          yield chunk as Buffer;
+        }
+        arm();
+      } finally {
+        stream.destroy();
+      }
+    }
+    arm();
+    try {
+      const both = signal ? AbortSignal.any([signal, stalled.signal]) : stalled.signal;
+      const answer = await this.request(bp, Readable.from(body(), { objectMode: false }), length, both);
+      const raw = answer.headers.etag;
+      const etag = typeof raw === 'string' ? raw.replace(/"/g, '').trim() : undefined;
+      return { ...answer, etag, md5: hash.digest('hex') };
+    } finally {
+      clearTimeout(timer);
+      stream.destroy();
+    }
+  }
+
+  private async request(bp: Blueprint, body: Dispatcher.DispatchOptions['body'], length: number, signal?: AbortSignal): Promise<ObjectAnswer> {
+    const url = new URL(bp.url);
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(bp.headers)) if (k.toLowerCase() !== 'host') headers[k] = v;
+    if (bp.method !== 'GET') headers['content-length'] = String(length);
+    const res = await this.dispatcher.request({
+      origin: url.origin,
+      path: url.pathname + url.search,
+      method: bp.method,
+      headers,
+      body,
+      signal,
+    });
+    const text = await res.body.text();
+    return { status: res.statusCode, headers: res.headers, text };
+  }
+
+  close(): Promise<void> {
+    return this.dispatcher.close();
+  }
+}

@@ -1,0 +1,91 @@
+// One ranged GET against a pre-signed URL, streamed straight into the partial
+// file with positional writes: a range is never held whole in memory.
+import type { FileHandle } from 'node:fs/promises';
+import { Agent, request, type Dispatcher } from 'undici';
+
+/** The store answered with an HTTP error status. */
+export class RangeHttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The answer does not fit the object we are fetching (another size, another ETag): retrying will not help. */
+export class RangeMismatchError extends Error {}
+
+/** Writing to the local disk failed (full, read-only, gone). */
+export class LocalWriteError extends Error {}
+
+/** stallMs: how long the store may stay silent (no headers, no body bytes) before the range is given up and retried. */
+export function createRangeDispatcher(stallMs: number): Dispatcher {
+  return new Agent({ headersTimeout: stallMs, bodyTimeout: stallMs, connect: { timeout: stallMs }, keepAliveTimeout: 10_000 });
+}
+
+export interface RangeRequest {
+  url: string;
+  /** Inclusive byte offsets inside the object (and the file). */
+  start: number;
+  end: number;
+  /** The object's size as the file list gave it. */
+  total: number;
+  /** The ETag seen on earlier ranges of this object, to notice a changed object. */
+  etag: string | null;
+  fh: FileHandle;
+  signal: AbortSignal;
+  dispatcher: Dispatcher;
+  /** Called as bytes land in the file, for progress. */
+  onBytes(n: number): void;
+}
+
+function parseContentRange(v: string | string[] | undefined): [number, number, number | undefined] | undefined {
+  const m = typeof v === 'string' ? /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(v.trim()) : null;
+  return m ? [Number(m[1]), Number(m[2]), m[3] === '*' ? undefined : Number(m[3])] : undefined;
+}
+
+const header = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+
+/** Fetches bytes start..end into the file at the same offsets; resolves with the object's ETag. */
+export async function fetchRange(r: RangeRequest): Promise<string | null> {
+  const res = await request(r.url, {
+    method: 'GET',
+    headers: { range: `bytes=${r.start}-${r.end}` },
+    signal: r.signal,
+    dispatcher: r.dispatcher,
+  });
+  try {
+    if (res.statusCode >= 400) {
+      const text = (await res.body.text().catch(() => '')).slice(0, 300);
+      const code = /<Code>([^<]+)<\/Code>/.exec(text)?.[1];
+      throw new RangeHttpError(res.statusCode, `the store answered ${res.statusCode}${code ? ` ${code}` : ''}`);
+    }
+    const whole = r.start === 0 && r.end === r.total - 1;
+    if (res.statusCode === 206) {
+      const cr = parseContentRange(res.headers['content-range']);
+      if (!cr || cr[0] !== r.start || cr[1] !== r.end) throw new RangeMismatchError(`the store sent bytes ${header(res.headers['content-range']) ?? '?'} for ${r.start}-${r.end}`);
+      if (cr[2] !== undefined && cr[2] !== r.total) throw new RangeMismatchError(`the object is ${cr[2]} bytes, the Package lists ${r.total}`);
+    } else if (res.statusCode !== 200 || !whole) {
+      throw new RangeMismatchError(`the store answered ${res.statusCode} to a range request`);
+    }
+    const etag = header(res.headers.etag) ?? null;
+    if (r.etag && etag && etag !== r.etag) throw new RangeMismatchError('the object changed while it was downloaded (another ETag)');
+
+    let pos = r.start;
+    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      if (pos + chunk.length > r.end + 1) throw new RangeMismatchError('the store sent more bytes than asked for');
+      try {
+        await r.fh.write(chunk, 0, chunk.length, pos);
+      } catch (err) {
+        throw new LocalWriteError(`writing the file failed: ${(err as Error).message}`);
+      }
+      pos += chunk.length;
+      r.onBytes(chunk.length);
+    }
+    if (pos !== r.end + 1) throw Object.assign(new Error(`the answer ended after ${pos - r.start} of ${r.end - r.start + 1} bytes`), { code: 'SHORT_BODY' });
+    return etag;
+  } finally {
+    if (!res.body.destroyed) res.body.destroy();
+  }
+}

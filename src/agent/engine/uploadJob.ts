@@ -1,0 +1,339 @@
+// One run of an upload, from start (or resume) until it stops, fails or goes
+// idle. It prepares files ahead (register, start the multipart upload), hands
+// parts to the scheduler as their blueprints arrive, records every stored part
+// in SQLite before counting it, and finalizes each file once all its parts are
+// in. A run is rebuilt from SQLite each time, so stopping one loses nothing.
+import { setMaxListeners } from 'node:events';
+import type { Logger } from 'pino';
+import { HostedApiError, type HostedHttp } from '../../client/http.js';
+import { partBlueprints } from '../../client/uploads.js';
+import type { AgentDb } from '../store/db.js';
+import {
+  fileParts,
+  markFileDone,
+  recordPart,
+  resetFile,
+  setFileRegistration,
+  setUploadState,
+  uploadFiles,
+  type UploadRow,
+} from '../store/uploadStore.js';
+import type { PartTask, Scheduler, Transfer } from './scheduler.js';
+import type { ObjectHttp } from './objectHttp.js';
+import { backoffMs, describe, isRecoverable, retrying, type EngineTuning } from './retry.js';
+import { FileTransfer, type KnownBlueprint } from './uploadFile.js';
+import { sendPart } from './partUpload.js';
+import { finalizeOnServiceFile, registerOnService } from './uploadRegister.js';
+
+export interface UploadEngine {
+  db: AgentDb;
+  hosted: HostedHttp;
+  objects: ObjectHttp;
+  scheduler: Scheduler;
+  tuning: EngineTuning;
+  log: Logger;
+  concurrency: number;
+  /** The upload's state or progress changed (for the event feed). */
+  changed(id: string, kind: 'state' | 'progress'): void;
+  /** The run ended by itself: it went idle or failed. */
+  ended(run: UploadRun, outcome: 'idle' | 'error'): void;
+}
+
+/** File finalize answers that mean the parts on the store are not what we recorded: send the file again. */
+const REDO_CODES = new Set(['part_missing', 'etag_mismatch', 'size_mismatch', 'part_too_small', 'unknown_upload']);
+const PREP_WORKERS = 4;
+const MAX_FILE_RESETS = 2;
+
+export class UploadRun implements Transfer {
+  readonly lane = 'upload' as const;
+  readonly id: string;
+  readonly priority: number;
+  private stopped = false;
+  private readonly abort = new AbortController();
+  private readonly pending = new Set<Promise<unknown>>();
+  /** The one timer that wakes the scheduler when the earliest retry is due. */
+  private wakeTimer: { at: number; t: NodeJS.Timeout } | undefined;
+  private readonly files: FileTransfer[];
+  private readonly prepQueue: FileTransfer[];
+  private readonly active: FileTransfer[] = [];
+  private workers = 0;
+  private slotWaiters: (() => void)[] = [];
+
+  constructor(
+    private readonly e: UploadEngine,
+    private readonly u: UploadRow,
+  ) {
+    this.id = u.id;
+    this.priority = u.priority;
+    setMaxListeners(0, this.abort.signal);
+    this.files = uploadFiles(e.db, u.id).map((r) => new FileTransfer(r, r.done ? [] : fileParts(e.db, u.id, r.idx)));
+    this.prepQueue = this.files.filter((f) => !f.row.done);
+  }
+
+  get running(): boolean {
+    return !this.stopped;
+  }
+
+  start(): void {
+    if (this.prepQueue.length === 0) return this.goIdle();
+    this.e.scheduler.add(this);
+    this.ensureWorkers();
+  }
+
+  /** Stops handing out parts and aborts everything in flight; resolves once all of it has settled. States are not touched. */
+  stop(): Promise<void> {
+    if (!this.stopped) {
+      this.stopped = true;
+      this.e.scheduler.remove(this.id);
+      this.abort.abort();
+      clearTimeout(this.wakeTimer?.t);
+      this.wakeTimer = undefined;
+      this.wakeWorkers();
+    }
+    return Promise.allSettled([...this.pending]).then(() => undefined);
+  }
+
+  nextPart(): PartTask | undefined {
+    if (this.stopped) return undefined;
+    const now = performance.now();
+    let soonest = Infinity;
+    for (const f of this.active) {
+      if (f.finalizing) continue;
+      const n = f.take(now);
+      this.maybeFetch(f);
+      if (n !== undefined) {
+        const entry = f.blueprints.get(n)!;
+        const epoch = f.epoch;
+        return { run: () => this.track(this.runPart(f, n, entry, epoch)) };
+      }
+      soonest = Math.min(soonest, f.nextRetryAt(now));
+    }
+    // Parts waiting out their back-off: come back when the first is due.
+    if (soonest !== Infinity) this.wakeAt(soonest);
+    return undefined;
+  }
+
+  private get call() {
+    return { auth: { packageToken: this.u.package_token }, signal: this.abort.signal };
+  }
+
+  private get policy() {
+    return this.e.tuning.retry;
+  }
+
+  /** Keeps the promise until it settles; one that fails unexpectedly (a bug, a full disk) fails the upload rather than stalling it. */
+  private track<T>(p: Promise<T>): Promise<T> {
+    this.pending.add(p);
+    void p.then(
+      () => this.pending.delete(p),
+      (err) => {
+        this.pending.delete(p);
+        this.fail(err);
+      },
+    );
+    return p;
+  }
+
+  private wake(): void {
+    if (!this.stopped) this.e.scheduler.wake('upload');
+  }
+
+  /** Wakes the scheduler at `at` (performance.now() time), unless a wake-up is due before. */
+  private wakeAt(at: number): void {
+    if (this.stopped || (this.wakeTimer && this.wakeTimer.at <= at)) return;
+    clearTimeout(this.wakeTimer?.t);
+    const t = setTimeout(() => {
+      this.wakeTimer = undefined;
+      this.wake();
+    }, Math.max(0, Math.ceil(at - performance.now())) + 1);
+    this.wakeTimer = { at, t };
+  }
+
+  private fail(err: unknown): void {
+    if (this.stopped) return;
+    void this.stop();
+    const recoverable = isRecoverable(err);
+    this.e.log.warn({ err, upload: this.id, recoverable }, 'upload failed');
+    setUploadState(this.e.db, this.id, 'error', { message: describe(err), recoverable });
+    this.e.changed(this.id, 'state');
+    this.e.ended(this, 'error');
+  }
+
+  private goIdle(): void {
+    if (this.stopped) return;
+    void this.stop();
+    setUploadState(this.e.db, this.id, 'idle');
+    this.e.changed(this.id, 'state');
+    this.e.ended(this, 'idle');
+  }
+
+  // ---- preparing files: register, start the multipart upload ----
+
+  private get window(): number {
+    return Math.max(4, this.e.concurrency * 2);
+  }
+
+  private wakeWorkers(): void {
+    const waiters = this.slotWaiters;
+    this.slotWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  private ensureWorkers(): void {
+    while (!this.stopped && this.workers < PREP_WORKERS && this.workers < this.prepQueue.length) {
+      this.workers++;
+      this.track(this.prepWorker().finally(() => this.workers--));
+    }
+  }
+
+  private async prepWorker(): Promise<void> {
+    while (!this.stopped) {
+      if (this.active.length >= this.window) {
+        await new Promise<void>((r) => this.slotWaiters.push(r));
+        continue;
+      }
+      const f = this.prepQueue.shift();
+      if (!f) return;
+      try {
+        await this.prepare(f);
+      } catch (err) {
+        return this.fail(err);
+      }
+    }
+  }
+
+  private async prepare(f: FileTransfer): Promise<void> {
+    const epoch = f.epoch;
+    if (!f.row.file_id || (f.row.kind === 'file' && !f.row.s3_upload_id)) await this.register(f);
+    if (this.stopped || epoch !== f.epoch) return;
+    f.plan();
+    this.active.push(f);
+    if (f.allDone()) this.track(this.finishFile(f));
+    else this.wake();
+  }
+
+  private async register(f: FileTransfer): Promise<void> {
+    const reg = await registerOnService(this.e, this.u, f.row, this.abort.signal);
+    if (this.stopped) return;
+    setFileRegistration(this.e.db, this.id, f.row.idx, reg);
+    f.row = { ...f.row, ...reg };
+  }
+
+  // ---- blueprints and parts ----
+
+  private maybeFetch(f: FileTransfer): void {
+    const from = f.needsBlueprintsFrom(this.e.tuning.blueprintBatch);
+    if (from === undefined) return;
+    f.fetching = true;
+    this.track(this.fetchBlueprints(f, from));
+  }
+
+  private async fetchBlueprints(f: FileTransfer, from: number): Promise<void> {
+    const epoch = f.epoch;
+    const count = Math.min(this.e.tuning.blueprintBatch, f.partCount - from + 1);
+    try {
+      const bps = await retrying(
+        () => partBlueprints(this.e.hosted, this.u.package_id, f.row.file_id!, from - 1, count, f.row.s3_upload_id!, this.call),
+        this.policy,
+        this.abort.signal,
+      );
+      if (this.stopped || epoch !== f.epoch) return;
+      bps.forEach((bp, i) => {
+        if (!f.done.has(from + i)) f.blueprints.set(from + i, { bp, gen: f.gen });
+      });
+      f.fetching = false;
+      this.wake();
+    } catch (err) {
+      if (this.stopped || epoch !== f.epoch) return;
+      f.fetching = false;
+      if (err instanceof HostedApiError && err.code === 'unknown_upload') return this.restartFile(f, err);
+      this.fail(err);
+    }
+  }
+
+  private async runPart(f: FileTransfer, n: number, entry: KnownBlueprint, epoch: number): Promise<void> {
+    const range = f.range(n);
+    const outcome = await sendPart(this.e.objects, entry.bp, f.row, range, this.abort.signal);
+    if (this.stopped || epoch !== f.epoch) return;
+    switch (outcome.kind) {
+      case 'aborted':
+        return;
+      case 'stored': {
+        // On disk first; only then does it count.
+        recordPart(this.e.db, this.id, f.row.idx, { part_number: n, etag: outcome.etag, size: range.length });
+        f.done.set(n, { part_number: n, etag: outcome.etag, size: range.length });
+        f.blueprints.delete(n);
+        f.attempts.delete(n);
+        f.expiredInRow = 0;
+        this.e.changed(this.id, 'progress');
+        if (f.allDone()) this.track(this.finishFile(f));
+        return;
+      }
+      case 'expired': {
+        if (entry.gen === f.gen) {
+          f.gen++;
+          f.blueprints.clear();
+          if (++f.expiredInRow > this.e.tuning.maxExpiredRefreshes) {
+            return this.fail(new Error(`the store kept refusing the part URLs of ${f.row.local_path} (403) even when fresh`));
+          }
+        }
+        f.requeue(n, 0);
+        return this.wake();
+      }
+      case 'upload_gone':
+        return this.restartFile(f, new Error(`the store no longer knows the upload of ${f.row.local_path}`));
+      case 'fatal':
+        return this.fail(outcome.error);
+      case 'retry': {
+        const tries = (f.attempts.get(n) ?? 0) + 1;
+        f.attempts.set(n, tries);
+        if (tries >= this.policy.attempts) {
+          return this.fail(new Error(`part ${n} of ${f.row.local_path} failed ${tries} times; last: ${outcome.reason}`));
+        }
+        const delay = backoffMs(tries, this.policy);
+        this.e.log.debug({ upload: this.id, part: n, tries, delay, reason: outcome.reason }, 'part will be retried');
+        f.requeue(n, performance.now() + delay);
+        return this.wakeAt(performance.now() + delay);
+      }
+    }
+  }
+
+  // ---- finishing files ----
+
+  private async finishFile(f: FileTransfer): Promise<void> {
+    if (f.finalizing) return;
+    f.finalizing = true;
+    const epoch = f.epoch;
+    const r = f.row;
+    try {
+      if (r.kind === 'file') await finalizeOnServiceFile(this.e, this.u, r, [...f.done.values()], this.abort.signal);
+    } catch (err) {
+      if (this.stopped || epoch !== f.epoch) return;
+      if (err instanceof HostedApiError && err.status === 409 && REDO_CODES.has(err.code)) return this.restartFile(f, err);
+      return this.fail(err);
+    }
+    if (this.stopped || epoch !== f.epoch) return;
+    markFileDone(this.e.db, this.id, r.idx);
+    f.row = { ...f.row, done: 1 };
+    this.active.splice(this.active.indexOf(f), 1);
+    this.wakeWorkers();
+    this.e.changed(this.id, 'progress');
+    if (this.files.every((x) => x.row.done)) this.goIdle();
+  }
+
+  /** The store lost the file's upload or holds other parts than recorded: register it again and send it whole. */
+  private restartFile(f: FileTransfer, why: unknown): void {
+    if (this.stopped) return;
+    if (++f.resets > MAX_FILE_RESETS) return this.fail(why);
+    this.e.log.warn({ upload: this.id, file: f.row.local_path, why: describe(why) }, 'starting the file over');
+    resetFile(this.e.db, this.id, f.row.idx);
+    f.row = { ...f.row, file_id: null, s3_upload_id: null, chunk_size: null, part_count: null };
+    f.forget();
+    const i = this.active.indexOf(f);
+    if (i >= 0) this.active.splice(i, 1);
+    this.prepQueue.unshift(f);
+    this.ensureWorkers();
+    this.wakeWorkers();
+    this.e.changed(this.id, 'progress');
+  }
+}

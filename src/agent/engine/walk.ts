@@ -1,0 +1,84 @@
+// Turns the paths given to an upload into Package entries: a file goes to the
+// Package root, a folder keeps its name and everything under it. Empty files are
+// sent as such, empty folders as directory entries; operating-system clutter is
+// left out. Symlinks are followed, but a folder is never entered twice (loops).
+import fs from 'node:fs/promises';
+import path from 'node:path';
+
+export interface WalkEntry {
+  kind: 'file' | 'directory';
+  /** Absolute local path. */
+  localPath: string;
+  /** Folder inside the Package, `/`-separated; '' for the root. */
+  relDir: string;
+  name: string;
+  size: number;
+  mtimeMs: number;
+}
+
+export class WalkError extends Error {}
+
+/** Files that operating systems drop into folders on their own. */
+const CLUTTER = new Set(['.ds_store', 'desktop.ini', 'thumbs.db']);
+export const isClutter = (name: string) => CLUTTER.has(name.toLowerCase());
+
+/** Names the service refuses (see docs/hosted-api-notes/uploads-downloads.md). */
+function nameProblem(name: string): string | undefined {
+  if (name.length === 0 || name.length > 255) return 'must be 1 to 255 characters';
+  if (name.includes('\\') || name.includes('/') || name.includes('\0')) return 'must not contain a slash, backslash or NUL';
+  if (name === '.' || name === '..') return 'is not a name';
+  return undefined;
+}
+
+const join = (dir: string, name: string) => (dir ? `${dir}/${name}` : name);
+
+export async function walkPaths(paths: string[], opts: { maxEntries?: number } = {}): Promise<WalkEntry[]> {
+  const maxEntries = opts.maxEntries ?? 100_000;
+  const out: WalkEntry[] = [];
+  const places = new Set<string>();
+  const seenDirs = new Set<string>();
+
+  const add = (e: WalkEntry) => {
+    const problem = nameProblem(e.name);
+    if (problem) throw new WalkError(`${e.localPath}: the name "${e.name}" ${problem}`);
+    const place = join(e.relDir, e.name);
+    if (places.has(place)) throw new WalkError(`two entries would be "${place}" in the package; ${e.localPath} clashes`);
+    places.add(place);
+    out.push(e);
+    if (out.length > maxEntries) throw new WalkError(`more than ${maxEntries} entries; send them as several uploads`);
+  };
+
+  async function dir(localPath: string, relDir: string, name: string, mtimeMs: number, devIno: string): Promise<void> {
+    if (seenDirs.has(devIno)) return;
+    seenDirs.add(devIno);
+    const problem = nameProblem(name);
+    if (problem) throw new WalkError(`${localPath}: the folder name "${name}" ${problem}`);
+    const inside = join(relDir, name);
+    const listed = await fs.readdir(localPath).catch((err: NodeJS.ErrnoException) => {
+      throw new WalkError(`${localPath} cannot be listed (${err.code ?? err.message})`);
+    });
+    const names = listed.filter((n) => !isClutter(n)).sort();
+    const before = out.length;
+    for (const child of names) {
+      const p = path.join(localPath, child);
+      const st = await fs.stat(p).catch(() => undefined); // vanished, or a dangling link
+      if (!st) continue;
+      if (st.isDirectory()) await dir(p, inside, child, st.mtimeMs, `${st.dev}:${st.ino}`);
+      else if (st.isFile()) add({ kind: 'file', localPath: p, relDir: inside, name: child, size: st.size, mtimeMs: st.mtimeMs });
+    }
+    if (out.length === before) add({ kind: 'directory', localPath, relDir, name, size: 0, mtimeMs });
+  }
+
+  for (const given of paths) {
+    if (!path.isAbsolute(given)) throw new WalkError(`${given} is not an absolute path`);
+    const localPath = path.resolve(given);
+    const st = await fs.stat(localPath).catch((err: NodeJS.ErrnoException) => {
+      throw new WalkError(`${given} cannot be read (${err.code ?? err.message})`);
+    });
+    const name = path.basename(localPath);
+    if (st.isDirectory()) await dir(localPath, '', name, st.mtimeMs, `${st.dev}:${st.ino}`);
+    else if (st.isFile()) add({ kind: 'file', localPath, relDir: '', name, size: st.size, mtimeMs: st.mtimeMs });
+    else throw new WalkError(`${given} is neither a file nor a folder`);
+  }
+  return out;
+}

@@ -1,0 +1,63 @@
+// The agent's local REST server under /api/v1: security checks first, then thin
+// routes that each call one operation of the services.
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type RawServerDefault } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { AgentErrorCode } from '../../api/agent/errors.js';
+import { validatorCompiler } from '../../http/validation.js';
+import { acceptJsonBodies } from '../../http/json.js';
+import { AgentError } from '../errors.js';
+import type { AgentContext } from '../context.js';
+import type { AgentServices } from '../services/index.js';
+import { securityHook } from './security.js';
+import { agentRoutes } from './routes/index.js';
+
+export type AgentApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
+export type AgentRouteModule = (app: AgentApp, services: AgentServices, ctx: AgentContext) => void | Promise<void>;
+
+export const API_PREFIX = '/api/v1';
+
+export async function buildAgentApp(ctx: AgentContext, services: AgentServices): Promise<AgentApp> {
+  const app = Fastify({
+    loggerInstance: ctx.log as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+    forceCloseConnections: true,
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+
+  acceptJsonBodies(app, () => new AgentError(400, AgentErrorCode.badRequest, 'request body is not valid JSON'));
+
+  app.addHook('onRequest', securityHook(ctx.config.host, ctx.config.apiKey));
+  app.addHook('onResponse', async (req, reply) => {
+    req.log.debug({ method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    reply.code(404).send({ code: AgentErrorCode.notFound, message: `no route ${req.method} ${req.url.split('?')[0]}` });
+  });
+  app.setErrorHandler((err: FastifyError | AgentError, req, reply) => {
+    if (err instanceof AgentError) return reply.code(err.status).send({ code: err.code, message: err.message });
+    if (err.validation) {
+      const first = err.validation[0];
+      return reply.code(400).send({
+        code: AgentErrorCode.badRequest,
+        message: `${err.validationContext ?? 'request'}${first?.instancePath ?? ''} ${first?.message ?? 'is invalid'}`,
+      });
+    }
+    const status = err.statusCode ?? 500;
+    if (status >= 500) {
+      req.log.error({ err }, 'unexpected error');
+      return reply.code(500).send({ code: AgentErrorCode.internal, message: 'internal error' });
+    }
+    return reply.code(status).send({ code: AgentErrorCode.badRequest, message: err.message });
+  });
+
+  await app.register(
+    async (api) => {
+      for (const register of agentRoutes) await register(api as AgentApp, services, ctx);
+    },
+    { prefix: API_PREFIX },
+  );
+  return app;
+}

@@ -1,0 +1,9 @@
+// Every route module of the agent's REST API, one per group of the spec.
+import type { AgentRouteModule } from '../app.js';
+import system from './system.js';
+import session from './session.js';
+import uploads from './uploads.js';
+import downloads from './downloads.js';
+import events from './events.js';
+
+export const agentRoutes: AgentRouteModule[] = [system, session, uploads, downloads, events];

@@ -1,0 +1,67 @@
+// The Uploads group: thin routes over services.uploads.
+import type { AgentRouteModule } from '../app.js';
+import {
+  CreateUploadBody,
+  DeleteUploadsQuery,
+  FinalizeAnswer,
+  PortalUploadBody,
+  UploadLinkAnswer,
+  UploadLinkBody,
+  UploadList,
+  UploadParams,
+  UploadRecord,
+  type UploadState,
+} from '../../../api/agent/uploads.js';
+
+const routes: AgentRouteModule = (app, services) => {
+  const uploads = services.uploads;
+
+  app.post('/uploads', { schema: { body: CreateUploadBody, response: { 201: UploadRecord } } }, async (req, reply) => {
+    const record = await uploads.create(req.body);
+    return reply.code(201).send(record);
+  });
+
+  // A Portal upload needs no session (unless the Portal is for signed-in members).
+  app.post('/portals/uploads', { schema: { body: PortalUploadBody, response: { 201: UploadRecord } } }, async (req, reply) => {
+    const record = await uploads.createPortal(req.body);
+    return reply.code(201).send(record);
+  });
+
+  app.get('/uploads', { schema: { response: { 200: UploadList } } }, async () => uploads.list());
+
+  app.get('/uploads/:upload_id', { schema: { params: UploadParams, response: { 200: UploadRecord } } }, async (req) => uploads.get(req.params.upload_id));
+
+  app.post('/uploads/pause', { schema: { response: { 200: UploadList } } }, async () => uploads.pauseMany());
+  app.post('/uploads/resume', { schema: { response: { 200: UploadList } } }, async () => uploads.resumeMany());
+
+  app.post('/uploads/:upload_id/pause', { schema: { params: UploadParams, response: { 200: UploadRecord } } }, async (req) =>
+    uploads.pause(req.params.upload_id),
+  );
+  app.post('/uploads/:upload_id/resume', { schema: { params: UploadParams, response: { 200: UploadRecord } } }, async (req) =>
+    uploads.resume(req.params.upload_id),
+  );
+
+  app.delete('/uploads', { schema: { querystring: DeleteUploadsQuery, response: { 200: UploadList } } }, async (req) =>
+    uploads.removeMany(req.query.states ? (req.query.states.split(',') as UploadState[]) : undefined),
+  );
+  app.delete('/uploads/:upload_id', { schema: { params: UploadParams, response: { 200: UploadRecord } } }, async (req) =>
+    uploads.remove(req.params.upload_id),
+  );
+
+  app.post('/uploads/:upload_id/finalize', { schema: { params: UploadParams, response: { 200: FinalizeAnswer } } }, async (req) =>
+    uploads.finalize(req.params.upload_id),
+  );
+
+  app.post(
+    '/uploads/:upload_id/link',
+    {
+      schema: { params: UploadParams, body: UploadLinkBody, response: { 201: UploadLinkAnswer } },
+      // Every field is optional, so no body asks for the defaults.
+      preValidation: async (req) => {
+        req.body ??= {};
+      },
+    },
+    async (req, reply) => reply.code(201).send(await uploads.link(req.params.upload_id, req.body)),
+  );
+};
+export default routes;

@@ -1,0 +1,55 @@
+// Local security (decisions.md): only loopback names or the configured listen
+// host in `Host` (DNS rebinding), no foreign browser `Origin` (CSRF), and the
+// API key when the agent was started with one.
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AgentErrorCode } from '../../api/agent/errors.js';
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+function hostName(hostHeader: string): string {
+  const m = /^(\[[^\]]+\]|[^:]+)(?::\d+)?$/.exec(hostHeader.trim().toLowerCase());
+  return m ? m[1]! : '';
+}
+
+export function allowedHost(hostHeader: string | undefined, listenHost: string): boolean {
+  if (!hostHeader) return false;
+  const name = hostName(hostHeader);
+  const listen = listenHost.toLowerCase();
+  return LOOPBACK.has(name) || name === listen || name === `[${listen}]`;
+}
+
+/** A browser page may drive the agent only when it was served by the agent itself. */
+export function allowedOrigin(origin: string | undefined, hostHeader: string | undefined): boolean {
+  if (origin === undefined) return true; // not a browser, or a same-origin GET
+  try {
+    const o = new URL(origin);
+    return (o.protocol === 'http:' || o.protocol === 'https:') && o.host === (hostHeader ?? '').toLowerCase();
+  } catch {
+    return false;
+  }
+}
+
+const sameSecret = (a: string, b: string) => {
+  const x = Buffer.from(a), y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+};
+
+export function securityHook(listenHost: string, apiKey: string | undefined) {
+  return async (req: FastifyRequest, reply: FastifyReply) => {
+    const host = req.headers.host;
+    if (!allowedHost(host, listenHost)) {
+      return reply.code(403).send({ code: AgentErrorCode.forbidden, message: 'this Host is not allowed' });
+    }
+    const origin = req.headers.origin;
+    if (!allowedOrigin(typeof origin === 'string' ? origin : undefined, host)) {
+      return reply.code(403).send({ code: AgentErrorCode.forbidden, message: 'cross-origin requests are not allowed' });
+    }
+    if (apiKey) {
+      const given = req.headers['x-api-key'];
+      if (typeof given !== 'string' || !sameSecret(given, apiKey)) {
+        return reply.code(401).send({ code: AgentErrorCode.apiKey, message: 'X-API-Key is missing or wrong' });
+      }
+    }
+  };
+}

@@ -1,0 +1,250 @@
+// Downloads: a Link URL in, the Package's folder tree out. No session needed.
+// The REST routes and the desktop app call these operations; the engine
+// (engine/downloadJob.ts) does the transfer itself.
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { AgentContext } from '../context.js';
+import type { CreateDownloadBody, CreatedDownload, DownloadRecord, DownloadState } from '../../api/agent/downloads.js';
+import { DEFAULT_RANGE_SIZE } from '../../api/agent/downloads.js';
+import { AgentErrorCode } from '../../api/agent/errors.js';
+import { HostedApiError, HostedHttp } from '../../client/http.js';
+import { listPackageFiles, parseLinkUrl, resolveLink } from '../../client/downloads.js';
+import { AgentError, conflict, invalid, notFound, upstream } from '../errors.js';
+import * as store from '../store/downloadStore.js';
+import { DownloadJob } from '../engine/downloadJob.js';
+import { DownloadItem } from '../engine/downloadItem.js';
+import { DownloadWriter } from '../engine/downloadWriter.js';
+import { DownloadSource } from '../engine/downloadSource.js';
+import { planDownload } from '../engine/downloadPlan.js';
+import { packageFolderName } from '../engine/safePath.js';
+import { createRangeDispatcher } from '../engine/rangeFetch.js';
+import { engineTuning } from '../engine/retry.js';
+import { removeQuietly, partPathOf } from '../engine/downloadFiles.js';
+
+/** What the service answered while a download was being set up, as the agent answers it. */
+function linkError(err: unknown): never {
+  if (err instanceof HostedApiError) {
+    const m = err.message;
+    if (err.status === 401) throw new AgentError(401, AgentErrorCode.badRequest, `the Link needs a password, or the password is wrong: ${m}`);
+    if (err.status === 404) throw new AgentError(404, AgentErrorCode.notFound, 'no such Link (unknown id, wrong secret, or inactive)');
+    if (err.status === 410) throw new AgentError(410, AgentErrorCode.badRequest, `the Link or its Package has expired: ${m}`);
+    if (err.status === 403) throw new AgentError(403, AgentErrorCode.forbidden, `the service refused the Link: ${m}`);
+    if (err.status < 500) throw new AgentError(400, AgentErrorCode.badRequest, `the service refused the Link: ${m}`);
+    throw upstream(`the service answered ${err.status}: ${m}`);
+  }
+  if (err instanceof AgentError) throw err;
+  throw upstream(`the service could not be reached: ${(err as Error).message}`);
+}
+
+/** A uid/gid override must be possible for this process, else every file would fail at the end. */
+function checkOwnership(uid: number | undefined, gid: number | undefined): void {
+  if (process.platform === 'win32' || !process.getuid || process.getuid() === 0) return;
+  if (uid !== undefined && uid !== process.getuid()) throw invalid('user_id: changing file ownership to another user needs the agent to run as root');
+  if (gid !== undefined && !(process.getgroups?.() ?? []).includes(gid) && gid !== process.getgid?.()) {
+    throw invalid('group_id: the agent is not a member of that group');
+  }
+}
+
+async function prepareDestination(dst: string): Promise<void> {
+  if (!path.isAbsolute(dst)) throw invalid('dst_folder must be an absolute path');
+  try {
+    const st = await fs.stat(dst);
+    if (!st.isDirectory()) throw invalid('dst_folder exists and is not a folder');
+  } catch (err) {
+    if (err instanceof AgentError) throw err;
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw invalid(`dst_folder cannot be used: ${(err as Error).message}`);
+  }
+}
+
+export function createDownloadsService(ctx: AgentContext) {
+  const jobs = new Map<string, DownloadJob>();
+  const clients = new Map<string, HostedHttp>();
+  const tuning = engineTuning();
+  const dispatcher = createRangeDispatcher(tuning.timeoutMs);
+  const hostedOrigin = URL.canParse(ctx.config.hostedUrl) ? new URL(ctx.config.hostedUrl).origin : '';
+
+  /** The agent's own service keeps its path prefix; a Link of another host is served from its origin. */
+  const apiBaseFor = (linkOrigin: string) => (linkOrigin === hostedOrigin ? ctx.config.hostedUrl : linkOrigin);
+  const clientFor = (base: string) => {
+    let c = clients.get(base);
+    if (!c) clients.set(base, (c = new HostedHttp(base)));
+    return c;
+  };
+
+  function makeJob(stored: store.StoredDownload): DownloadJob {
+    const row = stored.row;
+    const source = new DownloadSource(
+      clientFor(row.api_base),
+      { linkId: row.link_id, secret: row.link_secret, password: row.link_password, packageId: row.package_id, packageToken: row.package_token },
+      (token) => store.setPackageToken(ctx.db, row.id, token),
+    );
+    const writer = new DownloadWriter({
+      db: ctx.db,
+      downloadId: row.id,
+      dstFolder: row.dst_folder,
+      rootSegs: JSON.parse(row.root_segments) as string[],
+      owner: { uid: row.user_id, gid: row.group_id },
+      source,
+      dispatcher,
+      tuning,
+    });
+    const items = stored.items.map((r) => new DownloadItem(r, row.chunk_size, stored.ranges.get(r.file_id) ?? []));
+    const job = new DownloadJob(row, items, {
+      db: ctx.db,
+      scheduler: ctx.scheduler,
+      log: ctx.log,
+      writer,
+      tuning,
+      publish: (record) => ctx.events.publish('download', record),
+    });
+    jobs.set(row.id, job);
+    return job;
+  }
+
+  for (const stored of store.loadDownloads(ctx.db)) makeJob(stored);
+
+  const jobOf = (id: string) => {
+    const job = jobs.get(id);
+    if (!job) throw notFound('download');
+    return job;
+  };
+  const all = () => [...jobs.values()];
+
+  async function removeJob(job: DownloadJob, removeFiles: boolean): Promise<DownloadRecord> {
+    await job.stop();
+    const record = job.record();
+    const dirs = store.createdDirs(ctx.db, job.id);
+    store.deleteDownload(ctx.db, job.id);
+    jobs.delete(job.id);
+    // Partial files cannot be resumed once the record is gone, so they always go; finished files only when asked.
+    const files: string[] = [];
+    for (const item of job.items) {
+      const dir = job.writer.localDir(item);
+      if (!dir || !item.localName) continue;
+      if (item.state !== 'complete') files.push(partPathOf(dir, item.localName));
+      else if (removeFiles) files.push(path.join(dir, item.localName));
+    }
+    await removeQuietly(files, removeFiles ? dirs : []);
+    ctx.events.publish('download', { download_id: job.id, deleted: true });
+    return record;
+  }
+
+  return {
+    /** POST /downloads: resolves the Link and lists its Package before anything is created. */
+    async create(body: CreateDownloadBody): Promise<CreatedDownload> {
+      const dst = body.dst_folder;
+      await prepareDestination(dst);
+      checkOwnership(body.user_id, body.group_id);
+      const link = parseLinkUrl(body.url);
+      if (typeof link === 'string') throw invalid(link);
+      const apiBase = apiBaseFor(link.origin);
+      const http = clientFor(apiBase);
+      const password = body.password || undefined;
+      const info = await resolveLink(http, link.linkId, link.secret, password).catch(linkError);
+      const files = await listPackageFiles(http, info.package_id, info.package_token).catch(linkError);
+      const plan = planDownload(files, { fileIds: body.file_ids, bypassQuarantine: body.bypass_package_quarantine ?? true });
+
+      try {
+        await fs.mkdir(dst, { recursive: true });
+      } catch (err) {
+        throw invalid(`dst_folder cannot be created: ${(err as Error).message}`);
+      }
+      const id = randomUUID();
+      const now = new Date().toISOString();
+      const row: store.DownloadRow = {
+        id,
+        api_base: apiBase,
+        link_id: link.linkId,
+        link_secret: link.secret,
+        link_password: password ?? null,
+        package_id: info.package_id,
+        package_name: info.name,
+        package_token: info.package_token,
+        dst_folder: path.resolve(dst),
+        root_segments: JSON.stringify(body.create_package_folder === false ? [] : [packageFolderName(info.name, info.package_id)]),
+        chunk_size: body.chunk_size ?? DEFAULT_RANGE_SIZE,
+        priority: body.priority ?? 0,
+        user_id: body.user_id ?? null,
+        group_id: body.group_id ?? null,
+        state: 'transferring',
+        error: null,
+        created_at: now,
+        updated_at: now,
+      };
+      const items: store.ItemRow[] = plan.items.map((p, seq) => ({
+        download_id: id,
+        file_id: p.fileId,
+        seq,
+        rel_path: p.relPath,
+        segments: p.segments ? JSON.stringify(p.segments) : null,
+        size: p.size,
+        last_modified: p.lastModified,
+        local_name: null,
+        etag: null,
+        state: p.state,
+        error: p.error,
+      }));
+      store.insertDownload(ctx.db, row, items);
+      const job = makeJob({ row, items, ranges: new Map() });
+      // The Package's folders first (empty ones included), then the transfer.
+      try {
+        await job.writer.makeDirs([]);
+        for (const segs of plan.dirs) await job.writer.makeDirs(segs);
+      } catch (err) {
+        ctx.log.warn({ err, download: id }, 'a folder of the Package could not be made');
+      }
+      job.start();
+      ctx.events.publish('download', job.record());
+      return { download_id: id };
+    },
+
+    list: (): DownloadRecord[] => all().map((j) => j.record()),
+    get: (id: string): DownloadRecord => jobOf(id).record(),
+
+    async pause(id: string): Promise<DownloadRecord> {
+      const job = jobOf(id);
+      if (job.state === 'complete' || job.state === 'error') throw conflict(`download is ${job.state}; only a transferring download can be paused`);
+      await job.pause();
+      return job.record();
+    },
+    /** Pauses every transferring download; answers those. */
+    async pauseMany(): Promise<DownloadRecord[]> {
+      const affected = all().filter((j) => j.state === 'transferring');
+      await Promise.all(affected.map((j) => j.pause()));
+      return affected.map((j) => j.record());
+    },
+    resume(id: string): DownloadRecord {
+      const job = jobOf(id);
+      if (job.state === 'complete') throw conflict('download is complete');
+      job.resume();
+      return job.record();
+    },
+    /** Resumes every paused download and every one stopped by an error; answers those. */
+    resumeMany(): DownloadRecord[] {
+      const affected = all().filter((j) => j.state === 'paused' || j.state === 'error');
+      for (const j of affected) j.resume();
+      return affected.map((j) => j.record());
+    },
+    remove: async (id: string, removeFiles: boolean): Promise<DownloadRecord> => removeJob(jobOf(id), removeFiles),
+    /** DELETE /downloads[?states=]: every download, or those in the given states. */
+    async removeMany(states: DownloadState[] | undefined, removeFiles: boolean): Promise<DownloadRecord[]> {
+      const affected = all().filter((j) => !states || states.includes(j.state));
+      const out: DownloadRecord[] = [];
+      for (const j of affected) out.push(await removeJob(j, removeFiles));
+      return out;
+    },
+
+    /** At agent start: downloads that were transferring go on from their recorded ranges. */
+    resumeAll(): void {
+      for (const job of all()) job.start();
+    },
+    /** Aborts ranges in flight and keeps every state, so the next start resumes them. */
+    async close(): Promise<void> {
+      await Promise.all(all().map((j) => j.stop()));
+      await Promise.all([...clients.values()].map((c) => c.close().catch(() => {})));
+      await dispatcher.close().catch(() => {});
+    },
+  };
+}
+export type DownloadsService = ReturnType<typeof createDownloadsService>;

@@ -1,0 +1,316 @@
+// Uploads: start one (walk the paths, create the Package, record everything in
+// SQLite, hand it to the engine), list, pause, resume, delete, finalize, link.
+// Runs that were transferring when the agent stopped continue at resumeAll().
+import { randomBytes } from 'node:crypto';
+import type { AgentContext } from '../context.js';
+import type { SessionService } from './session.js';
+import { fromHosted } from './session.js';
+import { AgentError, conflict, invalid, notFound } from '../errors.js';
+import type { CreateUploadBody, PortalUploadBody, UploadLinkAnswer, UploadLinkBody, UploadRecord, UploadState } from '../../api/agent/uploads.js';
+import { HostedApiError, type Credentials } from '../../client/http.js';
+import { AgentErrorCode } from '../../api/agent/errors.js';
+import { createLink, createTeamPackage, type Package } from '../../client/uploads.js';
+import { createPortalPackage, getPortalBySubdomain } from '../../client/portals.js';
+import { ObjectHttp } from '../engine/objectHttp.js';
+import { describe, engineTuning, isRecoverable } from '../engine/retry.js';
+import { checkPortalRestrictions, planUpload, type UploadPlan } from '../engine/uploadPlan.js';
+import { UploadRun, type UploadEngine } from '../engine/uploadJob.js';
+import { finalizeOnService } from '../engine/uploadFinalize.js';
+import { ThrottledFeed } from '../engine/uploadFeed.js';
+import {
+  deleteUpload,
+  getUpload,
+  insertUpload,
+  listUploads,
+  setUploadState,
+  uploadRecord,
+  type UploadRow,
+} from '../store/uploadStore.js';
+
+export function createUploadsService(ctx: AgentContext, session: SessionService) {
+  const { db } = ctx;
+  const tuning = engineTuning();
+  const objects = new ObjectHttp({ timeoutMs: tuning.timeoutMs });
+  const runs = new Map<string, UploadRun>();
+  const finalizing = new Map<string, Promise<void>>();
+  /** Uploads being deleted: no run may start for them meanwhile. */
+  const removing = new Set<string>();
+  const closing = new AbortController();
+  let closed = false;
+
+  const feed = new ThrottledFeed((id) => {
+    const rec = uploadRecord(db, id);
+    if (rec) ctx.events.publish('upload', rec);
+  });
+  const changed = (id: string, kind: 'state' | 'progress') => feed.changed(id, kind);
+
+  const engine: UploadEngine = {
+    db,
+    hosted: session.hosted,
+    objects,
+    scheduler: ctx.scheduler,
+    tuning,
+    log: ctx.log,
+    concurrency: ctx.config.concurrency,
+    changed,
+    ended(run, outcome) {
+      if (runs.get(run.id) === run) runs.delete(run.id);
+      const u = getUpload(db, run.id);
+      if (outcome === 'idle' && u?.auto_finalize) autoFinalize(run.id);
+    },
+  };
+
+  function startRun(id: string): void {
+    if (closed || removing.has(id) || runs.get(id)?.running) return;
+    const u = getUpload(db, id)!;
+    const run = new UploadRun(engine, u);
+    runs.set(id, run);
+    run.start();
+  }
+
+  /** Stops the run at once (no more parts, in-flight ones aborted); resolves when it has settled. */
+  function stopRun(id: string): Promise<void> {
+    const run = runs.get(id);
+    runs.delete(id);
+    return run ? run.stop() : Promise.resolve();
+  }
+
+  function mustGet(id: string): UploadRow {
+    const u = getUpload(db, id);
+    if (!u) throw notFound(`upload ${id}`);
+    return u;
+  }
+  const rec = (id: string) => uploadRecord(db, id)!;
+
+  /** Package finalize (and expiry); one at a time per upload. */
+  function finalizeNow(id: string): Promise<void> {
+    const running = finalizing.get(id);
+    if (running) return running;
+    const p = (async () => {
+      await finalizeOnService(session.hosted, mustGet(id), tuning.retry, closing.signal);
+      if (!getUpload(db, id)) return; // deleted meanwhile
+      setUploadState(db, id, 'complete');
+      changed(id, 'state');
+    })().finally(() => finalizing.delete(id));
+    finalizing.set(id, p);
+    return p;
+  }
+
+  function autoFinalize(id: string): void {
+    finalizeNow(id).catch((err) => {
+      if (closed || !getUpload(db, id)) return; // finalized at the next start
+      ctx.log.warn({ err, upload: id }, 'finalizing the package failed');
+      setUploadState(db, id, 'error', { message: describe(err), recoverable: isRecoverable(err) });
+      changed(id, 'state');
+    });
+  }
+
+  function pauseOne(u: UploadRow): Promise<void> {
+    const settled = stopRun(u.id);
+    setUploadState(db, u.id, 'paused');
+    changed(u.id, 'state');
+    return settled;
+  }
+
+  function resumeOne(u: UploadRow): void {
+    setUploadState(db, u.id, 'transferring');
+    changed(u.id, 'state');
+    startRun(u.id);
+  }
+
+  /** Stops and forgets the upload; undefined when it was gone already (a concurrent delete). */
+  async function removeOne(id: string): Promise<UploadRecord | undefined> {
+    const before = uploadRecord(db, id);
+    if (!before || removing.has(id)) return undefined;
+    removing.add(id);
+    try {
+      await stopRun(id);
+      deleteUpload(db, id);
+    } finally {
+      removing.delete(id);
+    }
+    feed.forget(id);
+    ctx.events.publish('upload', { ...before, deleted: true });
+    return before;
+  }
+
+  /** Records a new upload (its Package exists) and starts it. */
+  function begin(
+    type: UploadRow['type'],
+    pkg: Package,
+    plan: UploadPlan,
+    o: { chunk_size?: number; priority?: number; delete_after?: number },
+  ): UploadRecord {
+    const id = `upl_${randomBytes(12).toString('hex')}`;
+    insertUpload(
+      db,
+      {
+        id,
+        type,
+        state: 'transferring',
+        package_id: pkg.id,
+        package_token: pkg.access_token,
+        name: plan.name,
+        package_name: pkg.name,
+        priority: o.priority ?? 0,
+        chunk_size: o.chunk_size ?? ctx.config.chunkSize,
+        auto_finalize: ctx.config.autoFinalize ? 1 : 0,
+        delete_after: o.delete_after ?? null,
+        size: plan.size,
+      },
+      plan.entries.map((e) => ({ kind: e.kind, local_path: e.localPath, rel_dir: e.relDir, name: e.name, size: e.size, mtime_ms: e.mtimeMs })),
+    );
+    changed(id, 'state');
+    startRun(id);
+    return rec(id);
+  }
+
+  return {
+    /** POST /uploads: a Team upload (needs the session). The Package is created before the answer. */
+    async create(body: CreateUploadBody): Promise<UploadRecord> {
+      const auth = session.credentials();
+      const plan = await planUpload(body.paths);
+      if (body.delete_after !== undefined && body.unlimited_storage) throw invalid('delete_after and unlimited_storage exclude each other');
+      if (body.delete_after !== undefined) {
+        const team = (await session.teams()).find((t) => t.id === body.team_id);
+        if (team && !team.custom_expiry_enabled) throw invalid('this Team does not allow a custom expiry, so delete_after cannot be used');
+      }
+      const pkg = await createTeamPackage(
+        session.hosted,
+        body.team_id,
+        {
+          name: body.package_name ?? plan.name,
+          description: body.package_description ?? '',
+          recipients: body.recipients ?? [],
+          access_limit: body.download_limit,
+          password: body.password,
+          tag: body.tag,
+          unlimited_storage: body.unlimited_storage,
+          teamspace_id: body.teamspace_id,
+        },
+        { auth },
+      ).catch(fromHosted);
+      return begin('team', pkg, plan, { chunk_size: body.chunk_size, priority: body.priority, delete_after: body.delete_after });
+    },
+
+    /**
+     * POST /portals/uploads: no session needed. The Portal is looked up by subdomain and
+     * the paths checked against its restrictions before its Package is created.
+     */
+    async createPortal(body: PortalUploadBody): Promise<UploadRecord> {
+      const plan = await planUpload(body.paths);
+      const portal = await getPortalBySubdomain(session.hosted, body.subdomain).catch(fromHosted);
+      if (portal.custom_metadata.length > 0) throw invalid('this Portal asks for a metadata form, which the agent cannot fill in');
+      const name = body.package_name ?? plan.name;
+      checkPortalRestrictions(plan, portal.restrictions, name);
+      // A Portal for signed-in members takes the session; otherwise the access code is the credential.
+      const auth: Credentials = portal.user_authentication_required ? session.credentials() : {};
+      if (body.access_code !== undefined) auth.accessCode = body.access_code;
+      const pkg = await createPortalPackage(
+        session.hosted,
+        portal.id,
+        { name, description: body.package_description ?? '', sender: body.sender_email },
+        { auth },
+      ).catch((err) => {
+        // A wrong or missing access code is not the session's fault: it must not read as "session is nil".
+        if (err instanceof HostedApiError && err.status === 401 && !portal.user_authentication_required) {
+          throw new AgentError(403, AgentErrorCode.forbidden, `the Portal refused the access code: ${err.message}`);
+        }
+        return fromHosted(err);
+      });
+      return begin('portal', pkg, plan, { chunk_size: body.chunk_size, priority: body.priority });
+    },
+
+    list: (): UploadRecord[] => listUploads(db).map((u) => rec(u.id)),
+
+    get(id: string): UploadRecord {
+      mustGet(id);
+      return rec(id);
+    },
+
+    async pause(id: string): Promise<UploadRecord> {
+      const u = mustGet(id);
+      if (u.state !== 'paused') {
+        if (u.state !== 'transferring') throw conflict(`the upload is ${u.state}; only a transferring upload can be paused`);
+        await pauseOne(u);
+      }
+      return rec(id);
+    },
+
+    /** Pauses every transferring upload; answers those. */
+    async pauseMany(): Promise<UploadRecord[]> {
+      const hit = listUploads(db).filter((u) => u.state === 'transferring');
+      await Promise.all(hit.map(pauseOne));
+      return hit.map((u) => rec(u.id));
+    },
+
+    resume(id: string): UploadRecord {
+      const u = mustGet(id);
+      if (u.state === 'transferring') return rec(id);
+      if (u.state === 'paused' || (u.state === 'error' && u.error_recoverable)) resumeOne(u);
+      else if (u.state === 'error') throw conflict(`the upload cannot be resumed: ${u.error}`);
+      else throw conflict(`the upload is ${u.state}; only a paused upload or one that failed can be resumed`);
+      return rec(id);
+    },
+
+    /** Resumes every paused upload and every one that failed recoverably; answers those. */
+    resumeMany(): UploadRecord[] {
+      const hit = listUploads(db).filter((u) => u.state === 'paused' || (u.state === 'error' && u.error_recoverable));
+      hit.forEach(resumeOne);
+      return hit.map((u) => rec(u.id));
+    },
+
+    /** Forgets the upload here; its Package stays on the service as it is. */
+    async remove(id: string): Promise<UploadRecord> {
+      const gone = await removeOne(id);
+      if (!gone) throw notFound(`upload ${id}`);
+      return gone;
+    },
+
+    async removeMany(states?: UploadState[]): Promise<UploadRecord[]> {
+      const hit = listUploads(db).filter((u) => !states || states.includes(u.state));
+      const out: UploadRecord[] = [];
+      for (const u of hit) {
+        const gone = await removeOne(u.id);
+        if (gone) out.push(gone);
+      }
+      return out;
+    },
+
+    /** POST /uploads/{id}/finalize: only from idle. */
+    async finalize(id: string): Promise<{ code: number }> {
+      const u = mustGet(id);
+      if (u.state !== 'idle') throw conflict(`the upload is ${u.state}; only an idle upload can be finalized`);
+      await finalizeNow(id).catch(fromHosted);
+      return { code: 200 };
+    },
+
+    /** POST /uploads/{id}/link: a shareable Link of a complete Team upload (needs the session). */
+    async link(id: string, body: UploadLinkBody): Promise<UploadLinkAnswer> {
+      const u = mustGet(id);
+      if (u.type !== 'team' || u.state !== 'complete') throw conflict(`a Link needs a complete Team upload; this one is a ${u.state} ${u.type} upload`);
+      const auth = session.credentials();
+      const l = await createLink(session.hosted, u.package_id, body, { auth }).catch(fromHosted);
+      return { id: l.id, secret: l.secret, email: l.email, expiry: l.expiry, locked: l.locked, url: l.url };
+    },
+
+    /** At agent start: continue what was transferring, finalize what went idle under auto-finalize. */
+    resumeAll(): void {
+      for (const u of listUploads(db)) {
+        if (u.state === 'transferring') startRun(u.id);
+        else if (u.state === 'idle' && u.auto_finalize) autoFinalize(u.id);
+      }
+    },
+
+    /** Stops every run without touching states, so that they continue at the next start. */
+    async close(): Promise<void> {
+      closed = true;
+      closing.abort();
+      feed.close();
+      await Promise.all([...runs.keys()].map(stopRun));
+      await Promise.allSettled([...finalizing.values()]);
+      await objects.close();
+    },
+  };
+}
+export type UploadsService = ReturnType<typeof createUploadsService>;

@@ -1,0 +1,185 @@
+// Downloads in SQLite: one row per download, one per Package entry, one per
+// finished range. A range is inserted only once its bytes are on disk, so after
+// a crash the engine re-fetches exactly the ranges that were not recorded.
+import type { AgentDb } from './db.js';
+import type { Migration } from './migrations.js';
+
+export const downloadsMigration: Migration = {
+  version: 3,
+  name: 'downloads',
+  sql: `CREATE TABLE downloads (
+    id TEXT PRIMARY KEY,
+    api_base TEXT NOT NULL,
+    link_id TEXT NOT NULL,
+    link_secret TEXT NOT NULL,
+    link_password TEXT,
+    package_id TEXT NOT NULL,
+    package_name TEXT NOT NULL,
+    package_token TEXT NOT NULL,
+    dst_folder TEXT NOT NULL,
+    root_segments TEXT NOT NULL,
+    chunk_size INTEGER NOT NULL,
+    priority INTEGER NOT NULL,
+    user_id INTEGER,
+    group_id INTEGER,
+    state TEXT NOT NULL CHECK (state IN ('transferring','paused','complete','error')),
+    error TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  CREATE TABLE download_items (
+    download_id TEXT NOT NULL REFERENCES downloads(id) ON DELETE CASCADE,
+    file_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    rel_path TEXT NOT NULL,
+    segments TEXT,
+    size INTEGER NOT NULL,
+    last_modified TEXT,
+    local_name TEXT,
+    etag TEXT,
+    state TEXT NOT NULL CHECK (state IN ('pending','complete','skipped','error')),
+    error TEXT,
+    PRIMARY KEY (download_id, file_id)
+  );
+  CREATE TABLE download_ranges (
+    download_id TEXT NOT NULL,
+    file_id TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    PRIMARY KEY (download_id, file_id, idx),
+    FOREIGN KEY (download_id, file_id) REFERENCES download_items(download_id, file_id) ON DELETE CASCADE
+  );
+  CREATE TABLE download_dirs (
+    download_id TEXT NOT NULL REFERENCES downloads(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    PRIMARY KEY (download_id, path)
+  );`,
+};
+
+export type DownloadState = 'transferring' | 'paused' | 'complete' | 'error';
+export type ItemState = 'pending' | 'complete' | 'skipped' | 'error';
+
+export interface DownloadRow {
+  id: string;
+  api_base: string;
+  link_id: string;
+  link_secret: string;
+  link_password: string | null;
+  package_id: string;
+  package_name: string;
+  package_token: string;
+  dst_folder: string;
+  /** JSON array: the folders between dst_folder and the Package root (the Package folder, or none). */
+  root_segments: string;
+  chunk_size: number;
+  priority: number;
+  user_id: number | null;
+  group_id: number | null;
+  state: DownloadState;
+  error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ItemRow {
+  download_id: string;
+  file_id: string;
+  seq: number;
+  /** The sender's relative path, `folder/name`. */
+  rel_path: string;
+  /** JSON array of local folder segments below the root plus the file name; null when the path was refused. */
+  segments: string | null;
+  size: number;
+  last_modified: string | null;
+  /** The file name actually written (maybe `name (1).ext`), chosen once and kept for resumes. */
+  local_name: string | null;
+  etag: string | null;
+  state: ItemState;
+  error: string | null;
+}
+
+export interface StoredDownload {
+  row: DownloadRow;
+  items: ItemRow[];
+  /** file_id -> finished range indexes. */
+  ranges: Map<string, number[]>;
+}
+
+const now = () => new Date().toISOString();
+
+export function insertDownload(db: AgentDb, row: DownloadRow, items: ItemRow[]): void {
+  const d = db.prepare(
+    `INSERT INTO downloads (id, api_base, link_id, link_secret, link_password, package_id, package_name, package_token, dst_folder,
+       root_segments, chunk_size, priority, user_id, group_id, state, error, created_at, updated_at)
+     VALUES (@id, @api_base, @link_id, @link_secret, @link_password, @package_id, @package_name, @package_token, @dst_folder,
+       @root_segments, @chunk_size, @priority, @user_id, @group_id, @state, @error, @created_at, @updated_at)`,
+  );
+  const i = db.prepare(
+    `INSERT INTO download_items (download_id, file_id, seq, rel_path, segments, size, last_modified, local_name, etag, state, error)
+     VALUES (@download_id, @file_id, @seq, @rel_path, @segments, @size, @last_modified, @local_name, @etag, @state, @error)`,
+  );
+  db.transaction(() => {
+    d.run(row);
+    for (const item of items) i.run(item);
+  })();
+}
+
+function loadOne(db: AgentDb, row: DownloadRow): StoredDownload {
+  const items = db.prepare('SELECT * FROM download_items WHERE download_id = ? ORDER BY seq').all(row.id) as ItemRow[];
+  const ranges = new Map<string, number[]>();
+  for (const r of db.prepare('SELECT file_id, idx FROM download_ranges WHERE download_id = ?').iterate(row.id) as Iterable<{ file_id: string; idx: number }>) {
+    let list = ranges.get(r.file_id);
+    if (!list) ranges.set(r.file_id, (list = []));
+    list.push(r.idx);
+  }
+  return { row, items, ranges };
+}
+
+export function loadDownloads(db: AgentDb): StoredDownload[] {
+  const rows = db.prepare('SELECT * FROM downloads ORDER BY created_at, id').all() as DownloadRow[];
+  return rows.map((row) => loadOne(db, row));
+}
+
+export function setDownloadState(db: AgentDb, id: string, state: DownloadState, error: string | null): string {
+  const at = now();
+  db.prepare('UPDATE downloads SET state = ?, error = ?, updated_at = ? WHERE id = ?').run(state, error, at, id);
+  return at;
+}
+
+export function setPackageToken(db: AgentDb, id: string, token: string): void {
+  db.prepare('UPDATE downloads SET package_token = ? WHERE id = ?').run(token, id);
+}
+
+export function setItemLocalName(db: AgentDb, id: string, fileId: string, localName: string): void {
+  db.prepare('UPDATE download_items SET local_name = ? WHERE download_id = ? AND file_id = ?').run(localName, id, fileId);
+}
+
+export function setItemEtag(db: AgentDb, id: string, fileId: string, etag: string): void {
+  db.prepare('UPDATE download_items SET etag = ? WHERE download_id = ? AND file_id = ?').run(etag, id, fileId);
+}
+
+export function setItemState(db: AgentDb, id: string, fileId: string, state: ItemState, error: string | null): void {
+  db.prepare('UPDATE download_items SET state = ?, error = ? WHERE download_id = ? AND file_id = ?').run(state, error, id, fileId);
+}
+
+/** Called only after the range's bytes were written and flushed. */
+export function recordRange(db: AgentDb, id: string, fileId: string, idx: number): void {
+  db.prepare('INSERT OR IGNORE INTO download_ranges (download_id, file_id, idx) VALUES (?, ?, ?)').run(id, fileId, idx);
+}
+
+/** Forgets an entry's ranges (its partial file is gone or failed its check), so they are fetched again. */
+export function clearRanges(db: AgentDb, id: string, fileId: string): void {
+  db.prepare('DELETE FROM download_ranges WHERE download_id = ? AND file_id = ?').run(id, fileId);
+}
+
+/** Remembers a folder this download created, so `remove_files` can take it away again when empty. */
+export function recordCreatedDir(db: AgentDb, id: string, dir: string): void {
+  db.prepare('INSERT OR IGNORE INTO download_dirs (download_id, path) VALUES (?, ?)').run(id, dir);
+}
+
+export function createdDirs(db: AgentDb, id: string): string[] {
+  return (db.prepare('SELECT path FROM download_dirs WHERE download_id = ?').all(id) as { path: string }[]).map((r) => r.path);
+}
+
+export function deleteDownload(db: AgentDb, id: string): void {
+  db.prepare('DELETE FROM downloads WHERE id = ?').run(id);
+}

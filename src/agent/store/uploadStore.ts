@@ -1,0 +1,215 @@
+// Uploads as SQLite keeps them: the upload, its files (what was walked, and how
+// far registration got) and every part the store confirmed. A part row is
+// written before the part counts in progress, so a restart re-sends only parts
+// that have no row.
+import type { AgentDb } from './db.js';
+import type { Migration } from './migrations.js';
+import type { ItemState, UploadRecord, UploadState } from '../../api/agent/uploads.js';
+
+export const uploadsMigration: Migration = {
+  version: 2,
+  name: 'uploads',
+  sql: `CREATE TABLE uploads (
+    id TEXT PRIMARY KEY,
+    type TEXT NOT NULL CHECK (type IN ('team','portal')),
+    state TEXT NOT NULL CHECK (state IN ('transferring','paused','idle','complete','error')),
+    package_id TEXT NOT NULL,
+    package_token TEXT NOT NULL,
+    name TEXT NOT NULL,
+    package_name TEXT NOT NULL,
+    priority INTEGER NOT NULL DEFAULT 0,
+    chunk_size INTEGER NOT NULL,
+    auto_finalize INTEGER NOT NULL,
+    delete_after INTEGER,
+    size INTEGER NOT NULL,
+    error TEXT,
+    error_recoverable INTEGER NOT NULL DEFAULT 1,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  CREATE TABLE upload_files (
+    upload_id TEXT NOT NULL REFERENCES uploads(id) ON DELETE CASCADE,
+    idx INTEGER NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('file','directory')),
+    local_path TEXT NOT NULL,
+    rel_dir TEXT NOT NULL,
+    name TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ms REAL NOT NULL,
+    file_id TEXT,
+    s3_upload_id TEXT,
+    chunk_size INTEGER,
+    part_count INTEGER,
+    done INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (upload_id, idx)
+  );
+  CREATE TABLE upload_parts (
+    upload_id TEXT NOT NULL,
+    file_idx INTEGER NOT NULL,
+    part_number INTEGER NOT NULL,
+    etag TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    PRIMARY KEY (upload_id, file_idx, part_number),
+    FOREIGN KEY (upload_id, file_idx) REFERENCES upload_files(upload_id, idx) ON DELETE CASCADE
+  );`,
+};
+
+export interface UploadRow {
+  id: string;
+  type: 'team' | 'portal';
+  state: UploadState;
+  package_id: string;
+  package_token: string;
+  name: string;
+  package_name: string;
+  priority: number;
+  chunk_size: number;
+  auto_finalize: number;
+  delete_after: number | null;
+  size: number;
+  error: string | null;
+  error_recoverable: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface UploadFileRow {
+  upload_id: string;
+  idx: number;
+  kind: 'file' | 'directory';
+  local_path: string;
+  rel_dir: string;
+  name: string;
+  size: number;
+  mtime_ms: number;
+  file_id: string | null;
+  s3_upload_id: string | null;
+  chunk_size: number | null;
+  part_count: number | null;
+  done: number;
+}
+
+export interface PartRow { part_number: number; etag: string; size: number }
+
+export type NewUpload = Omit<UploadRow, 'error' | 'error_recoverable' | 'created_at' | 'updated_at'>;
+export type NewUploadFile = Pick<UploadFileRow, 'kind' | 'local_path' | 'rel_dir' | 'name' | 'size' | 'mtime_ms'>;
+
+const now = () => new Date().toISOString();
+
+export function insertUpload(db: AgentDb, u: NewUpload, files: NewUploadFile[]): void {
+  const at = now();
+  const addFile = db.prepare(
+    `INSERT INTO upload_files (upload_id, idx, kind, local_path, rel_dir, name, size, mtime_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  db.transaction(() => {
+    db.prepare(
+      `INSERT INTO uploads (id, type, state, package_id, package_token, name, package_name, priority, chunk_size, auto_finalize, delete_after, size, created_at, updated_at)
+       VALUES (@id, @type, @state, @package_id, @package_token, @name, @package_name, @priority, @chunk_size, @auto_finalize, @delete_after, @size, @at, @at)`,
+    ).run({ ...u, at });
+    files.forEach((f, i) => addFile.run(u.id, i, f.kind, f.local_path, f.rel_dir, f.name, f.size, f.mtime_ms));
+  })();
+}
+
+export const getUpload = (db: AgentDb, id: string) => db.prepare('SELECT * FROM uploads WHERE id = ?').get(id) as UploadRow | undefined;
+
+export const listUploads = (db: AgentDb) => db.prepare('SELECT * FROM uploads ORDER BY created_at, id').all() as UploadRow[];
+
+export const uploadsInState = (db: AgentDb, states: UploadState[]) =>
+  listUploads(db).filter((u) => states.includes(u.state));
+
+export function setUploadState(db: AgentDb, id: string, state: UploadState, error?: { message: string; recoverable: boolean }): void {
+  db.prepare('UPDATE uploads SET state = ?, error = ?, error_recoverable = ?, updated_at = ? WHERE id = ?').run(
+    state,
+    error?.message ?? null,
+    error && !error.recoverable ? 0 : 1,
+    now(),
+    id,
+  );
+}
+
+export const deleteUpload = (db: AgentDb, id: string) => void db.prepare('DELETE FROM uploads WHERE id = ?').run(id);
+
+export const uploadFiles = (db: AgentDb, id: string) =>
+  db.prepare('SELECT * FROM upload_files WHERE upload_id = ? ORDER BY idx').all(id) as UploadFileRow[];
+
+/** Bytes recorded per file of an upload. */
+export function progressByFile(db: AgentDb, id: string): Map<number, number> {
+  const rows = db.prepare('SELECT file_idx, SUM(size) AS bytes FROM upload_parts WHERE upload_id = ? GROUP BY file_idx').all(id) as {
+    file_idx: number;
+    bytes: number;
+  }[];
+  return new Map(rows.map((r) => [r.file_idx, r.bytes]));
+}
+
+export const fileParts = (db: AgentDb, id: string, idx: number) =>
+  db.prepare('SELECT part_number, etag, size FROM upload_parts WHERE upload_id = ? AND file_idx = ? ORDER BY part_number').all(id, idx) as PartRow[];
+
+/** The file's place on the service: after registration and after its multipart upload began. */
+export function setFileRegistration(
+  db: AgentDb,
+  id: string,
+  idx: number,
+  r: { file_id: string | null; s3_upload_id: string | null; chunk_size: number | null; part_count: number | null },
+): void {
+  db.prepare('UPDATE upload_files SET file_id = ?, s3_upload_id = ?, chunk_size = ?, part_count = ? WHERE upload_id = ? AND idx = ?').run(
+    r.file_id,
+    r.s3_upload_id,
+    r.chunk_size,
+    r.part_count,
+    id,
+    idx,
+  );
+}
+
+/** Starts a file over: forgets its registration and every recorded part. */
+export function resetFile(db: AgentDb, id: string, idx: number): void {
+  db.transaction(() => {
+    db.prepare('DELETE FROM upload_parts WHERE upload_id = ? AND file_idx = ?').run(id, idx);
+    setFileRegistration(db, id, idx, { file_id: null, s3_upload_id: null, chunk_size: null, part_count: null });
+  })();
+}
+
+export function recordPart(db: AgentDb, id: string, idx: number, p: PartRow): void {
+  db.prepare('INSERT OR REPLACE INTO upload_parts (upload_id, file_idx, part_number, etag, size) VALUES (?, ?, ?, ?, ?)').run(
+    id,
+    idx,
+    p.part_number,
+    p.etag,
+    p.size,
+  );
+}
+
+export const markFileDone = (db: AgentDb, id: string, idx: number) =>
+  void db.prepare('UPDATE upload_files SET done = 1 WHERE upload_id = ? AND idx = ?').run(id, idx);
+
+// ---- the upload as the REST API and the event feed show it ----
+
+function itemState(u: UploadRow, f: UploadFileRow, progress: number): ItemState {
+  if (f.done) return 'complete';
+  if (u.state === 'paused' || u.state === 'error') return u.state;
+  return f.file_id || progress > 0 ? 'transferring' : 'pending';
+}
+
+export function uploadRecord(db: AgentDb, id: string): UploadRecord | undefined {
+  const u = getUpload(db, id);
+  if (!u) return undefined;
+  const byFile = progressByFile(db, id);
+  const items = uploadFiles(db, id).map((f) => {
+    const progress = f.done ? f.size : (byFile.get(f.idx) ?? 0);
+    return { path: f.local_path, name: f.rel_dir ? `${f.rel_dir}/${f.name}` : f.name, size: f.size, progress, state: itemState(u, f, progress) };
+  });
+  return {
+    upload_id: u.id,
+    package_id: u.package_id,
+    name: u.name,
+    package_name: u.package_name,
+    progress: items.reduce((sum, i) => sum + i.progress, 0),
+    size: u.size,
+    state: u.state,
+    type: u.type,
+    items,
+    created_at: u.created_at,
+    updated_at: u.updated_at,
+    ...(u.error ? { error: u.error } : {}),
+  };
+}

@@ -1,0 +1,99 @@
+// Wire shapes of the agent's downloads: the REST routes validate with these and
+// the CLI client takes its types from them.
+import { Type, type Static } from 'typebox';
+
+export const MiB = 1024 * 1024;
+/** Range size when the request names none. */
+export const DEFAULT_RANGE_SIZE = 16 * MiB;
+export const MIN_RANGE_SIZE = MiB;
+export const MAX_RANGE_SIZE = 1024 * MiB;
+
+const NO_NUL = '^[^\\u0000]*$';
+
+export const CreateDownloadBody = Type.Object({
+  /** The Link URL, `{link_url}/{link_id}?secret={secret}`. */
+  url: Type.String({ minLength: 1, maxLength: 4096 }),
+  /** Absolute; created when missing. */
+  dst_folder: Type.String({ minLength: 1, maxLength: 4096, pattern: NO_NUL }),
+  password: Type.Optional(Type.String({ maxLength: 1024 })),
+  /** Package entries to fetch; a directory's id selects everything beneath it. */
+  file_ids: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: 100_000 })),
+  create_package_folder: Type.Optional(Type.Boolean()),
+  /** true (default): skip files flagged with malware and fetch the rest; false: refuse a Package with flagged files. */
+  bypass_package_quarantine: Type.Optional(Type.Boolean()),
+  /** Size of each ranged GET, bytes. */
+  chunk_size: Type.Optional(Type.Integer({ minimum: MIN_RANGE_SIZE, maximum: MAX_RANGE_SIZE })),
+  priority: Type.Optional(Type.Integer({ minimum: -1_000_000, maximum: 1_000_000 })),
+  user_id: Type.Optional(Type.Integer({ minimum: 0, maximum: 4_294_967_294 })),
+  group_id: Type.Optional(Type.Integer({ minimum: 0, maximum: 4_294_967_294 })),
+});
+export type CreateDownloadBody = Static<typeof CreateDownloadBody>;
+
+export const CreatedDownload = Type.Object({ download_id: Type.String() });
+export type CreatedDownload = Static<typeof CreatedDownload>;
+
+export const DownloadStateSchema = Type.Union([
+  Type.Literal('transferring'),
+  Type.Literal('paused'),
+  Type.Literal('complete'),
+  Type.Literal('error'),
+]);
+export type DownloadState = Static<typeof DownloadStateSchema>;
+
+export const DownloadItemState = Type.Union([
+  Type.Literal('queued'),
+  Type.Literal('transferring'),
+  Type.Literal('paused'),
+  Type.Literal('complete'),
+  Type.Literal('skipped'),
+  Type.Literal('error'),
+]);
+export type DownloadItemState = Static<typeof DownloadItemState>;
+
+export const DownloadItem = Type.Object({
+  file_id: Type.String(),
+  /** The sender's relative path, `folder/name`. */
+  path: Type.String(),
+  size: Type.Integer(),
+  progress: Type.Integer(),
+  state: DownloadItemState,
+  /** Where the file is written; null until chosen (it may be `name (1).ext`). */
+  local_path: Type.Union([Type.String(), Type.Null()]),
+  /** Why the entry was skipped or failed. */
+  error: Type.Optional(Type.String()),
+});
+export type DownloadItem = Static<typeof DownloadItem>;
+
+export const DownloadRecord = Type.Object({
+  download_id: Type.String(),
+  package_id: Type.String(),
+  package_name: Type.String(),
+  dst_folder: Type.String(),
+  /** Bytes to fetch (skipped entries excluded). */
+  size: Type.Integer(),
+  progress: Type.Integer(),
+  state: DownloadStateSchema,
+  priority: Type.Integer(),
+  items: Type.Array(DownloadItem),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+  error: Type.Optional(Type.String()),
+});
+export type DownloadRecord = Static<typeof DownloadRecord>;
+
+export const DownloadList = Type.Array(DownloadRecord);
+
+export const DownloadParams = Type.Object({ download_id: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }) });
+export type DownloadParams = Static<typeof DownloadParams>;
+
+export const DeleteDownloadQuery = Type.Object({ remove_files: Type.Optional(Type.Boolean()) });
+export type DeleteDownloadQuery = Static<typeof DeleteDownloadQuery>;
+
+const STATE_LIST = '^(transferring|paused|complete|error)(,(transferring|paused|complete|error))*$';
+
+export const DeleteDownloadsQuery = Type.Object({
+  /** Comma-separated states; omitted: every download. */
+  states: Type.Optional(Type.String({ pattern: STATE_LIST })),
+  remove_files: Type.Optional(Type.Boolean()),
+});
+export type DeleteDownloadsQuery = Static<typeof DeleteDownloadsQuery>;

@@ -1,0 +1,130 @@
+// Wire shapes of the agent's Uploads group: POST /uploads (Team), POST
+// /portals/uploads, the upload record, pause/resume/delete, finalize, link.
+import { Type, type Static } from 'typebox';
+import { TagRef } from '../hosted/tags.js';
+
+const NoNul = '^[^\\u0000]*$';
+const Email = Type.String({ format: 'email', maxLength: 254 });
+/** Absolute local paths; that they exist and are absolute is checked by the service (400). */
+const Paths = Type.Array(Type.String({ minLength: 1, maxLength: 4096, pattern: NoNul }), { minItems: 1, maxItems: 10_000 });
+/** Any positive size: it is clamped to the store's limits and raised to fit max_chunk_count. */
+const ChunkSize = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+const Priority = Type.Integer({ minimum: -1_000_000, maximum: 1_000_000 });
+const PackageName = Type.String({ minLength: 1, maxLength: 255, pattern: NoNul });
+const Description = Type.String({ maxLength: 10_000, pattern: NoNul });
+
+export const CreateUploadBody = Type.Object({
+  team_id: Type.String({ minLength: 1, maxLength: 100 }),
+  paths: Paths,
+  /** With recipients the Package is e-mailed; without, it is a link-type upload. */
+  recipients: Type.Optional(Type.Array(Email, { maxItems: 1000 })),
+  package_name: Type.Optional(PackageName),
+  package_description: Type.Optional(Description),
+  chunk_size: Type.Optional(ChunkSize),
+  priority: Type.Optional(Priority),
+  password: Type.Optional(Type.String({ maxLength: 200, pattern: NoNul })),
+  /** Days to keep the Package, counted from its finalization. */
+  delete_after: Type.Optional(Type.Integer({ minimum: 1, maximum: 36_500 })),
+  download_limit: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
+  tag: Type.Optional(TagRef),
+  teamspace_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  unlimited_storage: Type.Optional(Type.Boolean()),
+});
+export type CreateUploadBody = Static<typeof CreateUploadBody>;
+
+export const PortalUploadBody = Type.Object({
+  subdomain: Type.String({ minLength: 1, maxLength: 100 }),
+  sender_email: Email,
+  paths: Paths,
+  access_code: Type.Optional(Type.String({ maxLength: 1024 })),
+  metadata: Type.Optional(Type.Record(Type.String({ maxLength: 255 }), Type.String({ maxLength: 10_000 }))),
+  package_name: Type.Optional(PackageName),
+  package_description: Type.Optional(Description),
+  chunk_size: Type.Optional(ChunkSize),
+  priority: Type.Optional(Priority),
+});
+export type PortalUploadBody = Static<typeof PortalUploadBody>;
+
+export const UPLOAD_STATES = ['transferring', 'paused', 'idle', 'complete', 'error'] as const;
+export type UploadState = (typeof UPLOAD_STATES)[number];
+export const UploadStateSchema = Type.Union([
+  Type.Literal('transferring'),
+  Type.Literal('paused'),
+  Type.Literal('idle'),
+  Type.Literal('complete'),
+  Type.Literal('error'),
+]);
+
+export const ITEM_STATES = ['pending', 'transferring', 'paused', 'complete', 'error'] as const;
+export type ItemState = (typeof ITEM_STATES)[number];
+
+export const UploadItem = Type.Object({
+  /** The local file (or empty folder) it is read from. */
+  path: Type.String(),
+  /** Its place in the Package: folders joined with `/`, then the file name. */
+  name: Type.String(),
+  size: Type.Integer(),
+  /** Bytes stored and recorded. */
+  progress: Type.Integer(),
+  /** Not started yet, on its way, complete, or held by the upload being paused or failed. */
+  state: Type.Union([
+    Type.Literal('pending'),
+    Type.Literal('transferring'),
+    Type.Literal('paused'),
+    Type.Literal('complete'),
+    Type.Literal('error'),
+  ]),
+});
+export type UploadItem = Static<typeof UploadItem>;
+
+export const UploadRecord = Type.Object({
+  upload_id: Type.String(),
+  package_id: Type.String(),
+  /** What the upload is called here: the first path's name (and how many more). */
+  name: Type.String(),
+  package_name: Type.String(),
+  progress: Type.Integer(),
+  size: Type.Integer(),
+  state: UploadStateSchema,
+  type: Type.Union([Type.Literal('team'), Type.Literal('portal')]),
+  items: Type.Array(UploadItem),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+  error: Type.Optional(Type.String()),
+});
+export type UploadRecord = Static<typeof UploadRecord>;
+
+export const UploadList = Type.Array(UploadRecord);
+
+export const UploadParams = Type.Object({ upload_id: Type.String({ minLength: 1, maxLength: 100 }) });
+export type UploadParams = Static<typeof UploadParams>;
+
+/** `DELETE /uploads?states=complete,error`; without it every upload. */
+export const DeleteUploadsQuery = Type.Object({
+  states: Type.Optional(Type.String({ pattern: `^(${UPLOAD_STATES.join('|')})(,(${UPLOAD_STATES.join('|')}))*$` })),
+});
+export type DeleteUploadsQuery = Static<typeof DeleteUploadsQuery>;
+
+export const UploadLinkBody = Type.Object({
+  active: Type.Optional(Type.Boolean()),
+  /** Omitted: the Package's download limit; null: unlimited. */
+  access_limit: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 1_000_000_000 }), Type.Null()])),
+  email: Type.Optional(Email),
+  expiry: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
+  password: Type.Optional(Type.String({ maxLength: 1024 })),
+});
+export type UploadLinkBody = Static<typeof UploadLinkBody>;
+
+/** The spec's Shareable Link result, plus its download address. */
+export const UploadLinkAnswer = Type.Object({
+  id: Type.String(),
+  secret: Type.String(),
+  email: Type.Union([Type.String(), Type.Null()]),
+  expiry: Type.Union([Type.String(), Type.Null()]),
+  locked: Type.Boolean(),
+  url: Type.String(),
+});
+export type UploadLinkAnswer = Static<typeof UploadLinkAnswer>;
+
+export const FinalizeAnswer = Type.Object({ code: Type.Integer() });
+export type FinalizeAnswer = Static<typeof FinalizeAnswer>;

@@ -1,0 +1,142 @@
+// Portals: hosted upload pages of a Team. The Portal object, its create/update
+// body, the paged /v1.1 list, the public view by subdomain and the body that
+// creates a Package through a Portal.
+import { Type, type Static, type TSchema } from 'typebox';
+import { TagRef, TagSummary, TeamParams } from './tags.js';
+
+export { TeamParams };
+
+const NoNul = '^[^\\u0000]*$';
+const Email = Type.String({ format: 'email', maxLength: 254 });
+const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+
+/** A DNS label (letters are lower-cased by the service). */
+export const SUBDOMAIN_PATTERN = '^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$';
+
+export const AccessLevel = Type.Union([Type.Literal('regular'), Type.Literal('private')]);
+
+export const Portal = Type.Object({
+  id: Type.String(),
+  team_id: Type.String(),
+  name: Type.String(),
+  subdomain: Type.String(),
+  message: Type.String(),
+  /** The code itself is never returned. */
+  has_access_code: Type.Boolean(),
+  active: Type.Boolean(),
+  recipients: Type.Array(Type.String()),
+  /** The password itself is never returned. */
+  has_download_password: Type.Boolean(),
+  /** 0: the Team's default; -1: kept until deleted; else days after finalization. */
+  custom_expiry_days: Type.Integer(),
+  tag: Nullable(TagSummary),
+  access_level: AccessLevel,
+  package_size_restriction_enabled: Type.Boolean(),
+  max_package_size: Nullable(Type.Integer()),
+  max_file_size: Nullable(Type.Integer()),
+  max_file_count: Nullable(Type.Integer()),
+  file_type_restriction_enabled: Type.Boolean(),
+  file_types: Type.Array(Type.String()),
+  expiry_enabled: Type.Boolean(),
+  expiry: Nullable(Type.String()),
+  /** '' when names are free. */
+  package_name_format: Type.String(),
+  user_authentication_required: Type.Boolean(),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+});
+export type Portal = Static<typeof Portal>;
+
+const Limit = Nullable(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }));
+const Secret = Type.String({ minLength: 1, maxLength: 200, pattern: NoNul });
+
+/** Every settable field but name and subdomain, all optional. */
+const PortalSettings = {
+  message: Type.Optional(Type.String({ maxLength: 10_000, pattern: NoNul })),
+  has_access_code: Type.Optional(Type.Boolean()),
+  access_code: Type.Optional(Secret),
+  active: Type.Optional(Type.Boolean()),
+  recipients: Type.Optional(Type.Array(Email, { maxItems: 1000 })),
+  has_download_password: Type.Optional(Type.Boolean()),
+  download_password: Type.Optional(Secret),
+  custom_expiry_days: Type.Optional(Type.Integer({ minimum: -1, maximum: 65535 })),
+  tag: Type.Optional(Nullable(TagRef)),
+  access_level: Type.Optional(AccessLevel),
+  package_size_restriction_enabled: Type.Optional(Type.Boolean()),
+  max_package_size: Type.Optional(Limit),
+  max_file_size: Type.Optional(Limit),
+  max_file_count: Type.Optional(Limit),
+  file_type_restriction_enabled: Type.Optional(Type.Boolean()),
+  /** Extensions with a leading dot, e.g. ".mov"; compared case-insensitively. */
+  file_types: Type.Optional(Type.Array(Type.String({ pattern: '^\\.[^\\u0000/\\\\]{1,31}$' }), { maxItems: 200 })),
+  expiry_enabled: Type.Optional(Type.Boolean()),
+  expiry: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
+  /** A JavaScript regular expression (checked by the service); '' for none. */
+  package_name_format: Type.Optional(Type.String({ maxLength: 500, pattern: NoNul })),
+  user_authentication_required: Type.Optional(Type.Boolean()),
+};
+
+/** Create, and the complete object of an update (read-only fields are ignored). */
+export const PortalBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 255, pattern: NoNul }),
+  subdomain: Type.String({ minLength: 1, maxLength: 63, pattern: SUBDOMAIN_PATTERN }),
+  ...PortalSettings,
+});
+export type PortalBody = Static<typeof PortalBody>;
+
+export const PortalParams = Type.Object({ portal_id: Type.String({ maxLength: 100 }) });
+export const SubdomainParams = Type.Object({ subdomain: Type.String({ maxLength: 253 }) });
+
+export const PORTAL_SORT_FIELDS = ['name', 'created_at', 'active'] as const;
+export type PortalSortField = (typeof PORTAL_SORT_FIELDS)[number];
+
+export const PortalListQuery = Type.Object({
+  page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
+  limit: Type.Integer({ minimum: 1, maximum: 50, default: 50 }),
+  sort: Type.Optional(Type.String({ pattern: `^-?(${PORTAL_SORT_FIELDS.join('|')})$` })),
+  name: Type.Optional(Type.String({ maxLength: 255 })),
+  subdomain: Type.Optional(Type.String({ maxLength: 63 })),
+  /** Comma-separated tag ids. */
+  tags: Type.Optional(Type.String({ maxLength: 4000 })),
+});
+export type PortalListQuery = Static<typeof PortalListQuery>;
+
+export const PortalListPage = Type.Object({
+  metadata: Type.Object({ total: Type.Integer(), page: Type.Integer(), limit: Type.Integer() }),
+  records: Type.Array(Portal),
+});
+export type PortalListPage = Static<typeof PortalListPage>;
+
+/** The limits an uploader must respect; a key is present only when it is enforced. */
+export const PortalRestrictions = Type.Object({
+  max_package_size: Type.Optional(Type.Integer()),
+  max_file_size: Type.Optional(Type.Integer()),
+  max_file_count: Type.Optional(Type.Integer()),
+  file_types: Type.Optional(Type.Array(Type.String())),
+  package_name_format: Type.Optional(Type.String()),
+});
+export type PortalRestrictions = Static<typeof PortalRestrictions>;
+
+/** GET /v1/subdomains/portals/{subdomain}: what an uploader holding only the subdomain needs. */
+export const PublicPortal = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  subdomain: Type.String(),
+  message: Type.String(),
+  has_access_code: Type.Boolean(),
+  user_authentication_required: Type.Boolean(),
+  /** Form fields; forms are not attached to Portals yet, so always []. */
+  custom_metadata: Type.Array(Type.Object({})),
+  restrictions: PortalRestrictions,
+});
+export type PublicPortal = Static<typeof PublicPortal>;
+
+/** POST /v1/portals/{portal_id}/packages. */
+export const CreatePortalPackageBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 255, pattern: NoNul }),
+  description: Type.String({ maxLength: 10_000, pattern: NoNul }),
+  sender: Email,
+  /** 0 (the default) or within the chunk limits of /v1/system/packages/spec. */
+  chunk_size: Type.Optional(Type.Integer({ minimum: 0 })),
+});
+export type CreatePortalPackageBody = Static<typeof CreatePortalPackageBody>;

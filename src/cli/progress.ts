@@ -1,0 +1,144 @@
+// The progress of a transfer: on a terminal, one live line with a bar, speed and
+// ETA; otherwise (a pipe, a log file, CI) a plain line at each state change and
+// each tenth of the way, so logs stay short.
+
+export interface ProgressOut {
+  write(text: string): unknown;
+  isTTY?: boolean;
+  columns?: number;
+}
+
+export interface ProgressOptions {
+  /** What moves, e.g. "upload upl_…". */
+  label: string;
+  /** A shorter label for the live line, where width is scarce. */
+  ttyLabel?: string;
+  out?: ProgressOut;
+  /** Defaults to out.isTTY. */
+  tty?: boolean;
+  now?: () => number;
+  /** Least time between two redraws of the live line. */
+  redrawMs?: number;
+}
+
+const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+
+export function formatBytes(n: number): string {
+  let v = n, i = 0;
+  while (v >= 1024 && i < UNITS.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return i === 0 ? `${v} B` : `${v.toFixed(v < 10 ? 2 : v < 100 ? 1 : 0)} ${UNITS[i]}`;
+}
+
+export const formatRate = (bytesPerSecond: number) => `${formatBytes(Math.round(bytesPerSecond))}/s`;
+
+/** 0:07, 3:25, 1:02:03. */
+export function formatDuration(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), sec = s % 60;
+  const mm = h > 0 ? String(m).padStart(2, '0') : String(m);
+  return `${h > 0 ? `${h}:` : ''}${mm}:${String(sec).padStart(2, '0')}`;
+}
+
+/** Bytes per second over the last few seconds of samples. */
+export class RateMeter {
+  private samples: { t: number; bytes: number }[] = [];
+  constructor(private readonly windowMs = 10_000) {}
+
+  add(t: number, bytes: number): void {
+    const last = this.samples[this.samples.length - 1];
+    // Fewer bytes than before (a file restarted): the old samples say nothing now.
+    if (last && bytes < last.bytes) this.samples = [];
+    this.samples.push({ t, bytes });
+    while (this.samples.length > 2 && t - this.samples[0]!.t > this.windowMs) this.samples.shift();
+  }
+
+  /** undefined until half a second of samples exists. */
+  rate(): number | undefined {
+    const first = this.samples[0], last = this.samples[this.samples.length - 1];
+    if (!first || !last || last.t - first.t < 500) return undefined;
+    return ((last.bytes - first.bytes) * 1000) / (last.t - first.t);
+  }
+}
+
+export class ProgressBar {
+  private readonly out: ProgressOut;
+  private readonly tty: boolean;
+  private readonly now: () => number;
+  private readonly redrawMs: number;
+  private readonly meter = new RateMeter();
+  private lastDraw = -Infinity;
+  private lastState: string | undefined;
+  private lastTenth = -1;
+  private drawn = false;
+  private readonly started: number;
+
+  constructor(private readonly opts: ProgressOptions) {
+    this.out = opts.out ?? process.stderr;
+    this.tty = opts.tty ?? this.out.isTTY === true;
+    this.now = opts.now ?? Date.now;
+    this.redrawMs = opts.redrawMs ?? 100;
+    this.started = this.now();
+  }
+
+  /** The current numbers; draws when something worth showing changed. */
+  update(done: number, total: number, state: string): void {
+    const t = this.now();
+    this.meter.add(t, done);
+    const stateChanged = state !== this.lastState;
+    this.lastState = state;
+    if (this.tty) {
+      if (!stateChanged && t - this.lastDraw < this.redrawMs) return;
+      this.lastDraw = t;
+      const width = Math.max(20, (this.out.columns || 80) - 1);
+      this.out.write(`\r${this.line(done, total, state, width).slice(0, width)}\x1b[K`);
+      this.drawn = true;
+      return;
+    }
+    const tenth = total > 0 ? Math.floor((done / total) * 10) : 0;
+    if (!stateChanged && tenth <= this.lastTenth) return;
+    this.lastTenth = Math.max(this.lastTenth, tenth);
+    this.out.write(`${this.line(done, total, state)}\n`);
+  }
+
+  /** Ends the live line; `message` follows on a line of its own. */
+  finish(message?: string): void {
+    if (this.tty && this.drawn) this.out.write('\n');
+    this.drawn = false;
+    if (message) this.out.write(`${message}\n`);
+  }
+
+  /** Average speed since the bar was made. */
+  averageRate(bytes: number): number {
+    const s = (this.now() - this.started) / 1000;
+    return s > 0 ? bytes / s : 0;
+  }
+
+  elapsedSeconds(): number {
+    return (this.now() - this.started) / 1000;
+  }
+
+  /** The text of one update; with `width`, the live line, with a bar as wide as fits (up to 30). */
+  line(done: number, total: number, state: string, width?: number): string {
+    const pct = total > 0 ? Math.min(100, Math.floor((done / total) * 100)) : state === 'complete' ? 100 : 0;
+    const rate = this.meter.rate();
+    const rest = [`${formatBytes(done)} / ${formatBytes(total)}`];
+    if (state === 'transferring' && rate !== undefined) {
+      rest.push(formatRate(Math.max(0, rate)));
+      rest.push(rate > 0 && total > done ? `ETA ${formatDuration((total - done) / rate)}` : 'ETA --:--');
+    }
+    // On the live line, speed and ETA already say it is moving.
+    if (width === undefined || state !== 'transferring') rest.push(state);
+    const head = [width === undefined ? this.opts.label : (this.opts.ttyLabel ?? this.opts.label), `${String(pct).padStart(3)}%`];
+    if (width !== undefined) {
+      const w = Math.min(30, width - [...head, ...rest].join('  ').length - 4);
+      if (w >= 10) {
+        const filled = Math.round((pct / 100) * w);
+        head.push(`[${'#'.repeat(filled)}${'-'.repeat(w - filled)}]`);
+      }
+    }
+    return [...head, ...rest].join('  ');
+  }
+}

@@ -1,0 +1,87 @@
+// `ferry download URL`: fetch a Package from its Link into a folder, following
+// the download to its end.
+import path from 'node:path';
+import type { DownloadRecord } from '../../api/agent/downloads.js';
+import { formatBytes, formatDuration, formatRate } from '../progress.js';
+import { clientCommand, defined, Failure, int, list, str, UsageError, type Invocation } from './common.js';
+import { followTransfer } from './follow.js';
+
+const HELP = `usage: ferry download URL [options]
+
+Downloads the Package behind a Link ({link_url}/{link_id}?secret=...) and
+rebuilds the sender's folders.
+
+  --dst-folder DIR          where to put it (default: the current directory)
+  --password P              the Link's password, if it has one
+  --file-ids a,b            only these entries of the Package (a folder's id takes all beneath it)
+  --no-package-folder       write into DIR itself, not into DIR/<package name>
+  --no-bypass-quarantine    refuse a Package with flagged files instead of skipping them
+  --chunk-size BYTES        bytes per ranged request
+  --priority N              higher goes first (default 0)
+  --no-wait                 print the id and return at once; the agent goes on
+
+Waits until the download is complete, showing progress; Ctrl-C stops waiting,
+not the download. With --json: the POST answer with --no-wait, else the final
+download record.`;
+
+/** The folder the Package was rebuilt in: a file's local folder, up as many levels as the sender's path is deep. */
+function savedIn(r: DownloadRecord): string {
+  const item = r.items.find((i) => i.local_path);
+  if (!item) return r.dst_folder;
+  let dir = path.dirname(item.local_path!);
+  const depth = item.path.split('/').filter(Boolean).length - 1;
+  for (let i = 0; i < depth; i++) dir = path.dirname(dir);
+  return dir;
+}
+
+export const download = clientCommand(
+  'download',
+  HELP,
+  {
+    'dst-folder': { type: 'string' },
+    password: { type: 'string' },
+    'file-ids': { type: 'string', multiple: true },
+    'no-package-folder': { type: 'boolean' },
+    'no-bypass-quarantine': { type: 'boolean' },
+    'chunk-size': { type: 'string' },
+    priority: { type: 'string' },
+    'no-wait': { type: 'boolean' },
+  },
+  async ({ values: v, positionals, client, json, print }: Invocation) => {
+    if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'name the Link URL to download' : 'name one Link URL');
+    const url = positionals[0]!;
+    if (!/^https?:\/\//i.test(url)) throw new UsageError(`"${url}" is not a Link URL (http://... or https://...)`);
+    const body = defined({
+      url,
+      dst_folder: path.resolve(str(v, 'dst-folder') ?? '.'),
+      password: str(v, 'password'),
+      file_ids: list(v, 'file-ids'),
+      create_package_folder: v['no-package-folder'] === true ? false : undefined,
+      bypass_package_quarantine: v['no-bypass-quarantine'] === true ? false : undefined,
+      chunk_size: int(v, 'chunk-size', 1),
+      priority: int(v, 'priority'),
+    });
+    const { download_id: id } = await client.createDownload(body);
+    if (v['no-wait'] === true) {
+      print(`download ${id} started`, { download_id: id });
+      return 0;
+    }
+    if (!json) console.error(`download ${id} started`);
+    const { record, bar } = await followTransfer<DownloadRecord>({
+      client, kind: 'download', id, get: () => client.getDownload(id),
+      isDone: (r) => r.state === 'complete' || r.state === 'error',
+    });
+    bar.finish();
+    if (record.state === 'error') throw new Failure(`download ${id} failed: ${record.error ?? 'unknown error'} (it may resume: ferry downloads resume ${id})`);
+    const seconds = bar.elapsedSeconds();
+    const skipped = record.items.filter((i) => i.state === 'skipped');
+    const lines = [
+      `download complete: ${record.package_name}, ${record.items.length - skipped.length} item(s), ${formatBytes(record.size)} in ${formatDuration(seconds)}${seconds > 0 ? `, ${formatRate(record.size / seconds)}` : ''}`,
+      `saved in: ${savedIn(record)}`,
+      ...skipped.map((i) => `skipped: ${i.path}${i.error ? ` (${i.error})` : ''}`),
+    ];
+    print(lines.join('\n'), record);
+    return 0;
+  },
+  true,
+);

@@ -1,0 +1,99 @@
+// Waits for a transfer to reach an end state while showing its progress. It
+// follows GET /events (the record arrives with each change) and falls back to
+// polling every second when the stream is not available or ends.
+import type { AgentClient } from '../agentClient.js';
+import { AgentRequestError } from '../agentClient.js';
+import { ProgressBar, type ProgressOut } from '../progress.js';
+import { Failure } from './common.js';
+
+interface Moving { progress: number; size: number; state: string }
+
+export interface FollowOptions<R extends Moving> {
+  client: AgentClient;
+  kind: 'upload' | 'download';
+  id: string;
+  get(): Promise<R>;
+  isDone(r: R): boolean;
+  out?: ProgressOut;
+  pollMs?: number;
+  /** Without events, how long to trust the stream before asking for the record anyway. */
+  quietMs?: number;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** `p`, or 'tick' after `ms`; the timer is cleared either way so it cannot hold the process open. */
+async function within<T>(p: Promise<T>, ms: number): Promise<T | 'tick'> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([p, new Promise<'tick'>((r) => (timer = setTimeout(() => r('tick'), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export async function followTransfer<R extends Moving>(o: FollowOptions<R>): Promise<{ record: R; bar: ProgressBar }> {
+  const bar = new ProgressBar({ label: `${o.kind} ${o.id}`, ttyLabel: o.kind, ...(o.out ? { out: o.out } : {}) });
+  const idKey = o.kind === 'upload' ? 'upload_id' : 'download_id';
+  const pollMs = o.pollMs ?? 1000, quietMs = o.quietMs ?? 5000;
+  const ac = new AbortController();
+  // Ctrl-C stops the waiting, not the transfer: say so, and how to look later.
+  const onSignal = () => {
+    bar.finish(`stopped waiting; the ${o.kind} goes on in the agent (ferry ${o.kind}s get ${o.id})`);
+    ac.abort();
+    process.exit(130);
+  };
+  process.once('SIGINT', onSignal);
+
+  const fetchRecord = async (): Promise<R> => {
+    try {
+      return await o.get();
+    } catch (err) {
+      if (err instanceof AgentRequestError && err.status === 404) throw new Failure(`the ${o.kind} ${o.id} was removed`);
+      throw err;
+    }
+  };
+  const show = (r: R) => bar.update(r.progress, r.size, r.state);
+
+  try {
+    let stream: AsyncIterator<{ type: string; data: unknown }> | undefined;
+    try {
+      stream = (await o.client.events({ types: [o.kind], signal: ac.signal }))[Symbol.asyncIterator]();
+    } catch (err) {
+      if (err instanceof AgentRequestError && err.status === 401) throw err;
+      stream = undefined; // no event stream: poll
+    }
+    // Subscribed before the first look, so no change can fall between the two.
+    let record = await fetchRecord();
+    show(record);
+    if (o.isDone(record)) return { record, bar };
+
+    let pending: Promise<IteratorResult<{ type: string; data: unknown }>> | undefined;
+    while (stream) {
+      pending ??= stream.next();
+      const next = await within(pending, quietMs);
+      if (next === 'tick') {
+        record = await fetchRecord();
+      } else {
+        pending = undefined;
+        if (next.done) break;
+        const data = next.value.data as Partial<R> & Record<string, unknown>;
+        if (data?.[idKey] !== o.id) continue;
+        if (data.deleted === true) throw new Failure(`the ${o.kind} ${o.id} was removed`);
+        // An event without a full record (e.g. a removal) is checked against the agent.
+        record = typeof data.state === 'string' && typeof data.progress === 'number' ? (data as R) : await fetchRecord();
+      }
+      show(record);
+      if (o.isDone(record)) return { record, bar };
+    }
+    for (;;) {
+      await sleep(pollMs);
+      record = await fetchRecord();
+      show(record);
+      if (o.isDone(record)) return { record, bar };
+    }
+  } finally {
+    process.off('SIGINT', onSignal);
+    ac.abort();
+  }
+}

@@ -1,0 +1,189 @@
+// `ferry uploads ...` and `ferry downloads ...`: list, show, pause, resume and
+// remove transfers the agent keeps; finalize uploads and make Links of them.
+import type { Command } from '../command.js';
+import type { Affected } from '../agentClient.js';
+import type { UploadRecord } from '../../api/agent/uploads.js';
+import type { DownloadRecord } from '../../api/agent/downloads.js';
+import { formatBytes } from '../progress.js';
+import { clientCommand, defined, int, str, table, UsageError, type Invocation } from './common.js';
+
+type Rec = UploadRecord | DownloadRecord;
+type Kind = 'upload' | 'download';
+
+const idOf = (r: Rec) => ('upload_id' in r ? r.upload_id : r.download_id);
+const nameOf = (r: Rec) => ('upload_id' in r ? r.name : r.package_name);
+const pct = (r: Rec) => `${r.size > 0 ? Math.floor((r.progress / r.size) * 100) : r.state === 'complete' ? 100 : 0}%`;
+
+function listing(records: Rec[], kind: Kind): string {
+  if (records.length === 0) return `no ${kind}s`;
+  return table(
+    [`${kind.toUpperCase()} ID`, 'STATE', 'DONE', 'SIZE', 'NAME'],
+    records.map((r) => [idOf(r), r.state, pct(r), formatBytes(r.size), nameOf(r)]),
+  );
+}
+
+function details(r: Rec): string {
+  const lines = [
+    `${'upload_id' in r ? 'upload' : 'download'} ${idOf(r)}: ${r.state}, ${pct(r)} (${formatBytes(r.progress)} of ${formatBytes(r.size)})`,
+    `package: ${r.package_name} (${r.package_id})`,
+  ];
+  if ('dst_folder' in r) lines.push(`folder: ${r.dst_folder}`);
+  if ('type' in r) lines.push(`type: ${r.type}`);
+  lines.push(`created: ${r.created_at}, updated: ${r.updated_at}`);
+  if (r.error) lines.push(`error: ${r.error}`);
+  if (r.items.length > 0) {
+    lines.push('');
+    lines.push(table(['STATE', 'DONE', 'SIZE', 'PATH'], r.items.map((i) => [
+      i.state, `${i.size > 0 ? Math.floor((i.progress / i.size) * 100) : i.state === 'complete' ? 100 : 0}%`, formatBytes(i.size),
+      'file_id' in i ? i.path : i.name,
+    ])));
+  }
+  return lines.join('\n');
+}
+
+const affected = (verb: string, kind: Kind, a: Affected<Rec> | undefined) => {
+  const list = a === undefined ? [] : Array.isArray(a) ? a : [a];
+  if (list.length === 0) return `no ${kind}s ${verb}`;
+  return list.map((r) => `${verb} ${kind} ${idOf(r)} (${r.state})`).join('\n');
+};
+
+function oneId(positionals: string[], what: string, optional: boolean): string | undefined {
+  if (positionals.length > 1) throw new UsageError(`name one ${what} id`);
+  if (!optional && positionals.length === 0) throw new UsageError(`name the ${what} id`);
+  return positionals[0];
+}
+
+const STATES_HELP = (states: string) => `--states LIST (comma-separated: ${states})`;
+
+function group(kind: Kind, help: string, actions: Record<string, Command>): Command {
+  return {
+    async run(args) {
+      const [action, ...rest] = args;
+      if (action === undefined || action === '--help' || action === '-h' || action === 'help') {
+        console.log(help);
+        return action === undefined ? 2 : 0;
+      }
+      const cmd = actions[action];
+      if (!cmd) {
+        console.error(`ferry ${kind}s: unknown action "${action}"\n\n${help}`);
+        return 2;
+      }
+      return cmd.run(rest);
+    },
+  };
+}
+
+const UPLOADS_HELP = `usage: ferry uploads <action> [options]
+
+actions:
+  ls                      every upload the agent keeps
+  get ID                  one upload, with its files
+  pause [ID]              pause one upload, or all
+  resume [ID]             resume one upload, or all (also one in a recoverable error)
+  rm ID | rm ${STATES_HELP('transferring,paused,idle,complete,error')} | rm --all
+                          forget uploads (uploaded Packages stay on the service)
+  finalize ID             send an idle upload's Package
+  link ID [--password P] [--access-limit N] [--expiry TIME] [--email E]
+                          make a Link of a complete upload and print its address
+
+Run "ferry uploads <action> --help" for its agent options (--agent, --api-key, --json).`;
+
+const DOWNLOADS_HELP = `usage: ferry downloads <action> [options]
+
+actions:
+  ls                      every download the agent keeps
+  get ID                  one download, with its files
+  pause [ID]              pause one download, or all
+  resume [ID]             resume one download, or all (also one in a recoverable error)
+  rm ID [--remove-files] | rm ${STATES_HELP('transferring,paused,complete,error')} | rm --all
+                          forget downloads; --remove-files also deletes what they wrote
+
+Run "ferry downloads <action> --help" for its agent options (--agent, --api-key, --json).`;
+
+function rmTarget(inv: Invocation, kind: Kind): { id?: string; states?: string } {
+  const id = oneId(inv.positionals, kind, true);
+  const states = str(inv.values, 'states');
+  const all = inv.values.all === true;
+  if ([id !== undefined, states !== undefined, all].filter(Boolean).length !== 1) {
+    throw new UsageError(`name one ${kind} id, or --states LIST, or --all`);
+  }
+  return { id, states };
+}
+
+const uploadActions: Record<string, Command> = {
+  ls: clientCommand('uploads ls', 'usage: ferry uploads ls', {}, async ({ client, print }) => {
+    const all = await client.listUploads();
+    print(listing(all, 'upload'), all);
+  }),
+  get: clientCommand('uploads get', 'usage: ferry uploads get ID', {}, async ({ client, print, positionals }) => {
+    const r = await client.getUpload(oneId(positionals, 'upload', false)!);
+    print(details(r), r);
+  }, true),
+  pause: clientCommand('uploads pause', 'usage: ferry uploads pause [ID]', {}, async ({ client, print, positionals }) => {
+    const a = await client.pauseUploads(oneId(positionals, 'upload', true));
+    print(affected('paused', 'upload', a), a);
+  }, true),
+  resume: clientCommand('uploads resume', 'usage: ferry uploads resume [ID]', {}, async ({ client, print, positionals }) => {
+    const a = await client.resumeUploads(oneId(positionals, 'upload', true));
+    print(affected('resumed', 'upload', a), a);
+  }, true),
+  rm: clientCommand('uploads rm', `usage: ferry uploads rm ID | --states LIST | --all`, { states: { type: 'string' }, all: { type: 'boolean' } }, async (inv) => {
+    const a = await inv.client.deleteUploads(rmTarget(inv, 'upload'));
+    inv.print(affected('removed', 'upload', a), a);
+  }, true),
+  finalize: clientCommand('uploads finalize', 'usage: ferry uploads finalize ID', {}, async ({ client, print, positionals }) => {
+    const id = oneId(positionals, 'upload', false)!;
+    const r = await client.finalizeUpload(id);
+    print(`finalized upload ${id}`, r);
+  }, true),
+  link: clientCommand(
+    'uploads link',
+    'usage: ferry uploads link ID [--password P] [--access-limit N] [--expiry TIME (RFC 3339)] [--email E] [--inactive]',
+    { password: { type: 'string' }, 'access-limit': { type: 'string' }, expiry: { type: 'string' }, email: { type: 'string' }, inactive: { type: 'boolean' } },
+    async ({ client, print, positionals, values: v }) => {
+      const id = oneId(positionals, 'upload', false)!;
+      const body = defined({
+        password: str(v, 'password'),
+        access_limit: int(v, 'access-limit', 1),
+        expiry: str(v, 'expiry'),
+        email: str(v, 'email'),
+        active: v.inactive === true ? false : undefined,
+      });
+      const link = await client.createLink(id, body);
+      print(`${link.url}${link.locked ? '\n(password protected)' : ''}${link.expiry ? `\nexpires ${link.expiry}` : ''}`, link);
+    },
+    true,
+  ),
+};
+
+const downloadActions: Record<string, Command> = {
+  ls: clientCommand('downloads ls', 'usage: ferry downloads ls', {}, async ({ client, print }) => {
+    const all = await client.listDownloads();
+    print(listing(all, 'download'), all);
+  }),
+  get: clientCommand('downloads get', 'usage: ferry downloads get ID', {}, async ({ client, print, positionals }) => {
+    const r = await client.getDownload(oneId(positionals, 'download', false)!);
+    print(details(r), r);
+  }, true),
+  pause: clientCommand('downloads pause', 'usage: ferry downloads pause [ID]', {}, async ({ client, print, positionals }) => {
+    const a = await client.pauseDownloads(oneId(positionals, 'download', true));
+    print(affected('paused', 'download', a), a);
+  }, true),
+  resume: clientCommand('downloads resume', 'usage: ferry downloads resume [ID]', {}, async ({ client, print, positionals }) => {
+    const a = await client.resumeDownloads(oneId(positionals, 'download', true));
+    print(affected('resumed', 'download', a), a);
+  }, true),
+  rm: clientCommand(
+    'downloads rm',
+    'usage: ferry downloads rm ID [--remove-files] | --states LIST | --all',
+    { states: { type: 'string' }, all: { type: 'boolean' }, 'remove-files': { type: 'boolean' } },
+    async (inv) => {
+      const a = await inv.client.deleteDownloads({ ...rmTarget(inv, 'download'), removeFiles: inv.values['remove-files'] === true });
+      inv.print(affected('removed', 'download', a), a);
+    },
+    true,
+  ),
+};
+
+export const uploads = group('upload', UPLOADS_HELP, uploadActions);
+export const downloads = group('download', DOWNLOADS_HELP, downloadActions);

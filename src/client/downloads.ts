@@ -1,0 +1,63 @@
+// The recipient side of the hosted API: a Link URL taken apart, the Link
+// resolved to a read-only package token, the Package's file list and the
+// short-lived download URL of one file.
+import type { HostedHttp } from './http.js';
+import type { LinkInfo } from '../api/hosted/links.js';
+import type { DownloadAnswer, FileObject } from '../api/hosted/files.js';
+
+export interface ParsedLinkUrl {
+  /** scheme://host[:port] of the Link URL. */
+  origin: string;
+  linkId: string;
+  secret: string;
+}
+
+/**
+ * `{link_url}/{link_id}?secret={secret}`: the id is the last path segment.
+ * Returns a reason string when the URL is not a Link URL.
+ */
+export function parseLinkUrl(raw: string): ParsedLinkUrl | string {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    return 'url is not a valid URL';
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'url must be an http or https Link URL';
+  const secret = u.searchParams.get('secret');
+  if (!secret) return 'url has no secret parameter';
+  const segs = u.pathname.split('/').filter((s) => s !== '');
+  const last = segs[segs.length - 1];
+  if (!last) return 'url has no Link id';
+  let linkId: string;
+  try {
+    linkId = decodeURIComponent(last);
+  } catch {
+    return 'url has a malformed Link id';
+  }
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(linkId)) return 'url has a malformed Link id';
+  return { origin: u.origin, linkId, secret };
+}
+
+/** GET /v1/links/{id}?secret=: counts one access of the Link on success. */
+export function resolveLink(http: HostedHttp, linkId: string, secret: string, password: string | undefined, signal?: AbortSignal): Promise<LinkInfo> {
+  return http.request<LinkInfo>('GET', `/v1/links/${encodeURIComponent(linkId)}`, {
+    query: { secret },
+    auth: password ? { linkPassword: password } : undefined,
+    signal,
+  });
+}
+
+/** Every entry of a Package, the two ZIP variants included. */
+export function listPackageFiles(http: HostedHttp, packageId: string, packageToken: string, signal?: AbortSignal): Promise<FileObject[]> {
+  return http.request<FileObject[]>('GET', `/v1/packages/${encodeURIComponent(packageId)}/files`, { auth: { packageToken }, signal });
+}
+
+/** A pre-signed GET URL for one file, valid about an hour (less when the Link or Package expires sooner). */
+export async function fileDownloadUrl(http: HostedHttp, packageId: string, fileId: string, packageToken: string, signal?: AbortSignal): Promise<string> {
+  const r = await http.request<DownloadAnswer>('GET', `/v1/packages/${encodeURIComponent(packageId)}/files/${encodeURIComponent(fileId)}/download`, {
+    auth: { packageToken },
+    signal,
+  });
+  return r.url;
+}

@@ -1,0 +1,83 @@
+// The core of the hosted API client: JSON over an undici pool, errors as
+// HostedApiError carrying the service's `{code, message}` and status.
+import { Pool } from 'undici';
+
+export class HostedApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface Credentials {
+  apiKey?: string;
+  userToken?: string;
+  packageToken?: string;
+  linkPassword?: string;
+  accessCode?: string;
+}
+
+export interface RequestOptions {
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  auth?: Credentials;
+  signal?: AbortSignal;
+}
+
+function authHeaders(c: Credentials | undefined): Record<string, string> {
+  const h: Record<string, string> = {};
+  if (!c) return h;
+  if (c.apiKey) h['x-api-key'] = c.apiKey;
+  if (c.userToken) h['x-user-token'] = c.userToken;
+  if (c.packageToken) h['x-package-token'] = c.packageToken;
+  if (c.linkPassword !== undefined) h['x-link-password'] = c.linkPassword;
+  if (c.accessCode !== undefined) h['x-access-code'] = encodeURIComponent(c.accessCode);
+  return h;
+}
+
+export class HostedHttp {
+  private readonly pool: Pool;
+  readonly baseUrl: string;
+
+  constructor(baseUrl: string) {
+    this.baseUrl = baseUrl.replace(/\/+$/, '');
+    const u = new URL(this.baseUrl);
+    this.pool = new Pool(u.origin, { connections: 8, keepAliveTimeout: 10_000 });
+  }
+
+  async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    const prefix = new URL(this.baseUrl).pathname.replace(/\/+$/, '');
+    const qs = new URLSearchParams();
+    for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) qs.set(k, String(v));
+    const fullPath = `${prefix}${path}${qs.size ? `?${qs}` : ''}`;
+    const hasBody = opts.body !== undefined;
+    const res = await this.pool.request({
+      method: method as 'GET',
+      path: fullPath,
+      headers: { accept: 'application/json', ...(hasBody ? { 'content-type': 'application/json' } : {}), ...authHeaders(opts.auth) },
+      body: hasBody ? JSON.stringify(opts.body) : undefined,
+      signal: opts.signal,
+    });
+    const text = await res.body.text();
+    let parsed: unknown = undefined;
+    if (text) {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+    }
+    if (res.statusCode >= 400) {
+      const e = (parsed ?? {}) as { code?: unknown; message?: unknown };
+      throw new HostedApiError(res.statusCode, String(e.code ?? 'http_error'), String(e.message ?? `HTTP ${res.statusCode}`));
+    }
+    return parsed as T;
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+}

@@ -1,0 +1,44 @@
+// Typed calls of the hosted API that an upload makes: the Team Package, its
+// files (register, part blueprints, finalize), the Package finalize, expiry
+// and Links. Every call takes the credentials it runs with.
+import type { HostedHttp, Credentials } from './http.js';
+import type { Blueprint } from '../api/hosted/blueprint.js';
+import type { CreatePackageBody, ExpiryBody, Package } from '../api/hosted/packages.js';
+import type { FinalizeFileBody, RegisterFileAnswer, RegisterFileBody } from '../api/hosted/files.js';
+import type { CreateLinkBody, CreatedLink } from '../api/hosted/links.js';
+
+export type { Blueprint, Package, RegisterFileAnswer, CreatedLink };
+
+interface Call {
+  auth: Credentials;
+  signal?: AbortSignal;
+}
+
+export const createTeamPackage = (http: HostedHttp, teamId: string, body: CreatePackageBody, c: Call) =>
+  http.request<Package>('POST', `/v1/teams/${encodeURIComponent(teamId)}/packages`, { body, ...c });
+
+export const getPackage = (http: HostedHttp, packageId: string, c: Call) =>
+  http.request<Package>('GET', `/v1/packages/${encodeURIComponent(packageId)}`, c);
+
+export const setPackageExpiry = (http: HostedHttp, packageId: string, body: ExpiryBody, c: Call) =>
+  http.request<Package>('PUT', `/v1/packages/${encodeURIComponent(packageId)}/expiry`, { body, ...c });
+
+export const registerFile = (http: HostedHttp, packageId: string, body: RegisterFileBody, c: Call) =>
+  http.request<RegisterFileAnswer>('POST', `/v1/packages/${encodeURIComponent(packageId)}/files`, { body, ...c });
+
+/** Blueprints of parts `start + 1 .. start + count` (start is zero-based), in order. */
+export const partBlueprints = (http: HostedHttp, packageId: string, fileId: string, start: number, count: number, uploadId: string, c: Call) =>
+  http.request<Blueprint[]>('POST', `/v1/packages/${encodeURIComponent(packageId)}/files/${encodeURIComponent(fileId)}`, {
+    query: { start, count },
+    body: { upload_id: uploadId },
+    ...c,
+  });
+
+export const finalizeFile = (http: HostedHttp, packageId: string, fileId: string, body: FinalizeFileBody, c: Call) =>
+  http.request<void>('POST', `/v1/packages/${encodeURIComponent(packageId)}/files/${encodeURIComponent(fileId)}/finalize`, { body, ...c });
+
+export const finalizePackage = (http: HostedHttp, packageId: string, c: Call) =>
+  http.request<void>('POST', `/v1/packages/${encodeURIComponent(packageId)}/finalize`, c);
+
+export const createLink = (http: HostedHttp, packageId: string, body: CreateLinkBody, c: Call) =>
+  http.request<CreatedLink>('POST', `/v1/packages/${encodeURIComponent(packageId)}/links`, { body, ...c });

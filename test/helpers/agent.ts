@@ -1,0 +1,117 @@
+// Starts the local agent in-process against a test service, with a temporary
+// config dir, on an ephemeral port. Call close() in afterAll.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { resolveAgentConfig, type AgentFlags } from '../../src/agent/config.js';
+import { startAgent, type RunningAgent } from '../../src/agent/index.js';
+
+export interface TestAgent {
+  /** The agent's base URL, ending in /api/v1. */
+  url: string;
+  agent: RunningAgent;
+  configDir: string;
+  /** Stops the agent (if still running) and removes its config dir. */
+  close(): Promise<void>;
+}
+
+export async function startTestAgent(svc: { url: string }, flags: AgentFlags = {}): Promise<TestAgent> {
+  const configDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-agent-'));
+  const config = resolveAgentConfig({ listen: '127.0.0.1:0', 'config-dir': configDir, 'hosted-url': svc.url, ...flags }, {});
+  const agent = await startAgent(config, pino({ level: process.env.FERRY_TEST_LOG ?? 'silent' }));
+  return {
+    url: agent.url,
+    agent,
+    configDir,
+    async close() {
+      await agent.close();
+      await fs.rm(configDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface SseMessage { id?: string; event: string; data: string; json: any }
+
+export interface EventStream {
+  status: number;
+  headers: Headers;
+  /** The next message that `match` accepts (earlier ones are skipped), or a rejection after `ms`. */
+  next(match?: (m: SseMessage) => boolean, ms?: number): Promise<SseMessage>;
+  /** Every message received so far. */
+  received: SseMessage[];
+  /** Resolves when the stream ends: true when the server ended it properly, false when it broke or was aborted. */
+  ended: Promise<boolean>;
+  /** Leaves: aborts the request. */
+  close(): void;
+}
+
+/** Opens GET {url}/events (plus `query`) with a real HTTP client and parses the SSE frames as they come. */
+export async function openEventStream(url: string, opts: { headers?: Record<string, string>; query?: string } = {}): Promise<EventStream> {
+  const ac = new AbortController();
+  const res = await fetch(`${url}/events${opts.query ? `?${opts.query}` : ''}`, {
+    headers: { accept: 'text/event-stream', ...opts.headers },
+    signal: ac.signal,
+  });
+  const received: SseMessage[] = [];
+  const waiters = new Set<() => void>();
+  let endedFlag = false;
+  const ended = (async () => {
+    if (!res.body) return true;
+    const decoder = new TextDecoder();
+    let buf = '';
+    try {
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        buf += decoder.decode(chunk, { stream: true });
+        let cut: number;
+        while ((cut = buf.indexOf('\n\n')) >= 0) {
+          const block = buf.slice(0, cut);
+          buf = buf.slice(cut + 2);
+          const m: SseMessage = { event: 'message', data: '', json: undefined };
+          let hasData = false;
+          for (const line of block.split('\n')) {
+            if (line.startsWith(':')) continue;
+            const [field, ...rest] = line.split(':');
+            const value = rest.join(':').replace(/^ /, '');
+            if (field === 'id') m.id = value;
+            else if (field === 'event') m.event = value;
+            else if (field === 'data') { m.data += (hasData ? '\n' : '') + value; hasData = true; }
+          }
+          if (!hasData) continue;
+          try { m.json = JSON.parse(m.data); } catch { /* not JSON */ }
+          received.push(m);
+          for (const w of [...waiters]) w();
+        }
+      }
+      return true;
+    } catch {
+      return false; // aborted by close(), or the connection broke
+    } finally {
+      endedFlag = true;
+      for (const w of [...waiters]) w();
+    }
+  })();
+  let seen = 0;
+  return {
+    status: res.status,
+    headers: res.headers,
+    received,
+    ended,
+    close: () => ac.abort(),
+    next(match = () => true, ms = 10_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          while (seen < received.length) {
+            const m = received[seen++]!;
+            if (match(m)) { done(); return resolve(m); }
+          }
+          if (endedFlag) { done(); reject(new Error(`the event stream ended; received: ${JSON.stringify(received)}`)); }
+        };
+        const timer = setTimeout(() => { done(); reject(new Error(`no matching event within ${ms} ms; received: ${JSON.stringify(received)}`)); }, ms);
+        const done = () => { clearTimeout(timer); waiters.delete(check); };
+        waiters.add(check);
+        check();
+      });
+    },
+  };
+}

@@ -1,0 +1,181 @@
+// A node:http forwarder in front of an object store, for download tests: it
+// counts the bytes it serves, and a rule picks a fault per request (answer an
+// HTTP error, reset the connection, cut or stall the body halfway, hold the
+// request until released, or pace it). The hosted service is started with the
+// proxy as its external S3 endpoint, so every pre-signed URL goes through it.
+// The Host header is passed on unchanged, so SigV4 signatures still verify.
+import fs from 'node:fs/promises';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { startObjectStore, type RunningObjectStore } from '../../src/objectstore/index.js';
+import { startTestService, type TestService } from './hosted.js';
+
+export interface SeenRequest {
+  method: string;
+  /** Path without the query string (the object key for path-style requests). */
+  path: string;
+  /** Inclusive range asked for, when a Range header was sent. */
+  range?: [number, number];
+  /** 1 for the first request of this method + path + range, 2 for the second... */
+  n: number;
+}
+
+export type Fault = 'pass' | 'hold' | 'reset' | 'cut-body' | 'stall-body' | { status: number; code?: string };
+
+export interface S3Proxy {
+  url: string;
+  /** Decides what happens to each request; 'pass' by default. */
+  rule: (r: SeenRequest) => Fault;
+  /** Every request seen, with the fault applied. */
+  seen: (SeenRequest & { fault: Fault })[];
+  /** Body bytes of GET answers written to clients. */
+  bytesServed: number;
+  /** Bytes per second per answer, 0 for no pacing. */
+  pace: number;
+  /** Requests waiting on 'hold'. */
+  held(): number;
+  /** Answers being forwarded right now. */
+  active(): number;
+  /** Lets every held request through. */
+  release(): void;
+  close(): Promise<void>;
+}
+
+function parseRange(h: string | undefined): [number, number] | undefined {
+  const m = h ? /^bytes=(\d+)-(\d+)$/.exec(h) : null;
+  return m ? [Number(m[1]), Number(m[2])] : undefined;
+}
+
+export async function startS3Proxy(target: string): Promise<S3Proxy> {
+  const upstream = new URL(target);
+  const counts = new Map<string, number>();
+  let waiting: (() => void)[] = [];
+  const stalled = new Set<http.ServerResponse>();
+  let forwarding = 0;
+
+  const proxy: S3Proxy = {
+    url: '',
+    rule: () => 'pass',
+    seen: [],
+    bytesServed: 0,
+    pace: 0,
+    held: () => waiting.length,
+    active: () => forwarding,
+    release() {
+      const w = waiting;
+      waiting = [];
+      for (const go of w) go();
+    },
+    close: async () => {
+      proxy.release();
+      for (const res of stalled) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+
+  const server = http.createServer(async (req, res) => {
+    const p = (req.url ?? '/').split('?')[0]!;
+    const range = parseRange(req.headers.range);
+    const key = `${req.method} ${p} ${range?.join('-') ?? ''}`;
+    const n = (counts.get(key) ?? 0) + 1;
+    counts.set(key, n);
+    const seen: SeenRequest = { method: req.method ?? 'GET', path: p, range, n };
+    const fault = proxy.rule(seen);
+    proxy.seen.push({ ...seen, fault });
+
+    if (fault === 'reset') return req.socket.destroy();
+    if (typeof fault === 'object') {
+      req.resume();
+      const code = fault.code ?? (fault.status === 403 ? 'AccessDenied' : 'InternalError');
+      res.writeHead(fault.status, { 'content-type': 'application/xml' });
+      return res.end(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>injected</Message></Error>`);
+    }
+    if (fault === 'hold') {
+      let gone = false;
+      res.once('close', () => (gone = true));
+      await new Promise<void>((r) => waiting.push(r));
+      if (gone) return;
+    }
+
+    forwarding++;
+    res.once('close', () => forwarding--);
+    const up = http.request(
+      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
+      async (ur) => {
+        res.writeHead(ur.statusCode ?? 502, ur.headers);
+        const total = Number(ur.headers['content-length'] ?? 0);
+        let sent = 0;
+        const isGet = req.method === 'GET';
+        for await (const chunk of ur as AsyncIterable<Buffer>) {
+          if (res.destroyed) return ur.destroy();
+          let buf = chunk;
+          if ((fault === 'cut-body' || fault === 'stall-body') && sent + buf.length >= total / 2) {
+            buf = buf.subarray(0, Math.max(0, Math.floor(total / 2) - sent));
+            if (buf.length) res.write(buf);
+            if (isGet) proxy.bytesServed += buf.length;
+            ur.destroy();
+            if (fault === 'cut-body') res.socket?.destroy();
+            else stalled.add(res); // keeps the connection open and silent
+            return;
+          }
+          sent += buf.length;
+          if (isGet) proxy.bytesServed += buf.length;
+          const ok = res.write(buf);
+          if (proxy.pace > 0) await new Promise((r) => setTimeout(r, (buf.length / proxy.pace) * 1000));
+          else if (!ok) await new Promise((r) => res.once('drain', r));
+        }
+        res.end();
+      },
+    );
+    up.on('error', () => res.destroy());
+    res.on('close', () => {
+      if (!res.writableFinished) up.destroy();
+    });
+    req.pipe(up);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return proxy;
+}
+
+export interface ProxiedService {
+  svc: TestService;
+  /** The store's credentials and bucket, for tests that put objects themselves. */
+  creds: { accessKey: string; secretKey: string };
+  bucket: string;
+  proxy: S3Proxy;
+  store: RunningObjectStore;
+  close(): Promise<void>;
+}
+
+/** A hosted service whose storage is a separately started embedded store behind the proxy. */
+export async function startProxiedService(): Promise<ProxiedService> {
+  const creds = { accessKey: 'PROXYTESTKEY0001', secretKey: 'proxy-test-secret-key' };
+  const storeDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-proxied-store-'));
+  const store = await startObjectStore({ host: '127.0.0.1', port: 0, dataDir: storeDir, ...creds, buckets: ['ferry-test'] });
+  const proxy = await startS3Proxy(store.url);
+  const svc = await startTestService({
+    's3-endpoint': proxy.url,
+    's3-bucket': 'ferry-test',
+    's3-region': 'us-east-1',
+    's3-access-key': creds.accessKey,
+    's3-secret-key': creds.secretKey,
+    's3-path-style': true,
+  });
+  return {
+    svc,
+    creds,
+    bucket: 'ferry-test',
+    proxy,
+    store,
+    async close() {
+      await svc.close();
+      await proxy.close();
+      await store.close();
+      await fs.rm(storeDir, { recursive: true, force: true });
+    },
+  };
+}

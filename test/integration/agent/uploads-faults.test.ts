@@ -1,0 +1,142 @@
+// Uploads through a faulty path to the store: a proxy between the agent and the
+// store resets connections, answers 500 and 503, stalls, lies about the ETag and
+// lets URLs expire (403). The upload still completes byte-identical; and a part
+// that keeps failing puts the upload in `error` instead of retrying forever.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { call } from '../../helpers/hosted.js';
+import { ownerActor, type Actor } from '../../helpers/auth.js';
+import { startTestAgent, type TestAgent } from '../../helpers/agent.js';
+import { downloadAll, MiB } from '../../helpers/flow.js';
+import { startProxiedUploads, type ProxiedUploads, type UploadFault } from './uploads-proxy.js';
+
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
+
+let env: ProxiedUploads;
+let owner: Actor;
+let agent: TestAgent;
+let tmp: string;
+
+beforeAll(async () => {
+  // Small timeouts and back-offs, so that stalls and retries take milliseconds (read when the agent starts).
+  process.env.FERRY_AGENT_TIMEOUT_MS = '3000';
+  process.env.FERRY_AGENT_RETRY_BASE_MS = '20';
+  process.env.FERRY_AGENT_RETRY_MAX_MS = '200';
+  env = await startProxiedUploads();
+  owner = await ownerActor(env.svc);
+  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-upload-faults-'));
+  agent = await startTestAgent(env.svc, { 'chunk-size': String(5 * MiB), concurrency: '4' });
+  const login = await call(agent.url, 'POST', '/login', { body: { email: env.svc.owner.email, password: env.svc.owner.password } });
+  expect(login.status).toBe(200);
+});
+
+afterAll(async () => {
+  await agent?.close();
+  await env?.close();
+  if (tmp) await fs.rm(tmp, { recursive: true, force: true });
+});
+
+async function settle(id: string, states: string[]) {
+  return vi.waitFor(
+    async () => {
+      const r = await call(agent.url, 'GET', `/uploads/${id}`);
+      expect(states, JSON.stringify({ ...r.body, items: undefined })).toContain(r.body.state);
+      return r.body;
+    },
+    { timeout: 45_000, interval: 50 },
+  );
+}
+
+const pseudoRandom = (size: number, seed: number) => {
+  const b = Buffer.alloc(size);
+  let x = seed;
+  for (let i = 0; i < size; i += 4) {
+    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
+    b.writeUInt32LE(x, i);
+  }
+  return b;
+};
+
+test('resets, 500 and 503, a stall, a wrong ETag and expired URLs: the upload completes byte-identical', async () => {
+  const dir = path.join(tmp, 'faulty');
+  await fs.mkdir(dir);
+  const files = { 'a.bin': pseudoRandom(40 * MiB, 1), 'b.bin': pseudoRandom(11 * MiB, 2) };
+  for (const [n, d] of Object.entries(files)) await fs.writeFile(path.join(dir, n), d);
+  const faults: Record<number, Record<number, UploadFault>> = {
+    1: { 1: 'reset' },
+    2: { 1: { status: 500 }, 2: { status: 503 } },
+    3: { 1: 'stall' },
+    4: { 1: { status: 403 } },
+    5: { 1: { status: 403 } },
+    6: { 1: 'bad-etag' },
+  };
+  env.proxy.rule = (p) => faults[p.partNumber]?.[p.n] ?? 'pass';
+
+  const r = await call(agent.url, 'POST', '/uploads', { body: { team_id: owner.teamId, paths: [dir] } });
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  const done = await settle(r.body.upload_id, ['complete']);
+  expect(done.progress).toBe(51 * MiB);
+
+  // Every fault was met, and the part it hit went through on a later try.
+  const puts = env.proxy.puts;
+  for (const [part, byTry] of Object.entries(faults)) {
+    for (const n of Object.keys(byTry)) {
+      expect(puts.some((p) => p.partNumber === Number(part) && p.n === Number(n)), `part ${part} try ${n}`).toBe(true);
+    }
+    expect(puts.some((p) => p.partNumber === Number(part) && p.status === 200), `part ${part} stored`).toBe(true);
+  }
+  // The part whose ETag was wrong is recorded with the real one.
+  const row = agent.agent.ctx.db
+    .prepare(`SELECT p.etag FROM upload_parts p JOIN upload_files f ON f.upload_id = p.upload_id AND f.idx = p.file_idx WHERE p.upload_id = ? AND f.name = 'a.bin' AND p.part_number = 6`)
+    .get(r.body.upload_id) as { etag: string };
+  expect(row.etag).toBe(md5(files['a.bin'].subarray(25 * MiB, 30 * MiB)));
+
+  const link = await call(agent.url, 'POST', `/uploads/${r.body.upload_id}/link`, { body: {} });
+  expect(link.status).toBe(201);
+  const got = await downloadAll(env.svc, link.body);
+  for (const [n, d] of Object.entries(files)) expect(sha(got.get(`faulty/${n}`)!), n).toBe(sha(d));
+});
+
+describe('nothing retries forever', () => {
+  test('a part that keeps failing with 500 puts the upload in error; resume completes it once the store recovers', async () => {
+    const file = path.join(tmp, 'sick.bin');
+    const data = pseudoRandom(12 * MiB, 3);
+    await fs.writeFile(file, data);
+    let sick = true;
+    env.proxy.rule = (p) => (sick && p.partNumber === 2 ? { status: 500 } : 'pass');
+    const before = env.proxy.puts.length;
+    const r = await call(agent.url, 'POST', '/uploads', { body: { team_id: owner.teamId, paths: [file] } });
+    expect(r.status).toBe(201);
+    const failed = await settle(r.body.upload_id, ['error']);
+    expect(failed.error).toMatch(/part 2 .* failed 6 times/);
+    // Bounded: six tries of that part, no more.
+    const tries = env.proxy.puts.slice(before).filter((p) => p.partNumber === 2);
+    expect(tries).toHaveLength(6);
+
+    sick = false;
+    const resumed = await call(agent.url, 'POST', `/uploads/${r.body.upload_id}/resume`);
+    expect(resumed.status).toBe(200);
+    expect(resumed.body.state).toBe('transferring');
+    await settle(r.body.upload_id, ['complete']);
+    const link = await call(agent.url, 'POST', `/uploads/${r.body.upload_id}/link`, { body: {} });
+    const got = await downloadAll(env.svc, link.body);
+    expect(sha(got.get('sick.bin')!)).toBe(sha(data));
+  });
+
+  test('URLs that are refused as expired even when fresh end in error after a bounded number of refreshes', async () => {
+    const file = path.join(tmp, 'expired.bin');
+    await fs.writeFile(file, pseudoRandom(6 * MiB, 4));
+    env.proxy.rule = (p) => (p.partNumber === 1 ? { status: 403 } : 'pass');
+    const before = env.proxy.puts.length;
+    const r = await call(agent.url, 'POST', '/uploads', { body: { team_id: owner.teamId, paths: [file] } });
+    const failed = await settle(r.body.upload_id, ['error']);
+    expect(failed.error).toMatch(/403/);
+    const tries = env.proxy.puts.slice(before).filter((p) => p.partNumber === 1);
+    expect(tries.length).toBeGreaterThan(1);
+    expect(tries.length).toBeLessThanOrEqual(10);
+  });
+});

@@ -1,0 +1,145 @@
+// Pause and resume of uploads, one and all: a paused upload sends nothing and its
+// progress holds; resumed, it continues from the recorded parts and completes
+// byte-identical. Every state change reaches the event feed. The store sits
+// behind a proxy that slows each part, so there is time to pause mid-way.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, expect, test, vi } from 'vitest';
+import { call } from '../../helpers/hosted.js';
+import { ownerActor, type Actor } from '../../helpers/auth.js';
+import { openEventStream, startTestAgent, type TestAgent } from '../../helpers/agent.js';
+import { downloadAll, MiB } from '../../helpers/flow.js';
+import { startProxiedUploads, type ProxiedUploads } from './uploads-proxy.js';
+
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+const CONCURRENCY = 2;
+const PART = 5 * MiB;
+
+let env: ProxiedUploads;
+let owner: Actor;
+let agent: TestAgent;
+let tmp: string;
+
+beforeAll(async () => {
+  env = await startProxiedUploads();
+  env.proxy.rule = () => ({ delayMs: 80 });
+  owner = await ownerActor(env.svc);
+  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-upload-pause-'));
+  agent = await startTestAgent(env.svc, { 'chunk-size': String(PART), concurrency: String(CONCURRENCY) });
+  const login = await call(agent.url, 'POST', '/login', { body: { email: env.svc.owner.email, password: env.svc.owner.password } });
+  expect(login.status).toBe(200);
+});
+
+afterAll(async () => {
+  await agent?.close();
+  await env?.close();
+  if (tmp) await fs.rm(tmp, { recursive: true, force: true });
+});
+
+const get = async (id: string) => (await call(agent.url, 'GET', `/uploads/${id}`)).body;
+
+async function until(id: string, ok: (u: any) => boolean, what: string) {
+  return vi.waitFor(
+    async () => {
+      const u = await get(id);
+      expect(u.state).not.toBe('error');
+      expect(ok(u), `${what}: ${u.state} ${u.progress}/${u.size}`).toBe(true);
+      return u;
+    },
+    { timeout: 45_000, interval: 20 },
+  );
+}
+
+async function file(name: string, mib: number, seed: number) {
+  const data = Buffer.concat(Array.from({ length: mib }, (_, i) => Buffer.alloc(MiB, (seed * 31 + i) & 0xff)));
+  const p = path.join(tmp, name);
+  await fs.writeFile(p, data);
+  return { p, data };
+}
+
+async function start(p: string) {
+  const r = await call(agent.url, 'POST', '/uploads', { body: { team_id: owner.teamId, paths: [p] } });
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  return r.body.upload_id as string;
+}
+
+async function expectDelivered(id: string, name: string, data: Buffer) {
+  const link = await call(agent.url, 'POST', `/uploads/${id}/link`, { body: {} });
+  expect(link.status).toBe(201);
+  const got = await downloadAll(env.svc, link.body);
+  expect(sha(got.get(name)!)).toBe(sha(data));
+}
+
+test('pause holds progress and sends nothing; resume continues from the recorded parts and completes byte-identical', async () => {
+  const events = await openEventStream(agent.url, { query: 'types=upload' });
+  const { p, data } = await file('paused.bin', 60, 1);
+  const id = await start(p);
+  await until(id, (u) => u.progress >= 2 * PART, 'two parts in');
+
+  const paused = await call(agent.url, 'POST', `/uploads/${id}/pause`);
+  expect(paused.status).toBe(200);
+  expect(paused.body).toMatchObject({ upload_id: id, state: 'paused' });
+  expect(paused.body.items[0].state).toBe('paused');
+  expect(paused.body.progress).toBeLessThan(data.length);
+
+  const putsAtPause = env.proxy.puts.length;
+  const held = (await get(id)).progress;
+  await sleep(600);
+  expect((await get(id)).progress).toBe(held);
+  expect((await get(id)).state).toBe('paused');
+  expect(env.proxy.puts.length).toBe(putsAtPause);
+  // Pausing a paused upload changes nothing.
+  expect((await call(agent.url, 'POST', `/uploads/${id}/pause`)).body.state).toBe('paused');
+
+  const resumed = await call(agent.url, 'POST', `/uploads/${id}/resume`);
+  expect(resumed.status).toBe(200);
+  expect(resumed.body.state).toBe('transferring');
+  const done = await until(id, (u) => u.state === 'complete', 'complete');
+  expect(done.progress).toBe(data.length);
+  // Only parts cut off in flight by the pause were sent twice.
+  expect(env.proxy.storedBytes).toBeLessThanOrEqual(data.length + CONCURRENCY * PART);
+  await expectDelivered(id, 'paused.bin', data);
+
+  // The feed saw each state in order, and progress that never went back.
+  const mine = () => events.received.filter((m) => m.json?.upload_id === id).map((m) => m.json);
+  await vi.waitFor(() => expect(mine().at(-1)?.state).toBe('complete'));
+  const states = mine().map((u) => u.state).filter((s, i, all) => s !== all[i - 1]);
+  expect(states).toEqual(['transferring', 'paused', 'transferring', 'idle', 'complete']);
+  const progress = mine().map((u) => u.progress);
+  expect(progress).toEqual([...progress].sort((a, b) => a - b));
+  expect(new Set(progress).size).toBeGreaterThan(2);
+  events.close();
+
+  // Neither pause nor resume applies to a complete upload.
+  expect((await call(agent.url, 'POST', `/uploads/${id}/pause`)).status).toBe(409);
+  expect((await call(agent.url, 'POST', `/uploads/${id}/resume`)).status).toBe(409);
+});
+
+test('POST /uploads/pause and /uploads/resume act on every upload and answer the ones they changed', async () => {
+  const one = await file('one.bin', 30, 2);
+  const two = await file('two.bin', 30, 3);
+  const a = await start(one.p);
+  const b = await start(two.p);
+  await until(a, (u) => u.progress > 0 || u.state !== 'transferring', 'a started');
+
+  const paused = await call(agent.url, 'POST', '/uploads/pause');
+  expect(paused.status).toBe(200);
+  const pausedIds = paused.body.map((u: any) => u.upload_id);
+  expect(pausedIds.sort()).toEqual([a, b].sort());
+  expect(paused.body.every((u: any) => u.state === 'paused')).toBe(true);
+  // Nothing else was transferring: the earlier, complete upload is not among them.
+  const list = (await call(agent.url, 'GET', '/uploads')).body as any[];
+  expect(list.filter((u) => u.state === 'paused').map((u) => u.upload_id).sort()).toEqual([a, b].sort());
+
+  const resumed = await call(agent.url, 'POST', '/uploads/resume');
+  expect(resumed.status).toBe(200);
+  expect(resumed.body.map((u: any) => u.upload_id).sort()).toEqual([a, b].sort());
+  expect(resumed.body.every((u: any) => u.state === 'transferring')).toBe(true);
+  await until(a, (u) => u.state === 'complete', 'a complete');
+  await until(b, (u) => u.state === 'complete', 'b complete');
+  await expectDelivered(a, 'one.bin', one.data);
+  await expectDelivered(b, 'two.bin', two.data);
+});

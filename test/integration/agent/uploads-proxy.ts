@@ -1,0 +1,156 @@
+// For upload tests: a node:http forwarder between the agent and an embedded
+// object store. The hosted service is started with the proxy as its external S3
+// endpoint, so every blueprint URL goes through it (the Host header is passed
+// on unchanged, so SigV4 still verifies). A rule picks a fault per part PUT;
+// the proxy records every part PUT and the bytes the store accepted.
+import fs from 'node:fs/promises';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { startObjectStore, type RunningObjectStore } from '../../../src/objectstore/index.js';
+import { startTestService, type TestService } from '../../helpers/hosted.js';
+
+export interface PartPut {
+  /** Object key path (/bucket/packages/...). */
+  key: string;
+  uploadId: string;
+  partNumber: number;
+  /** 1 for the first PUT of this part, 2 for the second... */
+  n: number;
+}
+
+export type UploadFault =
+  | 'pass'
+  /** Destroys the connection before answering. */
+  | 'reset'
+  /** Reads nothing and answers nothing until the client gives up. */
+  | 'stall'
+  /** Swallows the body and answers 200 with an ETag that is not its MD5. */
+  | 'bad-etag'
+  | { status: number }
+  | { delayMs: number };
+
+export interface UploadProxy {
+  url: string;
+  rule: (p: PartPut) => UploadFault;
+  /** Every part PUT seen, with its fault and (when forwarded) the store's status. */
+  puts: (PartPut & { fault: UploadFault; status?: number; bytes?: number })[];
+  /** Sum of part bodies the store answered 200 for. */
+  storedBytes: number;
+  close(): Promise<void>;
+}
+
+export async function startUploadProxy(target: string): Promise<UploadProxy> {
+  const upstream = new URL(target);
+  const counts = new Map<string, number>();
+  const held = new Set<http.IncomingMessage>();
+  const proxy: UploadProxy = {
+    url: '',
+    rule: () => 'pass',
+    puts: [],
+    storedBytes: 0,
+    close: async () => {
+      for (const r of held) r.socket.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+
+  const forward = (req: http.IncomingMessage, res: http.ServerResponse, seen?: (typeof proxy.puts)[number]) => {
+    let bytes = 0;
+    req.on('data', (c: Buffer) => (bytes += c.length));
+    const up = http.request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (ur) => {
+      if (seen) {
+        seen.status = ur.statusCode;
+        seen.bytes = bytes;
+        if (ur.statusCode === 200) proxy.storedBytes += bytes;
+      }
+      res.writeHead(ur.statusCode ?? 502, ur.headers);
+      ur.pipe(res);
+    });
+    up.on('error', () => res.destroy());
+    res.on('close', () => {
+      if (!res.writableFinished) up.destroy();
+    });
+    req.pipe(up);
+  };
+
+  const server = http.createServer(async (req, res) => {
+    const u = new URL(req.url ?? '/', 'http://x');
+    const partNumber = Number(u.searchParams.get('partNumber'));
+    if (req.method !== 'PUT' || !partNumber) return forward(req, res);
+    const part: PartPut = { key: u.pathname, uploadId: u.searchParams.get('uploadId') ?? '', partNumber, n: 0 };
+    const k = `${part.key} ${part.uploadId} ${partNumber}`;
+    part.n = (counts.get(k) ?? 0) + 1;
+    counts.set(k, part.n);
+    const fault = proxy.rule(part);
+    const seen = { ...part, fault };
+    proxy.puts.push(seen);
+
+    if (fault === 'reset') return req.socket.destroy();
+    if (fault === 'stall') {
+      held.add(req);
+      req.pause();
+      req.socket.once('close', () => held.delete(req));
+      return;
+    }
+    if (fault === 'bad-etag') {
+      req.resume();
+      req.once('end', () => {
+        res.writeHead(200, { etag: '"00000000000000000000000000000000"', 'content-length': '0' });
+        res.end();
+      });
+      return;
+    }
+    if (typeof fault === 'object' && 'status' in fault) {
+      req.resume();
+      const code = fault.status === 403 ? 'AccessDenied' : 'InternalError';
+      res.writeHead(fault.status, { 'content-type': 'application/xml' });
+      return res.end(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>injected</Message></Error>`);
+    }
+    if (typeof fault === 'object' && 'delayMs' in fault) {
+      req.pause();
+      await new Promise((r) => setTimeout(r, fault.delayMs));
+      if (req.destroyed) return;
+    }
+    forward(req, res, seen);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return proxy;
+}
+
+export interface ProxiedUploads {
+  svc: TestService;
+  proxy: UploadProxy;
+  store: RunningObjectStore;
+  close(): Promise<void>;
+}
+
+/** A hosted service whose storage is a separately started embedded store behind the proxy. */
+export async function startProxiedUploads(): Promise<ProxiedUploads> {
+  const creds = { accessKey: 'UPLOADPROXYKEY01', secretKey: 'upload-proxy-test-secret' };
+  const storeDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-upload-store-'));
+  const store = await startObjectStore({ host: '127.0.0.1', port: 0, dataDir: storeDir, ...creds, buckets: ['uploads-test'] });
+  const proxy = await startUploadProxy(store.url);
+  const svc = await startTestService({
+    's3-endpoint': proxy.url,
+    's3-bucket': 'uploads-test',
+    's3-region': 'us-east-1',
+    's3-access-key': creds.accessKey,
+    's3-secret-key': creds.secretKey,
+    's3-path-style': true,
+  });
+  return {
+    svc,
+    proxy,
+    store,
+    async close() {
+      await svc.close();
+      await proxy.close();
+      await store.close();
+      await fs.rm(storeDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,215 @@
+// The transfer commands as child processes against a real service and agent:
+// upload (to recipients, as a Link, without waiting, to a Portal), download,
+// and the uploads/downloads management actions.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { ferry } from '../../helpers/cli.js';
+import { call, startTestService, type TestService } from '../../helpers/hosted.js';
+import { startTestAgent, type TestAgent } from '../../helpers/agent.js';
+import { ownerActor, type Actor } from '../../helpers/auth.js';
+import { MiB } from '../../helpers/flow.js';
+
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
+
+let svc: TestService;
+let owner: Actor;
+let a: TestAgent;
+let manual: TestAgent;
+let tmp: string;
+const files: Record<string, Buffer> = {
+  'reel/cut.bin': Buffer.concat([Buffer.alloc(6 * MiB, 7), Buffer.from('tail')]),
+  'reel/notes/script.txt': Buffer.from('INT. OFFICE - DAY\n'),
+};
+
+const clean = { FERRY_AGENT_URL: undefined, FERRY_AGENT_API_KEY: undefined, FERRY_PASSWORD: undefined };
+const run = (t: TestAgent, args: string[]) => ferry([...args, '--agent', t.url], clean);
+const json = (stdout: string) => JSON.parse(stdout);
+
+beforeAll(async () => {
+  svc = await startTestService();
+  owner = await ownerActor(svc);
+  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-cli-transfers-'));
+  for (const [rel, data] of Object.entries(files)) {
+    await fs.mkdir(path.dirname(path.join(tmp, rel)), { recursive: true });
+    await fs.writeFile(path.join(tmp, rel), data);
+  }
+  a = await startTestAgent(svc, { 'chunk-size': String(5 * MiB) });
+  manual = await startTestAgent(svc, { 'chunk-size': String(5 * MiB), 'auto-finalize': 'false' });
+  for (const t of [a, manual]) expect((await call(t.url, 'POST', '/login', { body: svc.owner })).status).toBe(200);
+});
+afterAll(async () => {
+  await a?.close();
+  await manual?.close();
+  await svc?.close();
+  if (tmp) await fs.rm(tmp, { recursive: true, force: true });
+});
+
+async function sameTree(dir: string) {
+  for (const [rel, data] of Object.entries(files)) expect((await fs.readFile(path.join(dir, rel))).equals(data), rel).toBe(true);
+}
+
+describe('ferry upload and ferry download', () => {
+  let link: string;
+
+  test('a Link upload waits, shows progress, and prints the Link', async () => {
+    const r = await run(a, ['upload', path.join(tmp, 'reel'), '--team-id', owner.teamId, '--package-name', 'Reel']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^upload complete: 2 items, 6\.00 MiB in \d+:\d\d/m);
+    expect(r.stdout).toMatch(/^package: \S+$/m);
+    link = /^link: (\S+)$/m.exec(r.stdout)?.[1] ?? '';
+    expect(link).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/.+\?secret=/);
+    // Not a terminal: plain progress lines on stderr, ending in the complete state.
+    expect(r.stderr).toMatch(/^upload started|^upload \S+ started/m);
+    expect(r.stderr).not.toMatch(/\r|\x1b/);
+    expect(r.stderr.trimEnd().split('\n').pop()).toMatch(/^upload \S+\s+100%\s+6\.00 MiB \/ 6\.00 MiB\s+complete$/);
+  });
+
+  test('ferry download fetches the Package behind the Link into a folder', async () => {
+    const dst = path.join(tmp, 'got');
+    const r = await run(a, ['download', link, '--dst-folder', dst]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^download complete: Reel, 2 item\(s\), 6\.00 MiB/m);
+    expect(/^saved in: (.+)$/m.exec(r.stdout)?.[1]).toBe(path.join(dst, 'Reel'));
+    await sameTree(path.join(dst, 'Reel'));
+  });
+
+  test('download --no-package-folder --json writes into the folder itself and prints the record', async () => {
+    const dst = path.join(tmp, 'flat');
+    const r = await run(a, ['download', link, '--dst-folder', dst, '--no-package-folder', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const rec = json(r.stdout);
+    expect(rec).toMatchObject({ state: 'complete', package_name: 'Reel', size: files['reel/cut.bin']!.length + files['reel/notes/script.txt']!.length });
+    await sameTree(dst);
+  });
+
+  test('a download that cannot start (a wrong secret) exits 1 with the agent\'s message', async () => {
+    const r = await run(a, ['download', link.replace(/secret=[^&]+/, 'secret=wrong'), '--dst-folder', path.join(tmp, 'never')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^ferry download: .+\(\d{3}, code \d+\)/);
+  });
+
+  test('an upload to recipients --json prints the final record', async () => {
+    const r = await run(a, ['upload', path.join(tmp, 'reel/notes/script.txt'), '--team-id', owner.teamId, '--recipients', 'ann@example.com,bob@example.com', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const rec = json(r.stdout);
+    expect(rec).toMatchObject({ state: 'complete', type: 'team', size: files['reel/notes/script.txt']!.length });
+    expect(rec.link).toBeUndefined();
+  });
+
+  test('an upload without a session exits 1: not signed in', async () => {
+    const fresh = await startTestAgent(svc);
+    try {
+      const r = await run(fresh, ['upload', path.join(tmp, 'reel'), '--team-id', owner.teamId]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/not signed in: run "ferry login"/);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  test('an upload of a path that does not exist exits 1 with the agent\'s message', async () => {
+    const r = await run(a, ['upload', path.join(tmp, 'missing.bin'), '--team-id', owner.teamId]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/ferry upload: .*missing\.bin/);
+  });
+});
+
+describe('without waiting, and managing uploads', () => {
+  test('--no-wait --json prints the new upload at once; uploads get/ls show it', async () => {
+    const r = await run(a, ['upload', path.join(tmp, 'reel'), '--team-id', owner.teamId, '--no-wait', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const created = json(r.stdout);
+    expect(created.upload_id).toEqual(expect.any(String));
+    expect(created.package_id).toEqual(expect.any(String));
+    await vi.waitFor(async () => expect((await call(a.url, 'GET', `/uploads/${created.upload_id}`)).body.state).toBe('complete'), { timeout: 60_000, interval: 100 });
+
+    const got = await run(a, ['uploads', 'get', created.upload_id]);
+    expect(got.code, got.stderr).toBe(0);
+    expect(got.stdout).toMatch(new RegExp(`^upload ${created.upload_id}: complete, 100%`));
+    expect(got.stdout).toMatch(/complete\s+100%\s+6\.00 MiB\s+reel\/cut\.bin/);
+    const ls = await run(a, ['uploads', 'ls']);
+    expect(ls.stdout.split('\n')[0]).toMatch(/^UPLOAD ID\s+STATE\s+DONE\s+SIZE\s+NAME$/);
+    expect(ls.stdout).toContain(created.upload_id);
+    expect(json((await run(a, ['uploads', 'ls', '--json'])).stdout).map((u: { upload_id: string }) => u.upload_id)).toContain(created.upload_id);
+  });
+
+  test('uploads link makes another Link of a complete upload', async () => {
+    const [first] = (await call(a.url, 'GET', '/uploads')).body.filter((u: { state: string; type: string }) => u.state === 'complete' && u.type === 'team');
+    const r = await run(a, ['uploads', 'link', first.upload_id, '--password', 'open sesame', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(json(r.stdout)).toMatchObject({ locked: true, url: expect.stringMatching(/\?secret=/) });
+  });
+
+  test('pause and resume of everything answer the affected uploads', async () => {
+    const p = await run(a, ['uploads', 'pause', '--json']);
+    expect(p.code, p.stderr).toBe(0);
+    expect(Array.isArray(json(p.stdout))).toBe(true);
+    const r = await run(a, ['uploads', 'resume']);
+    expect(r.code, r.stderr).toBe(0);
+  });
+
+  test('uploads get of an unknown id exits 1 with a 404', async () => {
+    const r = await run(a, ['uploads', 'get', 'nope']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/\(404, code 262149\)/);
+  });
+
+  test('uploads rm --states complete removes the complete ones', async () => {
+    const r = await run(a, ['uploads', 'rm', '--states', 'complete']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^removed upload \S+ \(complete\)$/m);
+    expect((await call(a.url, 'GET', '/uploads')).body.filter((u: { state: string }) => u.state === 'complete')).toEqual([]);
+  });
+});
+
+describe('an agent that does not finalize by itself', () => {
+  test('upload stops at idle; uploads finalize sends it; uploads link makes a Link that downloads', async () => {
+    const r = await run(manual, ['upload', path.join(tmp, 'reel'), '--team-id', owner.teamId, '--package-name', 'Held']);
+    expect(r.code, r.stderr).toBe(0);
+    const id = /waits to be finalized: ferry uploads finalize (\S+)$/m.exec(r.stdout)?.[1];
+    expect(id, r.stdout).toBeDefined();
+    expect((await call(manual.url, 'GET', `/uploads/${id}`)).body.state).toBe('idle');
+
+    const f = await run(manual, ['uploads', 'finalize', id!]);
+    expect(f.code, f.stderr).toBe(0);
+    expect(f.stdout.trim()).toBe(`finalized upload ${id}`);
+    await vi.waitFor(async () => expect((await call(manual.url, 'GET', `/uploads/${id}`)).body.state).toBe('complete'), { timeout: 30_000, interval: 100 });
+
+    const l = await run(manual, ['uploads', 'link', id!, '--password', 'pw-1234']);
+    expect(l.code, l.stderr).toBe(0);
+    const url = l.stdout.split('\n')[0]!;
+    expect(l.stdout).toContain('(password protected)');
+
+    const dst = path.join(tmp, 'held');
+    const noPw = await run(manual, ['download', url, '--dst-folder', dst]);
+    expect(noPw.code).toBe(1);
+    const d = await run(manual, ['download', url, '--dst-folder', dst, '--password', 'pw-1234']);
+    expect(d.code, d.stderr).toBe(0);
+    await sameTree(path.join(dst, 'Held'));
+
+    const dl = await run(manual, ['downloads', 'ls', '--json']);
+    const rec = json(dl.stdout).find((x: { state: string }) => x.state === 'complete');
+    expect(rec).toBeDefined();
+    const g = await run(manual, ['downloads', 'get', rec.download_id]);
+    expect(g.stdout).toMatch(new RegExp(`^download ${rec.download_id}: complete, 100%`));
+    const rm = await run(manual, ['downloads', 'rm', rec.download_id, '--remove-files']);
+    expect(rm.code, rm.stderr).toBe(0);
+    expect(rm.stdout).toMatch(/^removed download \S+/);
+    await expect(fs.stat(path.join(dst, 'Held', 'reel', 'cut.bin'))).rejects.toThrow();
+  });
+});
+
+test('ferry portal-upload sends to a Portal without a session', async () => {
+  const p = await call(svc.url, 'POST', `/v1/teams/${owner.teamId}/portals`, { headers: owner.h, body: { name: 'Dailies', subdomain: 'dailies-cli', active: true } });
+  expect(p.status, JSON.stringify(p.body)).toBe(201);
+  const fresh = await startTestAgent(svc, { 'chunk-size': String(5 * MiB) });
+  try {
+    const r = await run(fresh, ['portal-upload', path.join(tmp, 'reel'), '--subdomain', 'dailies-cli', '--sender-email', 'guest@example.com']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^delivered to the Portal dailies-cli: 2 items, 6\.00 MiB/m);
+  } finally {
+    await fresh.close();
+  }
+});

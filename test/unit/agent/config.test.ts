@@ -1,0 +1,128 @@
+// The agent's settings: flags win over FERRY_AGENT_* variables, which win over
+// config.yml in the config dir; bad values fail with a message naming the setting.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { DEFAULT_CHUNK_SIZE, defaultConfigDir, resolveAgentConfig } from '../../../src/agent/config.js';
+
+const MiB = 1024 * 1024;
+let dir: string;
+
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-agent-config-'));
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const yml = (text: string) => fs.writeFileSync(path.join(dir, 'config.yml'), text);
+
+test('defaults: 127.0.0.1:8080, auto-finalize on, 100 MiB chunks, 8 parts in flight, no API key', () => {
+  const c = resolveAgentConfig({ 'config-dir': dir }, {});
+  expect(c).toEqual({
+    apiKey: undefined, host: '127.0.0.1', port: 8080, configDir: dir, autoFinalize: true,
+    chunkSize: DEFAULT_CHUNK_SIZE, hostedUrl: 'http://127.0.0.1:7400', concurrency: 8, logLevel: 'info',
+  });
+  expect(DEFAULT_CHUNK_SIZE).toBe(100 * MiB);
+});
+
+describe('precedence', () => {
+  const env = {
+    FERRY_AGENT_LISTEN: '127.0.0.1:9001', FERRY_AGENT_CHUNK_SIZE: String(16 * MiB), FERRY_AGENT_CONCURRENCY: '4',
+    FERRY_AGENT_AUTO_FINALIZE: 'false', FERRY_AGENT_HOSTED_URL: 'http://env.example:1', FERRY_AGENT_API_KEY: 'env-key',
+    FERRY_AGENT_LOG_LEVEL: 'debug',
+  };
+
+  test('config.yml alone is used (snake_case or kebab-case keys)', () => {
+    yml('listen: 127.0.0.1:9000\nchunk_size: 8388608\nconcurrency: 2\nauto-finalize: false\nhosted_url: http://file.example:1/\napi_key: file-key\nlog_level: warn\n');
+    const c = resolveAgentConfig({ 'config-dir': dir }, {});
+    expect(c).toMatchObject({ port: 9000, chunkSize: 8 * MiB, concurrency: 2, autoFinalize: false, hostedUrl: 'http://file.example:1', apiKey: 'file-key', logLevel: 'warn' });
+  });
+
+  test('FERRY_AGENT_* wins over config.yml', () => {
+    yml('listen: 127.0.0.1:9000\nchunk_size: 8388608\nconcurrency: 2\nauto_finalize: true\nhosted_url: http://file.example:1\napi_key: file-key\n');
+    const c = resolveAgentConfig({ 'config-dir': dir }, env);
+    expect(c).toMatchObject({ port: 9001, chunkSize: 16 * MiB, concurrency: 4, autoFinalize: false, hostedUrl: 'http://env.example:1', apiKey: 'env-key', logLevel: 'debug' });
+  });
+
+  test('flags win over both', () => {
+    yml('listen: 127.0.0.1:9000\nconcurrency: 2\n');
+    const c = resolveAgentConfig(
+      { 'config-dir': dir, listen: '127.0.0.1:9002', 'chunk-size': String(32 * MiB), concurrency: '16', 'auto-finalize': 'true', 'hosted-url': 'http://flag.example:1', 'api-key': 'flag-key', 'log-level': 'error' },
+      env,
+    );
+    expect(c).toMatchObject({ port: 9002, chunkSize: 32 * MiB, concurrency: 16, autoFinalize: true, hostedUrl: 'http://flag.example:1', apiKey: 'flag-key', logLevel: 'error' });
+  });
+
+  test('a boolean flag counts like its text', () => {
+    expect(resolveAgentConfig({ 'config-dir': dir, 'auto-finalize': false }, {}).autoFinalize).toBe(false);
+    expect(resolveAgentConfig({ 'config-dir': dir, 'auto-finalize': true }, { FERRY_AGENT_AUTO_FINALIZE: 'false' }).autoFinalize).toBe(true);
+  });
+
+  test('an empty variable counts as unset', () => {
+    yml('concurrency: 3\n');
+    expect(resolveAgentConfig({ 'config-dir': dir }, { FERRY_AGENT_CONCURRENCY: '' }).concurrency).toBe(3);
+  });
+
+  test('the config dir comes from the flag, else FERRY_AGENT_CONFIG_DIR, else the OS default', () => {
+    const other = path.join(dir, 'other');
+    expect(resolveAgentConfig({}, { FERRY_AGENT_CONFIG_DIR: other }).configDir).toBe(other);
+    expect(resolveAgentConfig({ 'config-dir': dir }, { FERRY_AGENT_CONFIG_DIR: other }).configDir).toBe(dir);
+    expect(resolveAgentConfig({}, { XDG_CONFIG_HOME: dir }).configDir).toBe(defaultConfigDir({ XDG_CONFIG_HOME: dir }));
+    expect(defaultConfigDir({ XDG_CONFIG_HOME: '/x' }, 'linux')).toBe(path.join('/x', 'ferry', 'agent'));
+  });
+
+  test('a relative config dir is made absolute', () => {
+    expect(path.isAbsolute(resolveAgentConfig({ 'config-dir': 'rel/dir-that-does-not-exist' }, {}).configDir)).toBe(true);
+  });
+});
+
+describe('listen', () => {
+  test('an IPv6 host in brackets', () => {
+    expect(resolveAgentConfig({ 'config-dir': dir, listen: '[::1]:8081' }, {})).toMatchObject({ host: '::1', port: 8081 });
+  });
+
+  test('port 0 picks a free port', () => {
+    expect(resolveAgentConfig({ 'config-dir': dir, listen: '127.0.0.1:0' }, {}).port).toBe(0);
+  });
+});
+
+describe('bad values', () => {
+  test.each([
+    [{ listen: '8080' }, /--listen must be HOST:PORT/],
+    [{ listen: '127.0.0.1:' }, /--listen must be HOST:PORT/],
+    [{ listen: '127.0.0.1:70000' }, /--listen port must be an integer from 0 to 65535/],
+    [{ 'chunk-size': '1024' }, /--chunk-size must be an integer from 5242880/],
+    [{ 'chunk-size': String(6 * 1024 ** 3) }, /--chunk-size must be an integer/],
+    [{ 'chunk-size': '10MB' }, /--chunk-size must be an integer.*"10MB"/],
+    [{ concurrency: '0' }, /--concurrency must be an integer from 1 to 64/],
+    [{ concurrency: '65' }, /--concurrency must be an integer from 1 to 64/],
+    [{ concurrency: '2.5' }, /--concurrency must be an integer/],
+    [{ 'auto-finalize': 'maybe' }, /--auto-finalize must be true or false, got "maybe"/],
+  ])('%o fails clearly', (flags, message) => {
+    expect(() => resolveAgentConfig({ 'config-dir': dir, ...flags }, {})).toThrow(message);
+  });
+
+  test('a bad value from the environment is named too', () => {
+    expect(() => resolveAgentConfig({ 'config-dir': dir }, { FERRY_AGENT_CONCURRENCY: 'many' })).toThrow(/--concurrency must be an integer.*"many"/);
+  });
+
+  test('an unknown setting in config.yml fails, naming the file and the key', () => {
+    yml('listen: 127.0.0.1:9000\nchunksize: 5\n');
+    expect(() => resolveAgentConfig({ 'config-dir': dir }, {})).toThrow(/config\.yml: unknown setting "chunksize"/);
+  });
+
+  test('config.yml that is not a mapping fails', () => {
+    yml('- a\n- b\n');
+    expect(() => resolveAgentConfig({ 'config-dir': dir }, {})).toThrow(/must be a mapping of settings/);
+  });
+
+  test('a bad value in config.yml fails like a bad flag', () => {
+    yml('auto_finalize: sometimes\n');
+    expect(() => resolveAgentConfig({ 'config-dir': dir }, {})).toThrow(/--auto-finalize must be true or false/);
+  });
+
+  test('an empty config.yml is no settings', () => {
+    yml('');
+    expect(resolveAgentConfig({ 'config-dir': dir }, {}).port).toBe(8080);
+  });
+});

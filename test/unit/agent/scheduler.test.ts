@@ -1,0 +1,147 @@
+// The scheduler: parts in flight per direction, priority first, turns among equals;
+// and what an upload file offers it.
+import { describe, expect, test } from 'vitest';
+import { Scheduler, type Lane, type PartTask, type Transfer } from '../../../src/agent/engine/scheduler.js';
+import { chooseChunkSize, FileTransfer } from '../../../src/agent/engine/uploadFile.js';
+
+/** A transfer with `parts` parts whose tasks finish when the test says so. */
+function fake(id: string, parts: number, opts: { lane?: Lane; priority?: number } = {}) {
+  const started: string[] = [];
+  const pending: (() => void)[] = [];
+  let next = 0;
+  const t: Transfer & { started: string[]; finishOne(): void; ready: boolean } = {
+    id,
+    lane: opts.lane ?? 'upload',
+    priority: opts.priority ?? 0,
+    started,
+    ready: true,
+    nextPart(): PartTask | undefined {
+      if (!t.ready || next >= parts) return undefined;
+      const n = ++next;
+      return {
+        run: () =>
+          new Promise<void>((resolve) => {
+            started.push(`${id}#${n}`);
+            pending.push(resolve);
+          }),
+      };
+    },
+    finishOne() {
+      pending.shift()?.();
+    },
+  };
+  return t;
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+describe('Scheduler', () => {
+  test('keeps at most `limit` parts in flight per lane, and each lane has its own', async () => {
+    const s = new Scheduler(2);
+    const up = fake('up', 10);
+    const down = fake('down', 10, { lane: 'download' });
+    s.add(up);
+    s.add(down);
+    expect(s.inFlight('upload')).toBe(2);
+    expect(s.inFlight('download')).toBe(2);
+    up.finishOne();
+    await tick();
+    expect(up.started).toHaveLength(3);
+    expect(s.inFlight('upload')).toBe(2);
+  });
+
+  test('higher priority first; equals take turns part by part', async () => {
+    const s = new Scheduler(1);
+    const a = fake('a', 3);
+    const b = fake('b', 3);
+    const urgent = fake('urgent', 2, { priority: 5 });
+    s.add(a);
+    s.add(b);
+    s.add(urgent);
+    const order: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      order.push(...[a, b, urgent].flatMap((t) => t.started.splice(0)));
+      for (const t of [a, b, urgent]) t.finishOne();
+      await tick();
+    }
+    // a was alone when added; then urgent runs dry first, and a and b alternate.
+    expect(order).toEqual(['a#1', 'urgent#1', 'urgent#2', 'a#2', 'b#1', 'a#3', 'b#2', 'b#3']);
+  });
+
+  test('a transfer with nothing ready is skipped until wake()', async () => {
+    const s = new Scheduler(2);
+    const t = fake('t', 2);
+    t.ready = false;
+    s.add(t);
+    expect(s.inFlight('upload')).toBe(0);
+    t.ready = true;
+    s.wake('upload');
+    expect(s.inFlight('upload')).toBe(2);
+  });
+
+  test('remove() stops new parts; a failed part frees its slot and is reported', async () => {
+    const errors: unknown[] = [];
+    const s = new Scheduler(1, (_t, err) => errors.push(err));
+    let calls = 0;
+    const failing: Transfer = {
+      id: 'f',
+      lane: 'upload',
+      priority: 0,
+      nextPart: () => (calls++ < 1 ? { run: () => Promise.reject(new Error('boom')) } : undefined),
+    };
+    const other = fake('o', 5);
+    s.add(failing);
+    s.add(other);
+    await tick();
+    expect(errors).toEqual([new Error('boom')]);
+    expect(other.started).toEqual(['o#1']);
+    s.remove('o');
+    other.finishOne();
+    await tick();
+    expect(other.started).toEqual(['o#1']);
+    expect(s.inFlight('upload')).toBe(0);
+  });
+});
+
+// What an upload file offers the scheduler: parts in order once their blueprints
+// are known, retries once their back-off is over, and the chunk size it uses.
+describe('FileTransfer', () => {
+  const bp = { url: 'http://store/x', method: 'PUT' as const, headers: {}, body: '' };
+  const row = (size: number, chunk: number) => ({
+    upload_id: 'u', idx: 0, kind: 'file' as const, local_path: '/x', rel_dir: '', name: 'x', size, mtime_ms: 0,
+    file_id: 'f', s3_upload_id: 's', chunk_size: chunk, part_count: Math.ceil(size / chunk), done: 0,
+  });
+
+  test('hands out parts without a record, in order, only with a blueprint; asks blueprints ahead', () => {
+    const f = new FileTransfer(row(10 * 5, 5), [{ part_number: 2, etag: 'e', size: 5 }]);
+    f.plan();
+    expect(f.take(0)).toBeUndefined();
+    expect(f.needsBlueprintsFrom(4)).toBe(1);
+    for (const n of [1, 3, 4]) f.blueprints.set(n, { bp, gen: 0 });
+    expect([f.take(0), f.take(0), f.take(0), f.take(0)]).toEqual([1, 3, 4, undefined]);
+    expect(f.needsBlueprintsFrom(4)).toBe(5);
+    f.fetching = true;
+    expect(f.needsBlueprintsFrom(4)).toBeUndefined();
+    expect(f.range(10)).toEqual({ start: 45, length: 5 });
+  });
+
+  test('a retry waits out its back-off, and says when it is due', () => {
+    const f = new FileTransfer(row(10, 5));
+    f.plan();
+    f.blueprints.set(1, { bp, gen: 0 });
+    expect(f.take(0)).toBe(1);
+    f.requeue(1, 100);
+    expect(f.take(50)).toBeUndefined();
+    expect(f.nextRetryAt(50)).toBe(100);
+    expect(f.take(100)).toBe(1);
+    expect(f.nextRetryAt(100)).toBe(Infinity);
+  });
+
+  test('chooseChunkSize clamps to the limits and grows to fit the part count', () => {
+    const limits = { min: 5, max: 100, maxCount: 10 };
+    expect(chooseChunkSize(1, 20, limits)).toBe(5);
+    expect(chooseChunkSize(500, 20, limits)).toBe(100);
+    expect(chooseChunkSize(5, 95, limits)).toBe(10);
+    expect(() => chooseChunkSize(5, 1001, limits)).toThrow(/does not fit/);
+  });
+});

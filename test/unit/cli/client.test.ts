@@ -1,0 +1,95 @@
+// The CLI's agent client pieces that need no agent: the base URL rules, the SSE
+// parser, and how a transfer is followed (events first, polling as the fallback).
+import { describe, expect, test } from 'vitest';
+import { AgentClient, AgentRequestError, agentBaseUrl, parseEventStream } from '../../../src/cli/agentClient.js';
+import { followTransfer } from '../../../src/cli/transfers/follow.js';
+
+describe('agentBaseUrl', () => {
+  test('flag, then FERRY_AGENT_URL, then the default; /api/v1 is added to a bare origin', () => {
+    expect(agentBaseUrl(undefined, {})).toBe('http://127.0.0.1:8080/api/v1');
+    expect(agentBaseUrl(undefined, { FERRY_AGENT_URL: 'http://localhost:9000' })).toBe('http://localhost:9000/api/v1');
+    expect(agentBaseUrl('http://127.0.0.1:1/api/v1/', { FERRY_AGENT_URL: 'http://localhost:9000' })).toBe('http://127.0.0.1:1/api/v1');
+    expect(agentBaseUrl('http://[::1]:8080/', {})).toBe('http://[::1]:8080/api/v1');
+  });
+
+  test('refuses what is not an http(s) URL', () => {
+    expect(() => agentBaseUrl('localhost:8080', {})).toThrow(/must start with http/);
+    expect(() => agentBaseUrl('::', {})).toThrow(/is not a URL/);
+  });
+});
+
+async function* chunks(...parts: string[]): AsyncGenerator<Uint8Array> {
+  for (const p of parts) yield new TextEncoder().encode(p);
+}
+
+describe('parseEventStream', () => {
+  test('frames split across chunks, CRLF, pings and multi-line data', async () => {
+    const got = [];
+    for await (const e of parseEventStream(chunks('retry: 2000\n\n: ping\n\nid: 1\nevent: up', 'load\ndata: {"a":1}\n\n', 'id: 2\r\nevent: download\r\ndata: line1\r\ndata: line2\r\n\r\n'))) got.push(e);
+    expect(got).toEqual([
+      { id: 1, type: 'upload', data: { a: 1 } },
+      { id: 2, type: 'download', data: 'line1\nline2' },
+    ]);
+  });
+});
+
+interface Rec { upload_id: string; progress: number; size: number; state: string }
+const rec = (progress: number, state = 'transferring'): Rec => ({ upload_id: 'u1', progress, size: 100, state });
+const quiet = { write: () => true, isTTY: false };
+
+describe('followTransfer', () => {
+  test('follows the records the event stream brings, ignoring other transfers', async () => {
+    let gets = 0;
+    const client = {
+      events: async () => (async function* () {
+        yield { id: 1, type: 'upload', data: { ...rec(10), upload_id: 'other', state: 'complete' } };
+        yield { id: 2, type: 'upload', data: rec(60) };
+        yield { id: 3, type: 'upload', data: rec(100, 'complete') };
+      })(),
+    } as unknown as AgentClient;
+    const { record } = await followTransfer<Rec>({
+      client, kind: 'upload', id: 'u1', out: quiet, pollMs: 1, quietMs: 60_000,
+      get: async () => (gets++, rec(0)),
+      isDone: (r) => r.state === 'complete',
+    });
+    expect(record).toEqual(rec(100, 'complete'));
+    expect(gets).toBe(1); // the first look only
+  });
+
+  test('polls when the event stream cannot be opened', async () => {
+    const seq = [rec(0), rec(40), rec(80), rec(100, 'complete')];
+    let gets = 0;
+    const client = { events: async () => { throw new Error('no stream'); } } as unknown as AgentClient;
+    const { record } = await followTransfer<Rec>({
+      client, kind: 'upload', id: 'u1', out: quiet, pollMs: 1,
+      get: async () => seq[Math.min(gets++, seq.length - 1)]!,
+      isDone: (r) => r.state === 'complete',
+    });
+    expect(record.state).toBe('complete');
+    expect(gets).toBe(4);
+  });
+
+  test('polls on when the stream ends early', async () => {
+    const seq = [rec(0), rec(100, 'complete')];
+    let gets = 0;
+    const client = { events: async () => (async function* () {})() } as unknown as AgentClient;
+    const { record } = await followTransfer<Rec>({
+      client, kind: 'upload', id: 'u1', out: quiet, pollMs: 1,
+      get: async () => seq[Math.min(gets++, seq.length - 1)]!,
+      isDone: (r) => r.state === 'complete',
+    });
+    expect(record.state).toBe('complete');
+  });
+
+  test('a removed transfer is a failure, whether the event says so or the agent answers 404', async () => {
+    const removedByEvent = { events: async () => (async function* () { yield { id: 1, type: 'upload', data: { ...rec(5), deleted: true } }; })() } as unknown as AgentClient;
+    await expect(followTransfer<Rec>({ client: removedByEvent, kind: 'upload', id: 'u1', out: quiet, get: async () => rec(0), isDone: () => false }))
+      .rejects.toThrow(/upload u1 was removed/);
+    const gone = { events: async () => { throw new Error('x'); } } as unknown as AgentClient;
+    let gets = 0;
+    await expect(followTransfer<Rec>({
+      client: gone, kind: 'upload', id: 'u1', out: quiet, pollMs: 1, isDone: () => false,
+      get: async () => { if (gets++ > 0) throw new AgentRequestError(404, 262149, 'upload not found'); return rec(0); },
+    })).rejects.toThrow(/upload u1 was removed/);
+  });
+});

@@ -1,0 +1,164 @@
+// The CLI's progress renderer: a live line on a terminal, plain lines otherwise,
+// with speed and ETA from a moving window of samples.
+import { describe, expect, test } from 'vitest';
+import { ProgressBar, RateMeter, formatBytes, formatDuration, formatRate } from '../../../src/cli/progress.js';
+
+const MiB = 1024 * 1024;
+
+function sink(isTTY: boolean, columns = 120) {
+  const chunks: string[] = [];
+  return { chunks, out: { isTTY, columns, write: (t: string) => chunks.push(t) }, text: () => chunks.join('') };
+}
+
+function clock(start = 1_000_000) {
+  let t = start;
+  return { now: () => t, advance: (ms: number) => (t += ms) };
+}
+
+describe('formatting', () => {
+  test('bytes in binary units', () => {
+    expect(formatBytes(0)).toBe('0 B');
+    expect(formatBytes(1023)).toBe('1023 B');
+    expect(formatBytes(1536)).toBe('1.50 KiB');
+    expect(formatBytes(100 * MiB)).toBe('100 MiB');
+    expect(formatBytes(42.5 * MiB)).toBe('42.5 MiB');
+    expect(formatBytes(3 * 1024 ** 4)).toBe('3.00 TiB');
+  });
+
+  test('rates and durations', () => {
+    expect(formatRate(85.3 * MiB)).toBe('85.3 MiB/s');
+    expect(formatDuration(7)).toBe('0:07');
+    expect(formatDuration(205)).toBe('3:25');
+    expect(formatDuration(3723)).toBe('1:02:03');
+    expect(formatDuration(-5)).toBe('0:00');
+  });
+});
+
+describe('RateMeter', () => {
+  test('no rate before half a second of samples, then bytes per second', () => {
+    const m = new RateMeter();
+    m.add(0, 0);
+    m.add(400, 4 * MiB);
+    expect(m.rate()).toBeUndefined();
+    m.add(1000, 10 * MiB);
+    expect(m.rate()).toBe(10 * MiB);
+  });
+
+  test('only the window counts: an old slow start does not drag the speed down', () => {
+    const m = new RateMeter(2000);
+    m.add(0, 0);
+    m.add(10_000, 1 * MiB); // slow start
+    m.add(11_000, 21 * MiB);
+    m.add(12_000, 41 * MiB);
+    m.add(13_000, 61 * MiB);
+    expect(m.rate()).toBe(20 * MiB);
+  });
+
+  test('progress going back (a restarted file) starts the samples over', () => {
+    const m = new RateMeter();
+    m.add(0, 0);
+    m.add(1000, 50 * MiB);
+    m.add(2000, 10 * MiB);
+    expect(m.rate()).toBeUndefined();
+    m.add(3000, 20 * MiB);
+    expect(m.rate()).toBe(10 * MiB);
+  });
+});
+
+describe('ProgressBar on a terminal', () => {
+  test('redraws one line in place with percent, bar, bytes, speed and ETA', () => {
+    const s = sink(true), c = clock();
+    const bar = new ProgressBar({ label: 'upload u1', out: s.out, now: c.now });
+    bar.update(0, 100 * MiB, 'transferring');
+    c.advance(1000);
+    bar.update(25 * MiB, 100 * MiB, 'transferring');
+    const last = s.chunks[s.chunks.length - 1]!;
+    expect(last.startsWith('\r')).toBe(true);
+    expect(last.endsWith('\x1b[K')).toBe(true);
+    expect(last).toContain('upload u1');
+    expect(last).toContain(' 25%');
+    expect(last).toContain(`[${'#'.repeat(8)}${'-'.repeat(22)}]`);
+    expect(last).toContain('25.0 MiB / 100 MiB');
+    expect(last).toContain('25.0 MiB/s');
+    expect(last).toContain('ETA 0:03');
+    expect(s.text()).not.toContain('\n');
+  });
+
+  test('redraws at most every redrawMs, except when the state changes', () => {
+    const s = sink(true), c = clock();
+    const bar = new ProgressBar({ label: 'x', out: s.out, now: c.now, redrawMs: 100 });
+    bar.update(0, 100, 'transferring');
+    c.advance(10);
+    bar.update(10, 100, 'transferring');
+    expect(s.chunks).toHaveLength(1);
+    c.advance(10);
+    bar.update(10, 100, 'paused');
+    expect(s.chunks).toHaveLength(2);
+    expect(s.chunks[1]).toContain('paused');
+    expect(s.chunks[1]).not.toContain('ETA');
+    c.advance(200);
+    bar.update(20, 100, 'paused');
+    expect(s.chunks).toHaveLength(3);
+  });
+
+  test('on 80 columns the short label and a narrower bar fit; the plain label stays for logs', () => {
+    const s = sink(true, 80), c = clock();
+    const bar = new ProgressBar({ label: 'upload upl_0123456789abcdef01234567', ttyLabel: 'upload', out: s.out, now: c.now });
+    bar.update(0, 40 * 1024 ** 3, 'transferring');
+    c.advance(1000);
+    bar.update(12.5 * 1024 ** 3, 40 * 1024 ** 3, 'transferring');
+    const line = s.chunks[s.chunks.length - 1]!.replace('\r', '').replace('\x1b[K', '');
+    expect(line.length).toBeLessThanOrEqual(79);
+    expect(line).toMatch(/^upload\s+31%\s+\[#+-+\]\s+12\.5 GiB \/ 40\.0 GiB\s+12\.5 GiB\/s\s+ETA 0:02$/);
+    expect(bar.line(1, 2, 'paused')).toMatch(/^upload upl_0123456789abcdef01234567\s+50%/);
+  });
+
+  test('the line is cut to the terminal width', () => {
+    const s = sink(true, 40), c = clock();
+    const bar = new ProgressBar({ label: 'upload with a very long label indeed', out: s.out, now: c.now });
+    bar.update(5, 10, 'transferring');
+    expect(s.chunks[0]!.replace('\r', '').replace('\x1b[K', '').length).toBeLessThanOrEqual(39);
+  });
+
+  test('finish ends the live line and prints the message below it', () => {
+    const s = sink(true), c = clock();
+    const bar = new ProgressBar({ label: 'x', out: s.out, now: c.now });
+    bar.update(10, 10, 'complete');
+    bar.finish('done');
+    expect(s.text().endsWith('\ndone\n')).toBe(true);
+  });
+});
+
+describe('ProgressBar without a terminal', () => {
+  test('prints plain lines: one per state change and per tenth of the way, no escapes', () => {
+    const s = sink(false), c = clock();
+    const bar = new ProgressBar({ label: 'download d1', out: s.out, now: c.now });
+    for (let i = 0; i <= 100; i++) {
+      bar.update(i * MiB, 100 * MiB, i === 100 ? 'complete' : 'transferring');
+      c.advance(100);
+    }
+    const lines = s.text().trimEnd().split('\n');
+    expect(s.text()).not.toMatch(/\r|\x1b/);
+    // 0%, 10%, ..., 90% while transferring, then complete at 100%.
+    expect(lines).toHaveLength(11);
+    expect(lines[0]).toMatch(/^download d1\s+0%\s+0 B \/ 100 MiB\s+transferring$/);
+    expect(lines[5]).toMatch(/50%.*50\.0 MiB \/ 100 MiB.*10\.0 MiB\/s.*ETA 0:05.*transferring/);
+    expect(lines[10]).toMatch(/100%.*complete$/);
+  });
+
+  test('a pause and a resume each print a line', () => {
+    const s = sink(false), c = clock();
+    const bar = new ProgressBar({ label: 'x', out: s.out, now: c.now });
+    bar.update(1, 100, 'transferring');
+    bar.update(2, 100, 'paused');
+    bar.update(2, 100, 'transferring');
+    expect(s.text().trimEnd().split('\n').map((l) => l.split(/\s+/).pop())).toEqual(['transferring', 'paused', 'transferring']);
+  });
+
+  test('finish prints only the message', () => {
+    const s = sink(false), c = clock();
+    const bar = new ProgressBar({ label: 'x', out: s.out, now: c.now });
+    bar.finish('all done');
+    expect(s.text()).toBe('all done\n');
+  });
+});
