@@ -8,7 +8,7 @@
 
 import { CompleteMultipartUploadCommand, CreateMultipartUploadCommand, GetObjectCommand, S3Client, UploadPartCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import { fork, type ChildProcess } from 'node:child_process';
 import { createHash, randomFillSync } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, mkdtemp, open, rm, stat, writeFile } from 'node:fs/promises';
@@ -16,8 +16,8 @@ import http from 'node:http';
 import { createRequire } from 'node:module';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
+import { getRange, putRange, serveRaw, settleDisk } from './lib/loopback.js';
 
 const MiB = 1024 * 1024;
 const PART = 16 * MiB;
@@ -29,33 +29,6 @@ type Target = 'raw' | 'store' | 's3rver';
 interface Ready { port: number; accessKey: string; secretKey: string }
 
 // ---------------------------------------------------------------- servers (child processes)
-
-async function serveRaw(): Promise<http.Server> {
-  const zeros = Buffer.alloc(MiB);
-  const server = http.createServer((req, res) => {
-    if (req.method === 'GET') {
-      const m = /bytes=(\d+)-(\d+)/.exec(req.headers.range ?? '');
-      let left = m ? Number(m[2]) - Number(m[1]) + 1 : 0;
-      res.writeHead(m ? 206 : 200, { 'Content-Length': left });
-      const pump = (): void => {
-        while (left > 0) {
-          const n = Math.min(left, zeros.length);
-          left -= n;
-          if (!res.write(n === zeros.length ? zeros : zeros.subarray(0, n))) return void res.once('drain', pump);
-        }
-        res.end();
-      };
-      return pump();
-    }
-    req.resume();
-    req.on('end', () => {
-      res.writeHead(200, { ETag: '"00000000000000000000000000000000"', 'Content-Length': 0 });
-      res.end();
-    });
-  });
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  return server;
-}
 
 interface S3rverInstance { run(): Promise<{ port: number }>; close(): Promise<void>; httpServer: http.Server }
 type S3rverCtor = new (opts: Record<string, unknown>) => S3rverInstance;
@@ -119,20 +92,6 @@ async function stopChild(proc: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-/**
- * Flush dirty pages before each timed phase (outside the timing). Otherwise a
- * phase that follows 1-2 GiB of fresh writes (the source file, the server's
- * copy) is throttled by the kernel's writeback while the raw target, which
- * stores nothing, is not: that would measure the disk, not the server.
- */
-function settleDisk(): void {
-  try {
-    execFileSync('sync');
-  } catch {
-    // No sync(1) here (e.g. Windows): measure as is.
-  }
-}
-
 /** CPU seconds the server process has used so far (worker threads included). */
 function serverCpu(proc: ChildProcess): Promise<number> {
   return new Promise((ok) => {
@@ -154,18 +113,6 @@ async function pool(count: number, fn: (i: number) => Promise<void>): Promise<vo
   }));
 }
 
-/** PUT bytes [start, end] of `file` to a pre-signed URL; resolves the ETag. */
-function putRange(agent: http.Agent, url: string, file: string, start: number, end: number): Promise<string> {
-  return new Promise((ok, fail) => {
-    const req = http.request(url, { method: 'PUT', agent, headers: { 'Content-Length': end - start + 1 } }, (res) => {
-      res.resume();
-      res.on('end', () => (res.statusCode === 200 ? ok(String(res.headers.etag)) : fail(new Error(`PUT ${res.statusCode}`))));
-    });
-    req.on('error', fail);
-    pipeline(createReadStream(file, { start, end, highWaterMark: MiB }), req).catch(fail);
-  });
-}
-
 /** POST a small body to a pre-signed URL (CompleteMultipartUpload); rejects on a non-200 answer. */
 function post(agent: http.Agent, url: string, body: string): Promise<void> {
   return new Promise((ok, fail) => {
@@ -181,33 +128,6 @@ function post(agent: http.Agent, url: string, body: string): Promise<void> {
     });
     req.on('error', fail);
     req.end(body);
-  });
-}
-
-/** GET bytes [start, end] and write them at the same offset of the open file. */
-function getRange(agent: http.Agent, url: string, fh: Awaited<ReturnType<typeof open>>, start: number, end: number): Promise<void> {
-  return new Promise((ok, fail) => {
-    http.get(url, { agent, headers: { Range: `bytes=${start}-${end}` } }, (res) => {
-      if (res.statusCode !== 206) return fail(new Error(`GET ${res.statusCode}`));
-      void (async () => {
-        let pos = start;
-        let batch: Buffer[] = [];
-        let size = 0;
-        const flush = async (): Promise<void> => {
-          await fh.writev(batch, pos);
-          pos += size;
-          batch = [];
-          size = 0;
-        };
-        for await (const chunk of res as AsyncIterable<Buffer>) {
-          batch.push(chunk);
-          size += chunk.length;
-          if (size >= MiB) await flush();
-        }
-        if (size) await flush();
-        if (pos !== end + 1) throw new Error(`short range ${start}-${end}: got to ${pos}`);
-      })().then(ok, fail);
-    }).on('error', fail);
   });
 }
 

@@ -1,0 +1,364 @@
+// The agent against the limits it should reach, all on 127.0.0.1: (1) the raw
+// loopback server (discards PUTs, streams zeros) driven by a plain client with
+// 8 in flight and 16 MiB requests; (2) a big file up and down through the agent
+// (in-process, against the in-process hosted service and its embedded store);
+// (3) rclone, tuned alike, against the same store; (4) many small files, agent
+// vs rclone; (5) the peak RSS of an agent child process uploading BENCH_RSS_GB
+// GiB with 100 MiB chunks. Prints a table with PASS/FAIL per target, writes
+// .bench-results/agent.json, and exits 0 either way.
+// Run: npx tsx test/bench/agent.bench.ts  (env BENCH_SIZE_MB, BENCH_SMALL_FILES, BENCH_RSS_GB, BENCH_DIR)
+
+import { execFile, fork } from 'node:child_process';
+import { createHash, randomFillSync } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, mkdtemp, open, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadOrCreateStoreCredentials } from '../../src/objectstore/index.js';
+import { startTestAgent, type TestAgent } from '../helpers/agent.js';
+import { ownerActor } from '../helpers/auth.js';
+import { jsonLine, startFerry, type Running } from '../helpers/cli.js';
+import { call, startTestService, type TestService } from '../helpers/hosted.js';
+import { getRange, MiB, putRange, serveRaw, settleDisk } from './lib/loopback.js';
+
+const PART = 16 * MiB;
+const CONCURRENCY = 8;
+const RSS_CHUNK = 100 * MiB;
+/** Upper bound on any one wait, so a stuck transfer ends the run instead of hanging it. */
+const WAIT_MS = 30 * 60_000;
+
+type Row = 'raw' | 'agent' | 'rclone';
+interface Figures { uploadMBps?: number; downloadMBps?: number; smallFilesPerSec?: number }
+
+const mbps = (bytes: number, ms: number): number => bytes / MiB / (ms / 1000);
+const sleep = (ms: number): Promise<void> => new Promise((ok) => setTimeout(ok, ms));
+
+async function sha256File(path: string): Promise<string> {
+  const h = createHash('sha256');
+  for await (const chunk of createReadStream(path, { highWaterMark: 4 * MiB })) h.update(chunk as Buffer);
+  return h.digest('hex');
+}
+
+/** Writes `size` bytes: a random 64 MiB block, repeated (fast, and nothing compresses or dedups it by accident). */
+async function makeFile(path: string, size: number): Promise<void> {
+  const block = randomFillSync(Buffer.alloc(Math.min(64 * MiB, Math.max(size, 1))));
+  const fh = await open(path, 'w');
+  try {
+    for (let done = 0; done < size; done += block.length) await fh.write(block, 0, Math.min(block.length, size - done));
+  } finally {
+    await fh.close();
+  }
+}
+
+async function pool(count: number, fn: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, count) }, async () => {
+    while (next < count) await fn(next++);
+  }));
+}
+
+// ---------------------------------------------------------------- 1. raw limit
+
+/** The raw server runs in a child process so the client never shares its event loop. */
+async function measureRaw(source: string, size: number, work: string): Promise<Figures> {
+  const proc = fork(fileURLToPath(import.meta.url), ['--serve-raw'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  try {
+    const port = await new Promise<number>((ok, fail) => {
+      proc.once('message', (m) => ok((m as { port: number }).port));
+      proc.once('exit', (code) => fail(new Error(`raw server exited early (${code})`)));
+    });
+    const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+    const url = `http://127.0.0.1:${port}/raw`;
+    const parts = Math.ceil(size / PART);
+    const range = (i: number): [number, number] => [i * PART, Math.min(size, (i + 1) * PART) - 1];
+    try {
+      settleDisk();
+      let t = performance.now();
+      await pool(parts, async (i) => void (await putRange(agent, url, source, ...range(i))));
+      const uploadMBps = mbps(size, performance.now() - t);
+      const dest = join(work, 'raw-download.bin');
+      const fh = await open(dest, 'w');
+      await fh.truncate(size);
+      settleDisk();
+      t = performance.now();
+      try {
+        await pool(parts, (i) => getRange(agent, url, fh, ...range(i)));
+      } finally {
+        await fh.close();
+      }
+      const downloadMBps = mbps(size, performance.now() - t);
+      await rm(dest, { force: true });
+      return { uploadMBps, downloadMBps };
+    } finally {
+      agent.destroy();
+    }
+  } finally {
+    proc.removeAllListeners('exit');
+    if (proc.exitCode === null) {
+      const exited = new Promise((ok) => proc.once('exit', ok));
+      proc.kill('SIGTERM');
+      await exited;
+    }
+  }
+}
+
+// ---------------------------------------------------------------- 2. the agent
+
+async function signIn(svc: TestService, url: string): Promise<void> {
+  const r = await call(url, 'POST', '/login', { body: { email: svc.owner.email, password: svc.owner.password } });
+  if (r.status !== 200) throw new Error(`agent login: ${r.status} ${JSON.stringify(r.body)}`);
+}
+
+/** Polls GET {url}/{kind}/{id} until complete; throws on error or after WAIT_MS. */
+async function waitComplete(url: string, kind: 'uploads' | 'downloads', id: string): Promise<any> {
+  const deadline = Date.now() + WAIT_MS;
+  while (Date.now() < deadline) {
+    const r = await call(url, 'GET', `/${kind}/${id}`);
+    if (r.status !== 200) throw new Error(`GET /${kind}/${id}: ${r.status} ${JSON.stringify(r.body)}`);
+    if (r.body.state === 'complete') return r.body;
+    if (r.body.state === 'error') throw new Error(`${kind} ${id} failed: ${r.body.error ?? JSON.stringify(r.body.items?.find((i: any) => i.error))}`);
+    await sleep(25);
+  }
+  throw new Error(`${kind} ${id} not complete within ${WAIT_MS} ms`);
+}
+
+async function agentUpload(svc: TestService, agentUrl: string, teamId: string, paths: string[], chunkSize: number): Promise<{ id: string; ms: number }> {
+  const t = performance.now();
+  const r = await call(agentUrl, 'POST', '/uploads', { body: { team_id: teamId, paths, chunk_size: chunkSize } });
+  if (r.status !== 201) throw new Error(`POST /uploads: ${r.status} ${JSON.stringify(r.body)}`);
+  await waitComplete(agentUrl, 'uploads', r.body.upload_id);
+  return { id: r.body.upload_id, ms: performance.now() - t };
+}
+
+async function measureAgent(svc: TestService, agent: TestAgent, teamId: string, source: string, size: number, work: string): Promise<Figures & { verified: boolean }> {
+  settleDisk();
+  const up = await agentUpload(svc, agent.url, teamId, [source], PART);
+  const link = await call(agent.url, 'POST', `/uploads/${up.id}/link`, { body: {} });
+  if (link.status !== 201) throw new Error(`POST /uploads/{id}/link: ${link.status} ${JSON.stringify(link.body)}`);
+  const to = join(work, 'agent-download');
+  await mkdir(to);
+  settleDisk();
+  const t = performance.now();
+  const d = await call(agent.url, 'POST', '/downloads', { body: { url: link.body.url, dst_folder: to, create_package_folder: false, chunk_size: PART } });
+  if (d.status !== 201 && d.status !== 200) throw new Error(`POST /downloads: ${d.status} ${JSON.stringify(d.body)}`);
+  const done = await waitComplete(agent.url, 'downloads', d.body.download_id);
+  const downloadMs = performance.now() - t;
+  const local = done.items.find((i: any) => i.local_path)?.local_path as string;
+  const verified = (await sha256File(local)) === (await sha256File(source));
+  await rm(to, { recursive: true, force: true });
+  return { uploadMBps: mbps(size, up.ms), downloadMBps: mbps(size, downloadMs), verified };
+}
+
+// ---------------------------------------------------------------- 3. rclone
+
+async function rclone(svc: TestService, args: string[]): Promise<number> {
+  const creds = await loadOrCreateStoreCredentials(svc.dataDir);
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    RCLONE_CONFIG_FERRY_TYPE: 's3',
+    RCLONE_CONFIG_FERRY_PROVIDER: 'Other',
+    RCLONE_CONFIG_FERRY_ENDPOINT: svc.s3Url,
+    RCLONE_CONFIG_FERRY_ACCESS_KEY_ID: creds.accessKey,
+    RCLONE_CONFIG_FERRY_SECRET_ACCESS_KEY: creds.secretKey,
+    RCLONE_CONFIG_FERRY_FORCE_PATH_STYLE: 'true',
+    RCLONE_CONFIG_FERRY_REGION: 'us-east-1',
+    // The bucket exists; rclone need not try to create it on every call.
+    RCLONE_CONFIG_FERRY_NO_CHECK_BUCKET: 'true',
+  };
+  delete env.AWS_CA_BUNDLE;
+  const t = performance.now();
+  return new Promise((ok, fail) => {
+    execFile('rclone', args, { env, timeout: WAIT_MS, maxBuffer: 16 * MiB }, (err, _out, stderr) =>
+      err ? fail(new Error(`rclone ${args.join(' ')}: ${err.message}\n${stderr}`)) : ok(performance.now() - t));
+  });
+}
+
+async function measureRclone(svc: TestService, source: string, size: number, work: string): Promise<Figures> {
+  settleDisk();
+  const upMs = await rclone(svc, ['copyto', source, 'ferry:ferry/bench/big', '--s3-chunk-size', '16M', '--s3-upload-concurrency', '8', '--s3-upload-cutoff', '16M']);
+  const dest = join(work, 'rclone-download.bin');
+  settleDisk();
+  const downMs = await rclone(svc, ['copyto', 'ferry:ferry/bench/big', dest, '--multi-thread-streams', '8', '--multi-thread-cutoff', '16M']);
+  const got = (await stat(dest)).size;
+  await rm(dest, { force: true });
+  if (got !== size) throw new Error(`rclone download: ${got} bytes, expected ${size}`);
+  return { uploadMBps: mbps(size, upMs), downloadMBps: mbps(size, downMs) };
+}
+
+// ---------------------------------------------------------------- 4. small files
+
+async function makeSmallFiles(dir: string, count: number): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  const data = Buffer.alloc(16 * 1024);
+  for (let i = 0; i < count; i++) await writeFile(join(dir, `f${String(i).padStart(6, '0')}.bin`), randomFillSync(data));
+}
+
+// ---------------------------------------------------------------- 5. peak RSS of an agent child process
+
+function procStatus(pid: number, field: 'VmRSS' | 'VmHWM'): Promise<number | undefined> {
+  return readFile(`/proc/${pid}/status`, 'utf8').then(
+    (s) => {
+      const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(s);
+      return m ? Number(m[1]) * 1024 : undefined;
+    },
+    () => undefined,
+  );
+}
+
+async function measureRss(svc: TestService, teamId: string, work: string, gib: number): Promise<{ peakMB: number; uploadMBps: number }> {
+  const file = join(work, 'rss.bin');
+  const size = gib * 1024 * MiB;
+  await makeFile(file, size);
+  const configDir = join(work, 'rss-agent');
+  let child: Running | undefined;
+  try {
+    child = startFerry(['agent', '--listen', '127.0.0.1:0', '--config-dir', configDir, '--hosted-url', svc.url,
+      '--chunk-size', String(RSS_CHUNK), '--concurrency', String(CONCURRENCY), '--log-level', 'info']);
+    const ready = await child.waitFor((l) => jsonLine(l)?.msg === 'ferry agent ready', 'the ready line');
+    const url = jsonLine(ready)!.url as string;
+    const pid = child.child.pid!;
+    await signIn(svc, url);
+    let peak = 0;
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        peak = Math.max(peak, (await procStatus(pid, 'VmRSS')) ?? 0);
+        await sleep(200);
+      }
+    })();
+    settleDisk();
+    try {
+      const up = await agentUpload(svc, url, teamId, [file], RSS_CHUNK);
+      peak = Math.max(peak, (await procStatus(pid, 'VmHWM')) ?? 0);
+      return { peakMB: peak / MiB, uploadMBps: mbps(size, up.ms) };
+    } finally {
+      sampling = false;
+      await sampler;
+    }
+  } finally {
+    await child?.stop();
+    await rm(file, { force: true });
+    await rm(configDir, { recursive: true, force: true });
+  }
+}
+
+// ---------------------------------------------------------------- main
+
+async function main(): Promise<void> {
+  const sizeMiB = Number(process.env.BENCH_SIZE_MB ?? 1024);
+  const smallCount = Number(process.env.BENCH_SMALL_FILES ?? 2000);
+  const rssGiB = Number(process.env.BENCH_RSS_GB ?? 4);
+  const size = sizeMiB * MiB;
+  const work = await mkdtemp(join(process.env.BENCH_DIR ?? tmpdir(), 'ferry-agent-bench-'));
+  const rows: Record<Row, Figures> = { raw: {}, agent: {}, rclone: {} };
+  const errors: string[] = [];
+  let verified: boolean | undefined;
+  let rss: { peakMB: number; uploadMBps: number } | undefined;
+  let svc: TestService | undefined;
+  let agent: TestAgent | undefined;
+  /** Runs one phase; a failure is reported and the remaining phases still run. */
+  const phase = async (name: string, fn: () => Promise<void>): Promise<void> => {
+    const t = performance.now();
+    try {
+      await fn();
+      console.log(`  ${name}: done in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    } catch (err) {
+      errors.push(`${name}: ${(err as Error).message}`);
+      console.log(`  ${name}: FAILED ${(err as Error).message}`);
+    }
+  };
+  console.log(`file ${sizeMiB} MiB, ${PART / MiB} MiB parts, ${CONCURRENCY} in flight; ${smallCount} x 16 KiB files; RSS run ${rssGiB} GiB with ${RSS_CHUNK / MiB} MiB chunks; ${cpus().length} CPUs, node ${process.version}, dir ${work}`);
+  try {
+    const source = join(work, 'big.bin');
+    await makeFile(source, size);
+    const smallDir = join(work, 'small');
+    await makeSmallFiles(smallDir, smallCount);
+    svc = await startTestService();
+    const teamId = (await ownerActor(svc)).teamId;
+    agent = await startTestAgent(svc, { 'chunk-size': String(PART), concurrency: String(CONCURRENCY) });
+    await signIn(svc, agent.url);
+    const s = svc, a = agent;
+
+    await phase('raw', async () => void (rows.raw = await measureRaw(source, size, work)));
+    await phase('agent big file', async () => {
+      const r = await measureAgent(s, a, teamId, source, size, work);
+      rows.agent = { ...rows.agent, uploadMBps: r.uploadMBps, downloadMBps: r.downloadMBps };
+      verified = r.verified;
+    });
+    await phase('rclone big file', async () => void (rows.rclone = { ...rows.rclone, ...(await measureRclone(s, source, size, work)) }));
+    await phase('agent small files', async () => {
+      settleDisk();
+      const up = await agentUpload(s, a.url, teamId, [smallDir], PART);
+      rows.agent.smallFilesPerSec = smallCount / (up.ms / 1000);
+    });
+    await phase('rclone small files', async () => {
+      settleDisk();
+      const ms = await rclone(s, ['copy', smallDir, 'ferry:ferry/small', '--transfers', '16']);
+      rows.rclone.smallFilesPerSec = smallCount / (ms / 1000);
+    });
+    await rm(source, { force: true });
+    await rm(smallDir, { recursive: true, force: true });
+    await phase(`agent RSS (${rssGiB} GiB, child process)`, async () => void (rss = await measureRss(s, teamId, work, rssGiB)));
+  } finally {
+    await agent?.close();
+    await svc?.close();
+    await rm(work, { recursive: true, force: true });
+  }
+
+  const f = (n: number | undefined, d = 0): string => (n === undefined || !Number.isFinite(n) ? '-' : n.toFixed(d));
+  const ratio = (a: number | undefined, b: number | undefined): number | undefined => (a === undefined || b === undefined ? undefined : a / b);
+  const table = (['raw', 'agent', 'rclone'] as const).map((name) => {
+    const r = rows[name];
+    return [
+      name, f(r.uploadMBps), f(r.downloadMBps), f(r.smallFilesPerSec),
+      `${f(ratio(r.uploadMBps, rows.rclone.uploadMBps), 2)} / ${f(ratio(r.downloadMBps, rows.rclone.downloadMBps), 2)} / ${f(ratio(r.smallFilesPerSec, rows.rclone.smallFilesPerSec), 2)}`,
+      `${f(ratio(r.uploadMBps, rows.raw.uploadMBps), 2)} / ${f(ratio(r.downloadMBps, rows.raw.downloadMBps), 2)}`,
+    ];
+  });
+  const head = ['target', 'upload MiB/s', 'download MiB/s', 'small files/s', 'x rclone (up/down/small)', 'x raw (up/down)'];
+  const widths = head.map((h, i) => Math.max(h.length, ...table.map((r) => r[i]!.length)));
+  console.log('');
+  for (const row of [head, ...table]) console.log(row.map((c, i) => c.padEnd(widths[i]!)).join('  '));
+  console.log(`peak agent RSS: ${f(rss?.peakMB)} MiB while uploading ${rssGiB} GiB with ${RSS_CHUNK / MiB} MiB chunks (${f(rss?.uploadMBps)} MiB/s); agent download SHA-256 ${verified === undefined ? '-' : verified ? 'ok' : 'MISMATCH'}`);
+
+  const ag = rows.agent, rc = rows.rclone, raw = rows.raw;
+  const check = (name: string, value: number | undefined, min: number): { name: string; value: number | null; pass: boolean } =>
+    ({ name, value: value ?? null, pass: value !== undefined && value >= min });
+  const checks = [
+    check('agent upload >= 1.0x rclone', ratio(ag.uploadMBps, rc.uploadMBps), 1),
+    check('agent download >= 1.0x rclone', ratio(ag.downloadMBps, rc.downloadMBps), 1),
+    check('agent upload >= 0.5x raw', ratio(ag.uploadMBps, raw.uploadMBps), 0.5),
+    check('agent download >= 0.5x raw', ratio(ag.downloadMBps, raw.downloadMBps), 0.5),
+    check('agent small files >= 0.5x rclone', ratio(ag.smallFilesPerSec, rc.smallFilesPerSec), 0.5),
+    { name: `peak agent RSS < 200 MB (${rssGiB} GiB, ${RSS_CHUNK / MiB} MiB chunks)`, value: rss?.peakMB ?? null, pass: rss !== undefined && rss.peakMB * MiB < 200e6 },
+    { name: 'agent download byte-identical (SHA-256)', value: verified === undefined ? null : Number(verified), pass: verified === true },
+  ];
+  for (const c of checks) console.log(`${c.pass ? 'PASS' : 'FAIL'}  ${c.name} (${c.value === null ? 'not measured' : c.value.toFixed(3)})`);
+  for (const e of errors) console.log(`error: ${e}`);
+
+  await mkdir('.bench-results', { recursive: true });
+  await writeFile(join('.bench-results', 'agent.json'), JSON.stringify({
+    date: new Date().toISOString(), node: process.version, cpus: cpus().length,
+    sizeMiB, partMiB: PART / MiB, concurrency: CONCURRENCY, smallFiles: smallCount, smallFileKiB: 16,
+    rss: { gib: rssGiB, chunkMiB: RSS_CHUNK / MiB, ...rss },
+    rows, verified: verified ?? null, checks, errors,
+  }, null, 2) + '\n');
+  console.log('figures written to .bench-results/agent.json');
+}
+
+if (process.argv[2] === '--serve-raw') {
+  const server = await serveRaw();
+  process.send!({ port: (server.address() as { port: number }).port });
+  const stop = (): void => {
+    server.closeAllConnections();
+    server.close(() => process.exit(0));
+  };
+  process.on('SIGTERM', stop);
+  // If the benchmark dies, never leave the server behind.
+  process.on('disconnect', stop);
+} else {
+  await main();
+  process.exit(0);
+}
