@@ -59,8 +59,9 @@ export const agent: Command = {
     }
     const log = pino({ level: config.logLevel });
     const running = await startAgent(config, log);
+    const signalled = untilSignal(); // before the ready line, so a signal right after it is handled
     log.info({ url: running.url, configDir: config.configDir, hostedUrl: config.hostedUrl }, 'ferry agent ready');
-    const reason = await Promise.race([untilSignal(), running.stopped.then(() => 'POST /shutdown')]);
+    const reason = await Promise.race([signalled, running.stopped.then(() => 'POST /shutdown')]);
     log.info({ reason }, 'shutting down');
     await running.close();
     log.info('stopped');

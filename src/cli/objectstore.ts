@@ -59,6 +59,7 @@ export const objectstore: Command = {
     const region = get('region') ?? 'us-east-1';
     const log = pino({ level: get('log-level') ?? 'info' });
     const store = await startObjectStore({ ...listen, dataDir, accessKey, secretKey, region, buckets, logger: log });
+    const signalled = untilSignal(); // before the ready line, so a signal right after it is handled
     // The secret itself is not logged: logs travel further than terminals.
     log.info(
       {
@@ -71,7 +72,7 @@ export const objectstore: Command = {
       },
       'ferry object store ready',
     );
-    const signal = await untilSignal();
+    const signal = await signalled;
     log.info({ signal }, 'shutting down');
     await store.close();
     return 0;

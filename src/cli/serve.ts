@@ -46,8 +46,10 @@ export const serve: Command = {
     const { values } = parseFlags(args, serveOptions, HELP);
     const config = resolveHostedConfig(values);
     const running = await startHostedService(config);
+    // Listen for signals before saying we are ready, so a signal right after the ready line is handled.
+    const signalled = untilSignal();
     running.ctx.log.info({ url: running.url, s3: running.s3Url, dataDir: config.dataDir }, 'ferry hosted service ready');
-    const signal = await untilSignal();
+    const signal = await signalled;
     running.ctx.log.info({ signal }, 'shutting down');
     await running.close();
     running.ctx.log.info('stopped');

@@ -99,6 +99,8 @@ export const start: Command = {
     const config = resolveHostedConfig({ ...values, 'log-level': logLevel });
     const log = pino({ level: config.logLevel });
     const running = await startHostedService(config, log);
+    // Listen for signals before saying we are ready: a quick Ctrl+C must not kill us mid-way.
+    const signalled = untilSignal();
     const file = path.join(config.dataDir, 'first-owner.txt');
     let agent: RunningAgent | undefined;
     const stopAll = async () => {
@@ -125,7 +127,7 @@ export const start: Command = {
       await stopAll();
       throw err;
     }
-    const signal = await Promise.race([untilSignal(), agent.stopped.then(() => 'shutdown' as const)]);
+    const signal = await Promise.race([signalled, agent.stopped.then(() => 'shutdown' as const)]);
     log.info({ signal }, 'shutting down');
     await stopAll();
     return 0;
