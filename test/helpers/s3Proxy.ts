@@ -4,13 +4,9 @@
 // request until released, or pace it). The hosted service is started with the
 // proxy as its external S3 endpoint, so every pre-signed URL goes through it.
 // The Host header is passed on unchanged, so SigV4 signatures still verify.
-import fs from 'node:fs/promises';
 import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { startObjectStore, type RunningObjectStore } from '../../src/objectstore/index.js';
-import { startTestService, type TestService } from './hosted.js';
+import { startServiceBehindProxy, type Proxied } from './proxiedService.js';
 
 export interface SeenRequest {
   method: string;
@@ -141,41 +137,7 @@ export async function startS3Proxy(target: string): Promise<S3Proxy> {
   return proxy;
 }
 
-export interface ProxiedService {
-  svc: TestService;
-  /** The store's credentials and bucket, for tests that put objects themselves. */
-  creds: { accessKey: string; secretKey: string };
-  bucket: string;
-  proxy: S3Proxy;
-  store: RunningObjectStore;
-  close(): Promise<void>;
-}
+export type ProxiedService = Proxied<S3Proxy>;
 
 /** A hosted service whose storage is a separately started embedded store behind the proxy. */
-export async function startProxiedService(): Promise<ProxiedService> {
-  const creds = { accessKey: 'PROXYTESTKEY0001', secretKey: 'proxy-test-secret-key' };
-  const storeDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-proxied-store-'));
-  const store = await startObjectStore({ host: '127.0.0.1', port: 0, dataDir: storeDir, ...creds, buckets: ['ferry-test'] });
-  const proxy = await startS3Proxy(store.url);
-  const svc = await startTestService({
-    's3-endpoint': proxy.url,
-    's3-bucket': 'ferry-test',
-    's3-region': 'us-east-1',
-    's3-access-key': creds.accessKey,
-    's3-secret-key': creds.secretKey,
-    's3-path-style': true,
-  });
-  return {
-    svc,
-    creds,
-    bucket: 'ferry-test',
-    proxy,
-    store,
-    async close() {
-      await svc.close();
-      await proxy.close();
-      await store.close();
-      await fs.rm(storeDir, { recursive: true, force: true });
-    },
-  };
-}
+export const startProxiedService = (): Promise<ProxiedService> => startServiceBehindProxy(startS3Proxy);

@@ -3,13 +3,9 @@
 // endpoint, so every blueprint URL goes through it (the Host header is passed
 // on unchanged, so SigV4 still verifies). A rule picks a fault per part PUT;
 // the proxy records every part PUT and the bytes the store accepted.
-import fs from 'node:fs/promises';
 import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { startObjectStore, type RunningObjectStore } from '../../../src/objectstore/index.js';
-import { startTestService, type TestService } from '../../helpers/hosted.js';
+import { startServiceBehindProxy, type Proxied } from '../../helpers/proxiedService.js';
 
 export interface PartPut {
   /** Object key path (/bucket/packages/...). */
@@ -121,36 +117,7 @@ export async function startUploadProxy(target: string): Promise<UploadProxy> {
   return proxy;
 }
 
-export interface ProxiedUploads {
-  svc: TestService;
-  proxy: UploadProxy;
-  store: RunningObjectStore;
-  close(): Promise<void>;
-}
+export type ProxiedUploads = Proxied<UploadProxy>;
 
 /** A hosted service whose storage is a separately started embedded store behind the proxy. */
-export async function startProxiedUploads(): Promise<ProxiedUploads> {
-  const creds = { accessKey: 'UPLOADPROXYKEY01', secretKey: 'upload-proxy-test-secret' };
-  const storeDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-upload-store-'));
-  const store = await startObjectStore({ host: '127.0.0.1', port: 0, dataDir: storeDir, ...creds, buckets: ['uploads-test'] });
-  const proxy = await startUploadProxy(store.url);
-  const svc = await startTestService({
-    's3-endpoint': proxy.url,
-    's3-bucket': 'uploads-test',
-    's3-region': 'us-east-1',
-    's3-access-key': creds.accessKey,
-    's3-secret-key': creds.secretKey,
-    's3-path-style': true,
-  });
-  return {
-    svc,
-    proxy,
-    store,
-    async close() {
-      await svc.close();
-      await proxy.close();
-      await store.close();
-      await fs.rm(storeDir, { recursive: true, force: true });
-    },
-  };
-}
+export const startProxiedUploads = (): Promise<ProxiedUploads> => startServiceBehindProxy(startUploadProxy);
