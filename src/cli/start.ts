@@ -84,7 +84,7 @@ function banner(o: { url: string; s3Url: string; agentUrl: string; dataDir: stri
     'Send and fetch files through the agent (signed in as the first owner):',
     `  export FERRY_AGENT_URL=${o.agentUrl}`,
     `  npm run ferry -- teams`,
-    `  npm run ferry -- upload ./some-folder --team-id TEAM_ID`,
+    `  npm run ferry -- upload ./some-folder --team-id ${o.first?.teamId ?? 'TEAM_ID'}`,
     `  npm run ferry -- download LINK_URL --dst-folder ./downloads`,
     '',
     'Stop with Ctrl+C.',
