@@ -17,16 +17,25 @@ export interface TestAgent {
 }
 
 export async function startTestAgent(svc: { url: string }, flags: AgentFlags = {}): Promise<TestAgent> {
-  const configDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-agent-'));
-  const config = resolveAgentConfig({ listen: '127.0.0.1:0', 'config-dir': configDir, 'hosted-url': svc.url, ...flags }, {});
-  const agent = await startAgent(config, pino({ level: process.env.FERRY_TEST_LOG ?? 'silent' }));
+  // A test may reuse another agent's config dir (a restart); otherwise each agent gets its own.
+  const configDir = typeof flags['config-dir'] === 'string' ? flags['config-dir'] : await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-agent-'));
+  const removeDir = () => fs.rm(configDir, { recursive: true, force: true });
+  let agent: RunningAgent;
+  try {
+    const config = resolveAgentConfig({ listen: '127.0.0.1:0', 'hosted-url': svc.url, ...flags, 'config-dir': configDir }, {});
+    agent = await startAgent(config, pino({ level: process.env.FERRY_TEST_LOG ?? 'silent' }));
+  } catch (err) {
+    // Tests of bad settings end here: leave no temp dir behind.
+    await removeDir();
+    throw err;
+  }
   return {
     url: agent.url,
     agent,
     configDir,
     async close() {
       await agent.close();
-      await fs.rm(configDir, { recursive: true, force: true });
+      await removeDir();
     },
   };
 }
