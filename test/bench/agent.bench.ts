@@ -1,11 +1,12 @@
 // The agent against the limits it should reach, all on 127.0.0.1: (1) the raw
 // loopback server (discards PUTs, streams zeros) driven by a plain client with
-// 8 in flight and 16 MiB requests; (2) a big file up and down through the agent
-// (in-process, against the in-process hosted service and its embedded store);
+// 8 in flight and 16 MiB requests; (2) a big file up and down through the agent;
 // (3) rclone, tuned alike, against the same store; (4) many small files, agent
-// vs rclone; (5) the peak RSS of an agent child process uploading BENCH_RSS_GB
-// GiB with 100 MiB chunks. Prints a table with PASS/FAIL per target, writes
-// .bench-results/agent.json, and exits 0 either way.
+// vs rclone; (5) the peak RSS of the agent uploading BENCH_RSS_GB GiB with
+// 100 MiB chunks. `ferry serve` and `ferry agent` run as their own processes, as
+// users run them, and the CPU each spends is read from /proc: on a 2-core
+// machine the sum of both is what bounds the figures. Prints tables with
+// PASS/FAIL per target, writes .bench-results/agent.json, and exits 0 either way.
 // Run: npx tsx test/bench/agent.bench.ts  (env BENCH_SIZE_MB, BENCH_SMALL_FILES, BENCH_RSS_GB, BENCH_DIR)
 
 import { execFile, fork } from 'node:child_process';
@@ -17,11 +18,9 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadOrCreateStoreCredentials } from '../../src/objectstore/index.js';
-import { startTestAgent, type TestAgent } from '../helpers/agent.js';
-import { ownerActor } from '../helpers/auth.js';
-import { jsonLine, startFerry, type Running } from '../helpers/cli.js';
-import { call, startTestService, type TestService } from '../helpers/hosted.js';
+import { call } from '../helpers/hosted.js';
 import { getRange, MiB, putRange, serveRaw, settleDisk } from './lib/loopback.js';
+import { startAgentProcess, startServedService, type Program, type ServedService } from './lib/processes.js';
 
 const PART = 16 * MiB;
 const CONCURRENCY = 8;
@@ -31,6 +30,9 @@ const WAIT_MS = 30 * 60_000;
 
 type Row = 'raw' | 'agent' | 'rclone';
 interface Figures { uploadMBps?: number; downloadMBps?: number; smallFilesPerSec?: number }
+/** CPU seconds each process spent on one phase. */
+interface PhaseCpu { agent?: number; service?: number }
+type CpuPhase = 'agentUpload' | 'agentDownload' | 'rcloneUpload' | 'rcloneDownload' | 'agentSmall' | 'rcloneSmall';
 
 const mbps = (bytes: number, ms: number): number => bytes / MiB / (ms / 1000);
 const sleep = (ms: number): Promise<void> => new Promise((ok) => setTimeout(ok, ms));
@@ -50,6 +52,12 @@ async function makeFile(path: string, size: number): Promise<void> {
   } finally {
     await fh.close();
   }
+}
+
+function printTable(head: string[], rows: string[][]): void {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  console.log('');
+  for (const row of [head, ...rows]) console.log(row.map((c, i) => c.padEnd(widths[i]!)).join('  '));
 }
 
 async function pool(count: number, fn: (i: number) => Promise<void>): Promise<void> {
@@ -106,7 +114,19 @@ async function measureRaw(source: string, size: number, work: string): Promise<F
 
 // ---------------------------------------------------------------- 2. the agent
 
-async function signIn(svc: TestService, url: string): Promise<void> {
+interface Setup { svc: ServedService; agent: Program; teamId: string; cpu: Partial<Record<CpuPhase, PhaseCpu>> }
+
+/** Runs fn and records the CPU the agent and the service spent meanwhile. */
+async function metered<T>(s: Setup, phase: CpuPhase, fn: () => Promise<T>): Promise<T> {
+  const [a0, s0] = [await s.agent.cpu(), await s.svc.cpu()];
+  const out = await fn();
+  const [a1, s1] = [await s.agent.cpu(), await s.svc.cpu()];
+  const diff = (x?: number, y?: number) => (x === undefined || y === undefined ? undefined : y - x);
+  s.cpu[phase] = { agent: phase.startsWith('rclone') ? undefined : diff(a0, a1), service: diff(s0, s1) };
+  return out;
+}
+
+async function signIn(svc: ServedService, url: string): Promise<void> {
   const r = await call(url, 'POST', '/login', { body: { email: svc.owner.email, password: svc.owner.password } });
   if (r.status !== 200) throw new Error(`agent login: ${r.status} ${JSON.stringify(r.body)}`);
 }
@@ -119,12 +139,12 @@ async function waitComplete(url: string, kind: 'uploads' | 'downloads', id: stri
     if (r.status !== 200) throw new Error(`GET /${kind}/${id}: ${r.status} ${JSON.stringify(r.body)}`);
     if (r.body.state === 'complete') return r.body;
     if (r.body.state === 'error') throw new Error(`${kind} ${id} failed: ${r.body.error ?? JSON.stringify(r.body.items?.find((i: any) => i.error))}`);
-    await sleep(25);
+    await sleep(50);
   }
   throw new Error(`${kind} ${id} not complete within ${WAIT_MS} ms`);
 }
 
-async function agentUpload(svc: TestService, agentUrl: string, teamId: string, paths: string[], chunkSize: number): Promise<{ id: string; ms: number }> {
+async function agentUpload(agentUrl: string, teamId: string, paths: string[], chunkSize: number): Promise<{ id: string; ms: number }> {
   const t = performance.now();
   const r = await call(agentUrl, 'POST', '/uploads', { body: { team_id: teamId, paths, chunk_size: chunkSize } });
   if (r.status !== 201) throw new Error(`POST /uploads: ${r.status} ${JSON.stringify(r.body)}`);
@@ -132,19 +152,21 @@ async function agentUpload(svc: TestService, agentUrl: string, teamId: string, p
   return { id: r.body.upload_id, ms: performance.now() - t };
 }
 
-async function measureAgent(svc: TestService, agent: TestAgent, teamId: string, source: string, size: number, work: string): Promise<Figures & { verified: boolean }> {
+async function measureAgent(s: Setup, source: string, size: number, work: string): Promise<Figures & { verified: boolean }> {
+  const agent = s.agent;
   settleDisk();
-  const up = await agentUpload(svc, agent.url, teamId, [source], PART);
+  const up = await metered(s, 'agentUpload', () => agentUpload(agent.url, s.teamId, [source], PART));
   const link = await call(agent.url, 'POST', `/uploads/${up.id}/link`, { body: {} });
   if (link.status !== 201) throw new Error(`POST /uploads/{id}/link: ${link.status} ${JSON.stringify(link.body)}`);
   const to = join(work, 'agent-download');
   await mkdir(to);
   settleDisk();
-  const t = performance.now();
-  const d = await call(agent.url, 'POST', '/downloads', { body: { url: link.body.url, dst_folder: to, create_package_folder: false, chunk_size: PART } });
-  if (d.status !== 201 && d.status !== 200) throw new Error(`POST /downloads: ${d.status} ${JSON.stringify(d.body)}`);
-  const done = await waitComplete(agent.url, 'downloads', d.body.download_id);
-  const downloadMs = performance.now() - t;
+  const { done, downloadMs } = await metered(s, 'agentDownload', async () => {
+    const t = performance.now();
+    const d = await call(agent.url, 'POST', '/downloads', { body: { url: link.body.url, dst_folder: to, create_package_folder: false, chunk_size: PART } });
+    if (d.status !== 201 && d.status !== 200) throw new Error(`POST /downloads: ${d.status} ${JSON.stringify(d.body)}`);
+    return { done: await waitComplete(agent.url, 'downloads', d.body.download_id), downloadMs: performance.now() - t };
+  });
   const local = done.items.find((i: any) => i.local_path)?.local_path as string;
   const verified = (await sha256File(local)) === (await sha256File(source));
   await rm(to, { recursive: true, force: true });
@@ -153,7 +175,7 @@ async function measureAgent(svc: TestService, agent: TestAgent, teamId: string, 
 
 // ---------------------------------------------------------------- 3. rclone
 
-async function rclone(svc: TestService, args: string[]): Promise<number> {
+async function rclone(svc: ServedService, args: string[]): Promise<number> {
   const creds = await loadOrCreateStoreCredentials(svc.dataDir);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -175,12 +197,13 @@ async function rclone(svc: TestService, args: string[]): Promise<number> {
   });
 }
 
-async function measureRclone(svc: TestService, source: string, size: number, work: string): Promise<Figures> {
+async function measureRclone(s: Setup, source: string, size: number, work: string): Promise<Figures> {
+  const svc = s.svc;
   settleDisk();
-  const upMs = await rclone(svc, ['copyto', source, 'ferry:ferry/bench/big', '--s3-chunk-size', '16M', '--s3-upload-concurrency', '8', '--s3-upload-cutoff', '16M']);
+  const upMs = await metered(s, 'rcloneUpload', () => rclone(svc, ['copyto', source, 'ferry:ferry/bench/big', '--s3-chunk-size', '16M', '--s3-upload-concurrency', '8', '--s3-upload-cutoff', '16M']));
   const dest = join(work, 'rclone-download.bin');
   settleDisk();
-  const downMs = await rclone(svc, ['copyto', 'ferry:ferry/bench/big', dest, '--multi-thread-streams', '8', '--multi-thread-cutoff', '16M']);
+  const downMs = await metered(s, 'rcloneDownload', () => rclone(svc, ['copyto', 'ferry:ferry/bench/big', dest, '--multi-thread-streams', '8', '--multi-thread-cutoff', '16M']));
   const got = (await stat(dest)).size;
   await rm(dest, { force: true });
   if (got !== size) throw new Error(`rclone download: ${got} bytes, expected ${size}`);
@@ -207,18 +230,14 @@ function procStatus(pid: number, field: 'VmRSS' | 'VmHWM'): Promise<number | und
   );
 }
 
-async function measureRss(svc: TestService, teamId: string, work: string, gib: number): Promise<{ peakMB: number; uploadMBps: number }> {
+async function measureRss(svc: ServedService, teamId: string, work: string, gib: number): Promise<{ peakMB: number; uploadMBps: number }> {
   const file = join(work, 'rss.bin');
   const size = gib * 1024 * MiB;
   await makeFile(file, size);
-  const configDir = join(work, 'rss-agent');
-  let child: Running | undefined;
+  let agent: Program | undefined;
   try {
-    child = startFerry(['agent', '--listen', '127.0.0.1:0', '--config-dir', configDir, '--hosted-url', svc.url,
-      '--chunk-size', String(RSS_CHUNK), '--concurrency', String(CONCURRENCY), '--log-level', 'info']);
-    const ready = await child.waitFor((l) => jsonLine(l)?.msg === 'ferry agent ready', 'the ready line');
-    const url = jsonLine(ready)!.url as string;
-    const pid = child.child.pid!;
+    agent = await startAgentProcess(work, svc.url, { 'chunk-size': String(RSS_CHUNK), concurrency: String(CONCURRENCY) });
+    const { url, pid } = agent;
     await signIn(svc, url);
     let peak = 0;
     let sampling = true;
@@ -230,7 +249,7 @@ async function measureRss(svc: TestService, teamId: string, work: string, gib: n
     })();
     settleDisk();
     try {
-      const up = await agentUpload(svc, url, teamId, [file], RSS_CHUNK);
+      const up = await agentUpload(url, teamId, [file], RSS_CHUNK);
       peak = Math.max(peak, (await procStatus(pid, 'VmHWM')) ?? 0);
       return { peakMB: peak / MiB, uploadMBps: mbps(size, up.ms) };
     } finally {
@@ -238,10 +257,19 @@ async function measureRss(svc: TestService, teamId: string, work: string, gib: n
       await sampler;
     }
   } finally {
-    await child?.stop();
+    await agent?.stop();
     await rm(file, { force: true });
-    await rm(configDir, { recursive: true, force: true });
   }
+}
+
+/** MD5 MiB/s on one core of this machine: an upload hashes each byte twice (the agent's check, the store's ETag). */
+function md5Speed(): number {
+  const block = randomFillSync(Buffer.alloc(4 * MiB));
+  const h = createHash('md5');
+  const t = performance.now();
+  for (let i = 0; i < 64; i++) h.update(block);
+  h.digest();
+  return mbps(64 * block.length, performance.now() - t);
 }
 
 // ---------------------------------------------------------------- main
@@ -256,8 +284,9 @@ async function main(): Promise<void> {
   const errors: string[] = [];
   let verified: boolean | undefined;
   let rss: { peakMB: number; uploadMBps: number } | undefined;
-  let svc: TestService | undefined;
-  let agent: TestAgent | undefined;
+  let svc: ServedService | undefined;
+  let agent: Program | undefined;
+  const cpu: Setup['cpu'] = {};
   /** Runs one phase; a failure is reported and the remaining phases still run. */
   const phase = async (name: string, fn: () => Promise<void>): Promise<void> => {
     const t = performance.now();
@@ -269,41 +298,43 @@ async function main(): Promise<void> {
       console.log(`  ${name}: FAILED ${(err as Error).message}`);
     }
   };
+  const md5MBps = md5Speed();
   console.log(`file ${sizeMiB} MiB, ${PART / MiB} MiB parts, ${CONCURRENCY} in flight; ${smallCount} x 16 KiB files; RSS run ${rssGiB} GiB with ${RSS_CHUNK / MiB} MiB chunks; ${cpus().length} CPUs, node ${process.version}, dir ${work}`);
   try {
     const source = join(work, 'big.bin');
     await makeFile(source, size);
     const smallDir = join(work, 'small');
     await makeSmallFiles(smallDir, smallCount);
-    svc = await startTestService();
-    const teamId = (await ownerActor(svc)).teamId;
-    agent = await startTestAgent(svc, { 'chunk-size': String(PART), concurrency: String(CONCURRENCY) });
+    svc = await startServedService(work);
+    agent = await startAgentProcess(work, svc.url, { 'chunk-size': String(PART), concurrency: String(CONCURRENCY) });
     await signIn(svc, agent.url);
-    const s = svc, a = agent;
+    const teams = await call(agent.url, 'GET', '/teams');
+    if (teams.status !== 200 || !teams.body[0]) throw new Error(`agent GET /teams: ${teams.status} ${JSON.stringify(teams.body)}`);
+    const s: Setup = { svc, agent, teamId: teams.body[0].id as string, cpu };
 
     await phase('raw', async () => void (rows.raw = await measureRaw(source, size, work)));
     await phase('agent big file', async () => {
-      const r = await measureAgent(s, a, teamId, source, size, work);
+      const r = await measureAgent(s, source, size, work);
       rows.agent = { ...rows.agent, uploadMBps: r.uploadMBps, downloadMBps: r.downloadMBps };
       verified = r.verified;
     });
     await phase('rclone big file', async () => void (rows.rclone = { ...rows.rclone, ...(await measureRclone(s, source, size, work)) }));
     await phase('agent small files', async () => {
       settleDisk();
-      const up = await agentUpload(s, a.url, teamId, [smallDir], PART);
+      const up = await metered(s, 'agentSmall', () => agentUpload(s.agent.url, s.teamId, [smallDir], PART));
       rows.agent.smallFilesPerSec = smallCount / (up.ms / 1000);
     });
     await phase('rclone small files', async () => {
       settleDisk();
-      const ms = await rclone(s, ['copy', smallDir, 'ferry:ferry/small', '--transfers', '16']);
+      const ms = await metered(s, 'rcloneSmall', () => rclone(s.svc, ['copy', smallDir, 'ferry:ferry/small', '--transfers', '16']));
       rows.rclone.smallFilesPerSec = smallCount / (ms / 1000);
     });
     await rm(source, { force: true });
     await rm(smallDir, { recursive: true, force: true });
-    await phase(`agent RSS (${rssGiB} GiB, child process)`, async () => void (rss = await measureRss(s, teamId, work, rssGiB)));
+    await phase(`agent RSS (${rssGiB} GiB, its own agent)`, async () => void (rss = await measureRss(s.svc, s.teamId, work, rssGiB)));
   } finally {
-    await agent?.close();
-    await svc?.close();
+    await agent?.stop();
+    await svc?.stop();
     await rm(work, { recursive: true, force: true });
   }
 
@@ -317,10 +348,19 @@ async function main(): Promise<void> {
       `${f(ratio(r.uploadMBps, rows.raw.uploadMBps), 2)} / ${f(ratio(r.downloadMBps, rows.raw.downloadMBps), 2)}`,
     ];
   });
-  const head = ['target', 'upload MiB/s', 'download MiB/s', 'small files/s', 'x rclone (up/down/small)', 'x raw (up/down)'];
-  const widths = head.map((h, i) => Math.max(h.length, ...table.map((r) => r[i]!.length)));
-  console.log('');
-  for (const row of [head, ...table]) console.log(row.map((c, i) => c.padEnd(widths[i]!)).join('  '));
+  printTable(['target', 'upload MiB/s', 'download MiB/s', 'small files/s', 'x rclone (up/down/small)', 'x raw (up/down)'], table);
+  // Where the time goes: CPU per GiB (per file for small files) of each process.
+  const gib = size / (1024 * MiB);
+  const per = (c: PhaseCpu | undefined, k: keyof PhaseCpu, unit: number, d: number) => f(c?.[k] === undefined ? undefined : c[k]! / unit, d);
+  printTable(['CPU spent', 'agent', 'service + store'], [
+    ['agent upload, s/GiB', per(cpu.agentUpload, 'agent', gib, 2), per(cpu.agentUpload, 'service', gib, 2)],
+    ['agent download, s/GiB', per(cpu.agentDownload, 'agent', gib, 2), per(cpu.agentDownload, 'service', gib, 2)],
+    ['rclone upload, s/GiB', '-', per(cpu.rcloneUpload, 'service', gib, 2)],
+    ['rclone download, s/GiB', '-', per(cpu.rcloneDownload, 'service', gib, 2)],
+    ['agent small files, ms/file', per(cpu.agentSmall, 'agent', smallCount / 1000, 1), per(cpu.agentSmall, 'service', smallCount / 1000, 1)],
+    ['rclone small files, ms/file', '-', per(cpu.rcloneSmall, 'service', smallCount / 1000, 1)],
+  ]);
+  console.log(`MD5 here: ${f(md5MBps)} MiB/s per core, ${f(1024 / md5MBps, 2)} CPU-s/GiB; an upload hashes every byte twice (the agent checks each part, the store makes its ETag)`);
   console.log(`peak agent RSS: ${f(rss?.peakMB)} MiB while uploading ${rssGiB} GiB with ${RSS_CHUNK / MiB} MiB chunks (${f(rss?.uploadMBps)} MiB/s); agent download SHA-256 ${verified === undefined ? '-' : verified ? 'ok' : 'MISMATCH'}`);
 
   const ag = rows.agent, rc = rows.rclone, raw = rows.raw;
@@ -343,7 +383,7 @@ async function main(): Promise<void> {
     date: new Date().toISOString(), node: process.version, cpus: cpus().length,
     sizeMiB, partMiB: PART / MiB, concurrency: CONCURRENCY, smallFiles: smallCount, smallFileKiB: 16,
     rss: { gib: rssGiB, chunkMiB: RSS_CHUNK / MiB, ...rss },
-    rows, verified: verified ?? null, checks, errors,
+    rows, cpuSeconds: cpu, md5MBps, verified: verified ?? null, checks, errors,
   }, null, 2) + '\n');
   console.log('figures written to .bench-results/agent.json');
 }

@@ -1,0 +1,77 @@
+// The programs a benchmark measures, started as users start them: `ferry serve`
+// (service and embedded store) and `ferry agent`, each in its own process, so
+// that neither shares an event loop with the other or with the benchmark, and
+// the CPU each one spends can be read from /proc.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { jsonLine, startFerry, type Running } from '../../helpers/cli.js';
+
+export interface Program {
+  url: string;
+  pid: number;
+  /** CPU seconds (user + system, all threads) the process has used so far; undefined where /proc is missing. */
+  cpu(): Promise<number | undefined>;
+  stop(): Promise<void>;
+}
+
+export interface ServedService extends Program {
+  s3Url: string;
+  dataDir: string;
+  owner: { email: string; password: string };
+}
+
+const TICKS_PER_SECOND = 100;
+
+async function cpuOf(pid: number): Promise<number | undefined> {
+  try {
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+}
+
+async function ready(child: Running, msg: string): Promise<Record<string, unknown>> {
+  try {
+    return jsonLine(await child.waitFor((l) => jsonLine(l)?.msg === msg, `the line "${msg}"`))!;
+  } catch (err) {
+    await child.stop();
+    throw err;
+  }
+}
+
+function program(child: Running, url: string, cleanup: () => Promise<void>): Program {
+  const pid = child.child.pid!;
+  return {
+    url,
+    pid,
+    cpu: () => cpuOf(pid),
+    async stop() {
+      await child.stop();
+      await cleanup();
+    },
+  };
+}
+
+/** `ferry serve` with its embedded store on ephemeral ports and a fresh data dir under `work`. */
+export async function startServedService(work: string): Promise<ServedService> {
+  const dataDir = await mkdtemp(join(work, 'service-'));
+  const owner = { email: 'bench@example.com', password: 'bench password 1' };
+  const child = startFerry(['serve', '--listen', '127.0.0.1:0', '--s3-listen', '127.0.0.1:0', '--data-dir', dataDir,
+    '--init-owner', `${owner.email}:${owner.password}`, '--log-level', 'info']);
+  const line = await ready(child, 'ferry hosted service ready');
+  const p = program(child, String(line.url), () => rm(dataDir, { recursive: true, force: true }));
+  return { ...p, s3Url: String(line.s3), dataDir, owner };
+}
+
+/** `ferry agent` against `hostedUrl`, on an ephemeral port with a fresh config dir under `work`; url ends in /api/v1. */
+export async function startAgentProcess(work: string, hostedUrl: string, flags: Record<string, string>): Promise<Program> {
+  const configDir = await mkdtemp(join(work, 'agent-'));
+  const args = ['agent', '--listen', '127.0.0.1:0', '--config-dir', configDir, '--hosted-url', hostedUrl, '--log-level', 'info'];
+  for (const [k, v] of Object.entries(flags)) args.push(`--${k}`, v);
+  const child = startFerry(args);
+  const line = await ready(child, 'ferry agent ready');
+  return program(child, String(line.url), () => rm(configDir, { recursive: true, force: true }));
+}
