@@ -36,7 +36,7 @@ export async function startAgent(config: AgentConfig, log: Logger = pino({ level
       await services.uploads.close();
       await services.downloads.close();
       await services.session.close();
-      db.close();
+      await db.shut();
       markStopped();
     })());
 

@@ -45,7 +45,7 @@ export class HostedHttp {
   constructor(baseUrl: string) {
     this.baseUrl = baseUrl.replace(/\/+$/, '');
     const u = new URL(this.baseUrl);
-    this.pool = new Pool(u.origin, { connections: 8, keepAliveTimeout: 10_000 });
+    this.pool = new Pool(u.origin, { connections: 32, keepAliveTimeout: 10_000 });
   }
 
   async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {

@@ -9,6 +9,7 @@ import type { HostedContext } from './context.js';
 import { openDatabase } from './db/open.js';
 import { createTokens } from './auth/tokens.js';
 import { createS3Storage, type S3Settings } from './storage/s3.js';
+import { withEmbeddedStore } from './storage/embedded.js';
 import { createMailer } from './mail/mailer.js';
 import { buildApp } from './app.js';
 import { startSweeper } from './jobs/sweeper.js';
@@ -58,7 +59,8 @@ export async function startHostedService(config: HostedConfig, log: Logger = pin
       cleanups.push(() => store!.close());
       s3 = { endpoint: store.url, region: 'us-east-1', bucket: config.bucket, pathStyle: true, ...creds };
     }
-    const storage = createS3Storage(s3, config.blueprintTtlSeconds);
+    const s3Storage = createS3Storage(s3, config.blueprintTtlSeconds);
+    const storage = store ? withEmbeddedStore(s3Storage, store.local) : s3Storage;
     await storage.ensureBucket();
     const mailer = createMailer(config.smtp, path.join(config.dataDir, 'outbox'));
     cleanups.push(() => mailer.close());

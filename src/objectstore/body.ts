@@ -1,17 +1,17 @@
 // Request bodies. Large ones go straight from the socket to a temp file in
 // ~1 MiB positional writev batches (no stream layers in between: at loopback
 // speeds their per-chunk cost shows), MD5 computed by a worker that re-reads
-// the written bytes (hasher.ts). Real signed payload hashes are checked on the
-// way. A body that fails any check is deleted before the error is answered,
-// and the rest of it is drained so the client still reads that answer.
+// the written bytes (src/hash/md5Workers.ts). Real signed payload hashes are
+// checked on the way. A body that fails any check is deleted before the error
+// is answered, and the rest of it is drained so the client still reads that answer.
 
 import { createHash } from 'node:crypto';
 import { open, unlink } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
+import { startMd5, type Md5Job } from '../hash/md5Workers.js';
 import { AwsChunkedDecoder, isStreamingPayload } from './chunked.js';
 import { s3err } from './errors.js';
-import { startMd5, type Md5Job } from './hasher.js';
 import type { AuthContext } from './sigv4.js';
 
 const FLUSH_BYTES = 1 << 20;

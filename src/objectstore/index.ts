@@ -9,10 +9,13 @@ import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { Catalog } from './catalog.js';
 import { KeyedLock, Layout, removeQuietly } from './disk.js';
+import { localStore, type LocalStore } from './local.js';
 import { createHandler } from './server.js';
 import type { StoreContext } from './store.js';
 
 export { loadOrCreateStoreCredentials, type StoreCredentials } from './credentials.js';
+export { S3Error } from './errors.js';
+export type { LocalStore, LocalPart } from './local.js';
 
 export interface ObjectStoreOptions {
   host: string;
@@ -31,6 +34,8 @@ export interface RunningObjectStore {
   /** http://host:port */
   url: string;
   port: number;
+  /** The multipart control calls, in-process (for the service that embeds the store). */
+  local: LocalStore;
   close(): Promise<void>;
 }
 
@@ -83,6 +88,7 @@ export async function startObjectStore(opts: ObjectStoreOptions): Promise<Runnin
   return {
     url: `http://${host}:${port}`,
     port,
+    local: localStore(ctx),
     close() {
       closing ??= new Promise<void>((ok) => {
         server.close(() => ok());

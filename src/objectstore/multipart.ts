@@ -4,11 +4,11 @@
 // writes a manifest, O(number of parts) whatever the object size.
 
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, rename, stat, unlink } from 'node:fs/promises';
+import { mkdir, readdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { receiveSmall, receiveToFile } from './body.js';
 import { isNotFound, s3err } from './errors.js';
-import { isId, newId, partDirName, readJson, removeQuietly, writeJsonAtomic, type Manifest, type PartRef, type UploadInfo } from './disk.js';
+import { isId, newId, partDirName, readJson, removeQuietly, type Manifest, type PartRef, type UploadInfo } from './disk.js';
 import { sendEmpty, sendXml, storedHeaders } from './http.js';
 import { awsUriEncode } from './sigv4.js';
 import { commitObject, discard, type S3Request, type StoreContext } from './store.js';
@@ -24,7 +24,9 @@ export async function createUpload(ctx: StoreContext, r: S3Request): Promise<voi
   const dir = ctx.layout.upload(r.bucket, uploadId);
   await mkdir(dir, { recursive: true });
   const info: UploadInfo = { v: 1, key: r.key, initiated: new Date().toISOString(), ...storedHeaders(r.req) };
-  await writeJsonAtomic(ctx.layout, join(dir, 'upload.json'), info);
+  // Written in place, not through a temp file: nobody knows the id before this answer, and
+  // a half-written record (a crash now) only loses an upload whose id never reached a client.
+  await writeFile(join(dir, 'upload.json'), JSON.stringify(info), { flag: 'wx' });
   rememberUpload(ctx, `${r.bucket}/${uploadId}`, info);
   sendXml(r.res, 200, xmlDocument('InitiateMultipartUploadResult', [
     el('Bucket', r.bucket),
@@ -38,20 +40,23 @@ function rememberUpload(ctx: StoreContext, id: string, info: UploadInfo): void {
   ctx.uploads.set(id, info);
 }
 
-async function loadUpload(ctx: StoreContext, r: S3Request): Promise<{ id: string; dir: string; info: UploadInfo; cacheId: string }> {
-  ctx.catalog.get(r.bucket);
-  const id = r.query.get('uploadId') ?? '';
+interface OpenUpload { id: string; dir: string; info: UploadInfo; cacheId: string }
+
+async function loadUpload(ctx: StoreContext, bucket: string, key: string, id: string): Promise<OpenUpload> {
+  ctx.catalog.get(bucket);
   if (!isId(id)) throw s3err('NoSuchUpload');
-  const dir = ctx.layout.upload(r.bucket, id);
-  const cacheId = `${r.bucket}/${id}`;
+  const dir = ctx.layout.upload(bucket, id);
+  const cacheId = `${bucket}/${id}`;
   let info = ctx.uploads.get(cacheId);
   if (!info) {
     info = await readJson<UploadInfo>(join(dir, 'upload.json'));
     if (info) rememberUpload(ctx, cacheId, info);
   }
-  if (!info || info.key !== r.key) throw s3err('NoSuchUpload');
+  if (!info || info.key !== key) throw s3err('NoSuchUpload');
   return { id, dir, info, cacheId };
 }
+
+const uploadOf = (ctx: StoreContext, r: S3Request) => loadUpload(ctx, r.bucket, r.key, r.query.get('uploadId') ?? '');
 
 const uploadLock = (uploadId: string): string => `upload\u0000${uploadId}`;
 
@@ -67,7 +72,7 @@ function partNumber(r: S3Request): number {
 export async function uploadPart(ctx: StoreContext, r: S3Request): Promise<void> {
   if (r.req.headers['x-amz-copy-source'] !== undefined) throw s3err('NotImplemented', 'UploadPartCopy is not supported.');
   const n = partNumber(r);
-  const upload = await loadUpload(ctx, r);
+  const upload = await uploadOf(ctx, r);
   const tmp = ctx.layout.tempFile();
   const { md5 } = await receiveToFile(r.req, r.auth, tmp);
   const md5hex = md5.toString('hex');
@@ -76,12 +81,17 @@ export async function uploadPart(ctx: StoreContext, r: S3Request): Promise<void>
     // Per-upload lock: two uploads of one part number cannot delete each other's file, and
     // Complete never sees a part replaced between its check and its rename (completeUpload).
     await ctx.locks.run(uploadLock(upload.id), async () => {
-      await mkdir(partDir).catch((err: NodeJS.ErrnoException) => {
-        if (err.code !== 'EEXIST') throw err;
-      });
+      const fresh = await mkdir(partDir).then(
+        () => true,
+        (err: NodeJS.ErrnoException) => {
+          if (err.code !== 'EEXIST') throw err;
+          return false;
+        },
+      );
       // ENOENT here means the upload was completed or aborted meanwhile: never recreate it.
       await rename(tmp, join(partDir, md5hex));
-      for (const f of await readdir(partDir)) if (f !== md5hex) await unlink(join(partDir, f)).catch(() => undefined);
+      // A part sent again may have other bytes: only its latest file stays.
+      if (!fresh) for (const f of await readdir(partDir)) if (f !== md5hex) await unlink(join(partDir, f)).catch(() => undefined);
     });
   } catch (err) {
     await unlink(tmp).catch(() => undefined);
@@ -90,7 +100,7 @@ export async function uploadPart(ctx: StoreContext, r: S3Request): Promise<void>
   sendEmpty(r.res, 200, { ETag: `"${md5hex}"` });
 }
 
-interface StoredPart {
+export interface StoredPart {
   n: number;
   md5: string;
   size: number;
@@ -112,8 +122,13 @@ async function storedParts(dir: string): Promise<StoredPart[]> {
     .filter((p, i, all) => i === 0 || all[i - 1]!.n !== p.n);
 }
 
+/** The parts of an open upload (NoSuchUpload when it is not open for `key`). */
+export async function partsOf(ctx: StoreContext, bucket: string, key: string, uploadId: string): Promise<StoredPart[]> {
+  return storedParts((await loadUpload(ctx, bucket, key, uploadId)).dir);
+}
+
 export async function listParts(ctx: StoreContext, r: S3Request): Promise<void> {
-  const upload = await loadUpload(ctx, r);
+  const upload = await uploadOf(ctx, r);
   const maxParts = Math.min(Number(r.query.get('max-parts') ?? 1000) || 1000, 1000);
   const marker = Number(r.query.get('part-number-marker') ?? 0) || 0;
   const all = (await storedParts(upload.dir)).filter((p) => p.n > marker);
@@ -138,12 +153,17 @@ export async function listParts(ctx: StoreContext, r: S3Request): Promise<void> 
   ]));
 }
 
-export async function abortUpload(ctx: StoreContext, r: S3Request): Promise<void> {
-  const upload = await loadUpload(ctx, r);
+/** Drops an open upload and its parts. */
+export async function abort(ctx: StoreContext, bucket: string, key: string, uploadId: string): Promise<void> {
+  const upload = await loadUpload(ctx, bucket, key, uploadId);
   // A rename, so it is atomic against a racing Complete (one of them gets ENOENT).
   const found = await discard(ctx, upload.dir);
   ctx.uploads.delete(upload.cacheId);
   if (!found) throw s3err('NoSuchUpload');
+}
+
+export async function abortUpload(ctx: StoreContext, r: S3Request): Promise<void> {
+  await abort(ctx, r.bucket, r.key, r.query.get('uploadId') ?? '');
   sendEmpty(r.res, 204);
 }
 
@@ -169,14 +189,30 @@ async function checkParts(dir: string, requested: CompletePart[]): Promise<PartR
 }
 
 export async function completeUpload(ctx: StoreContext, r: S3Request): Promise<void> {
-  const upload = await loadUpload(ctx, r);
+  const upload = await uploadOf(ctx, r);
   const requested = parseCompleteMultipartUpload((await receiveSmall(r.req, r.auth, 4 << 20)).toString('utf8'));
+  const manifest = await completeOpen(ctx, r.bucket, upload, requested);
+  const location = `http://${r.req.headers.host ?? 'localhost'}/${r.bucket}/${r.key.split('/').map(awsUriEncode).join('/')}`;
+  sendXml(r.res, 200, xmlDocument('CompleteMultipartUploadResult', [
+    el('Location', location),
+    el('Bucket', r.bucket),
+    el('Key', r.key),
+    el('ETag', manifest.etag),
+  ]));
+}
+
+/** Completes an open upload from the listed parts (ascending, each stored with that ETag); resolves the object's manifest. */
+export async function complete(ctx: StoreContext, bucket: string, key: string, uploadId: string, requested: CompletePart[]): Promise<Manifest> {
+  return completeOpen(ctx, bucket, await loadUpload(ctx, bucket, key, uploadId), requested);
+}
+
+async function completeOpen(ctx: StoreContext, bucket: string, upload: OpenUpload, requested: CompletePart[]): Promise<Manifest> {
   if (requested.length > MAX_PARTS) throw s3err('MalformedXML', 'Too many parts');
   requested.forEach((p, i) => {
     if (p.partNumber < 1 || p.partNumber > MAX_PARTS) throw s3err('InvalidPart');
     if (i > 0 && p.partNumber <= requested[i - 1]!.partNumber) throw s3err('InvalidPartOrder');
   });
-  const dataDir = ctx.layout.data(r.bucket, upload.id);
+  const dataDir = ctx.layout.data(bucket, upload.id);
   const parts = await ctx.locks.run(uploadLock(upload.id), async () => {
     const found = await checkParts(upload.dir, requested);
     try {
@@ -192,7 +228,7 @@ export async function completeUpload(ctx: StoreContext, r: S3Request): Promise<v
   for (const p of parts) combined.update(Buffer.from(p.md5, 'hex'));
   const manifest: Manifest = {
     v: 1,
-    key: r.key,
+    key: upload.info.key,
     size: parts.reduce((sum, p) => sum + p.size, 0),
     etag: `"${combined.digest('hex')}-${parts.length}"`,
     lastModified: new Date().toISOString(),
@@ -202,7 +238,7 @@ export async function completeUpload(ctx: StoreContext, r: S3Request): Promise<v
     parts,
   };
   try {
-    await commitObject(ctx, r.bucket, manifest);
+    await commitObject(ctx, bucket, manifest);
   } catch (err) {
     await removeQuietly(dataDir);
     throw err;
@@ -211,11 +247,5 @@ export async function completeUpload(ctx: StoreContext, r: S3Request): Promise<v
   // few bytes): on a busy ext4 every unlink can wait for a journal commit, and this is the hot path.
   const keep = new Set(parts.map((p) => partDirName(p.n)).concat('upload.json'));
   for (const name of await readdir(dataDir)) if (!keep.has(name)) await removeQuietly(join(dataDir, name));
-  const location = `http://${r.req.headers.host ?? 'localhost'}/${r.bucket}/${r.key.split('/').map(awsUriEncode).join('/')}`;
-  sendXml(r.res, 200, xmlDocument('CompleteMultipartUploadResult', [
-    el('Location', location),
-    el('Bucket', r.bucket),
-    el('Key', r.key),
-    el('ETag', manifest.etag),
-  ]));
+  return manifest;
 }

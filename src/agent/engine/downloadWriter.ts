@@ -90,6 +90,9 @@ export class DownloadWriter {
     signal.throwIfAborted();
     if (item.epoch !== epoch || item.state !== 'pending') return;
     store.recordRange(this.d.db, this.d.downloadId, item.fileId, idx);
+    await this.d.db.synced();
+    // Reset meanwhile: its ranges, this record included, were forgotten.
+    if (item.epoch !== epoch) return;
     item.inFlight.delete(idx);
     item.markDone(idx);
   }

@@ -41,7 +41,12 @@ export interface UploadEngine {
 
 /** File finalize answers that mean the parts on the store are not what we recorded: send the file again. */
 const REDO_CODES = new Set(['part_missing', 'etag_mismatch', 'size_mismatch', 'part_too_small', 'unknown_upload']);
-const PREP_WORKERS = 4;
+/**
+ * Files registered at once. A small file is mostly round trips (register, start,
+ * blueprints, PUT, finalize), so many of them must be on their way together for
+ * the service and the store, not the latency, to set the pace.
+ */
+const PREP_WORKERS = 16;
 const MAX_FILE_RESETS = 2;
 
 export class UploadRun implements Transfer {
@@ -170,7 +175,7 @@ export class UploadRun implements Transfer {
   // ---- preparing files: register, start the multipart upload ----
 
   private get window(): number {
-    return Math.max(4, this.e.concurrency * 2);
+    return Math.max(PREP_WORKERS, this.e.concurrency * 4);
   }
 
   private wakeWorkers(): void {
@@ -217,6 +222,7 @@ export class UploadRun implements Transfer {
     if (this.stopped) return;
     setFileRegistration(this.e.db, this.id, f.row.idx, reg);
     f.row = { ...f.row, ...reg };
+    await this.e.db.synced();
   }
 
   // ---- blueprints and parts ----
@@ -259,8 +265,10 @@ export class UploadRun implements Transfer {
       case 'aborted':
         return;
       case 'stored': {
-        // On disk first; only then does it count.
+        // On disk first; only then does it count. A run stopped meanwhile finds the record at its next start.
         recordPart(this.e.db, this.id, f.row.idx, { part_number: n, etag: outcome.etag, size: range.length });
+        await this.e.db.synced();
+        if (this.stopped || epoch !== f.epoch) return;
         f.done.set(n, { part_number: n, etag: outcome.etag, size: range.length });
         f.blueprints.delete(n);
         f.attempts.delete(n);
@@ -314,6 +322,8 @@ export class UploadRun implements Transfer {
     }
     if (this.stopped || epoch !== f.epoch) return;
     markFileDone(this.e.db, this.id, r.idx);
+    await this.e.db.synced();
+    if (this.stopped || epoch !== f.epoch) return;
     f.row = { ...f.row, done: 1 };
     this.active.splice(this.active.indexOf(f), 1);
     this.wakeWorkers();

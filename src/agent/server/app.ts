@@ -29,6 +29,11 @@ export async function buildAgentApp(ctx: AgentContext, services: AgentServices):
   acceptJsonBodies(app, () => new AgentError(400, AgentErrorCode.badRequest, 'request body is not valid JSON'));
 
   app.addHook('onRequest', securityHook(ctx.config.host, ctx.config.apiKey));
+  // What a request changed is on disk before it is answered (one WAL flush for many requests).
+  app.addHook('onSend', async (req, _reply, payload) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') await ctx.db.synced();
+    return payload;
+  });
   app.addHook('onResponse', async (req, reply) => {
     req.log.debug({ method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
   });

@@ -156,9 +156,9 @@ export function createSystemService(ctx: AgentContext, shutdown: () => void) {
       return { version: AGENT_API_VERSION, rules: validationRules(ctx.config.chunkSize) };
     },
 
-    shutdown() {
-      // Answer first, then stop.
-      setImmediate(shutdown);
+    /** Stops the agent once `answered` settles: the caller's answer goes out first. */
+    shutdown(answered: Promise<unknown>) {
+      void answered.finally(() => setImmediate(shutdown));
       return { code: 0 };
     },
   };

@@ -107,13 +107,13 @@ export interface StoredDownload {
 const now = () => new Date().toISOString();
 
 export function insertDownload(db: AgentDb, row: DownloadRow, items: ItemRow[]): void {
-  const d = db.prepare(
+  const d = db.sql(
     `INSERT INTO downloads (id, api_base, link_id, link_secret, link_password, package_id, package_name, package_token, dst_folder,
        root_segments, chunk_size, priority, user_id, group_id, state, error, created_at, updated_at)
      VALUES (@id, @api_base, @link_id, @link_secret, @link_password, @package_id, @package_name, @package_token, @dst_folder,
        @root_segments, @chunk_size, @priority, @user_id, @group_id, @state, @error, @created_at, @updated_at)`,
   );
-  const i = db.prepare(
+  const i = db.sql(
     `INSERT INTO download_items (download_id, file_id, seq, rel_path, segments, size, last_modified, local_name, etag, state, error)
      VALUES (@download_id, @file_id, @seq, @rel_path, @segments, @size, @last_modified, @local_name, @etag, @state, @error)`,
   );
@@ -124,9 +124,9 @@ export function insertDownload(db: AgentDb, row: DownloadRow, items: ItemRow[]):
 }
 
 function loadOne(db: AgentDb, row: DownloadRow): StoredDownload {
-  const items = db.prepare('SELECT * FROM download_items WHERE download_id = ? ORDER BY seq').all(row.id) as ItemRow[];
+  const items = db.sql('SELECT * FROM download_items WHERE download_id = ? ORDER BY seq').all(row.id) as ItemRow[];
   const ranges = new Map<string, number[]>();
-  for (const r of db.prepare('SELECT file_id, idx FROM download_ranges WHERE download_id = ?').iterate(row.id) as Iterable<{ file_id: string; idx: number }>) {
+  for (const r of db.sql('SELECT file_id, idx FROM download_ranges WHERE download_id = ?').iterate(row.id) as Iterable<{ file_id: string; idx: number }>) {
     let list = ranges.get(r.file_id);
     if (!list) ranges.set(r.file_id, (list = []));
     list.push(r.idx);
@@ -135,51 +135,51 @@ function loadOne(db: AgentDb, row: DownloadRow): StoredDownload {
 }
 
 export function loadDownloads(db: AgentDb): StoredDownload[] {
-  const rows = db.prepare('SELECT * FROM downloads ORDER BY created_at, id').all() as DownloadRow[];
+  const rows = db.sql('SELECT * FROM downloads ORDER BY created_at, id').all() as DownloadRow[];
   return rows.map((row) => loadOne(db, row));
 }
 
 export function setDownloadState(db: AgentDb, id: string, state: DownloadState, error: string | null): string {
   const at = now();
-  db.prepare('UPDATE downloads SET state = ?, error = ?, updated_at = ? WHERE id = ?').run(state, error, at, id);
+  db.sql('UPDATE downloads SET state = ?, error = ?, updated_at = ? WHERE id = ?').run(state, error, at, id);
   return at;
 }
 
 export function setPackageToken(db: AgentDb, id: string, token: string): void {
-  db.prepare('UPDATE downloads SET package_token = ? WHERE id = ?').run(token, id);
+  db.sql('UPDATE downloads SET package_token = ? WHERE id = ?').run(token, id);
 }
 
 export function setItemLocalName(db: AgentDb, id: string, fileId: string, localName: string): void {
-  db.prepare('UPDATE download_items SET local_name = ? WHERE download_id = ? AND file_id = ?').run(localName, id, fileId);
+  db.sql('UPDATE download_items SET local_name = ? WHERE download_id = ? AND file_id = ?').run(localName, id, fileId);
 }
 
 export function setItemEtag(db: AgentDb, id: string, fileId: string, etag: string): void {
-  db.prepare('UPDATE download_items SET etag = ? WHERE download_id = ? AND file_id = ?').run(etag, id, fileId);
+  db.sql('UPDATE download_items SET etag = ? WHERE download_id = ? AND file_id = ?').run(etag, id, fileId);
 }
 
 export function setItemState(db: AgentDb, id: string, fileId: string, state: ItemState, error: string | null): void {
-  db.prepare('UPDATE download_items SET state = ?, error = ? WHERE download_id = ? AND file_id = ?').run(state, error, id, fileId);
+  db.sql('UPDATE download_items SET state = ?, error = ? WHERE download_id = ? AND file_id = ?').run(state, error, id, fileId);
 }
 
 /** Called only after the range's bytes were written and flushed. */
 export function recordRange(db: AgentDb, id: string, fileId: string, idx: number): void {
-  db.prepare('INSERT OR IGNORE INTO download_ranges (download_id, file_id, idx) VALUES (?, ?, ?)').run(id, fileId, idx);
+  db.sql('INSERT OR IGNORE INTO download_ranges (download_id, file_id, idx) VALUES (?, ?, ?)').run(id, fileId, idx);
 }
 
 /** Forgets an entry's ranges (its partial file is gone or failed its check), so they are fetched again. */
 export function clearRanges(db: AgentDb, id: string, fileId: string): void {
-  db.prepare('DELETE FROM download_ranges WHERE download_id = ? AND file_id = ?').run(id, fileId);
+  db.sql('DELETE FROM download_ranges WHERE download_id = ? AND file_id = ?').run(id, fileId);
 }
 
 /** Remembers a folder this download created, so `remove_files` can take it away again when empty. */
 export function recordCreatedDir(db: AgentDb, id: string, dir: string): void {
-  db.prepare('INSERT OR IGNORE INTO download_dirs (download_id, path) VALUES (?, ?)').run(id, dir);
+  db.sql('INSERT OR IGNORE INTO download_dirs (download_id, path) VALUES (?, ?)').run(id, dir);
 }
 
 export function createdDirs(db: AgentDb, id: string): string[] {
-  return (db.prepare('SELECT path FROM download_dirs WHERE download_id = ?').all(id) as { path: string }[]).map((r) => r.path);
+  return (db.sql('SELECT path FROM download_dirs WHERE download_id = ?').all(id) as { path: string }[]).map((r) => r.path);
 }
 
 export function deleteDownload(db: AgentDb, id: string): void {
-  db.prepare('DELETE FROM downloads WHERE id = ?').run(id);
+  db.sql('DELETE FROM downloads WHERE id = ?').run(id);
 }

@@ -22,19 +22,19 @@ export interface StoredSession {
 }
 
 export function loadSession(db: AgentDb): StoredSession | undefined {
-  const row = db.prepare('SELECT kind, secret, user_json FROM session WHERE id = 1').get() as
+  const row = db.sql('SELECT kind, secret, user_json FROM session WHERE id = 1').get() as
     | { kind: StoredSession['kind']; secret: string; user_json: string }
     | undefined;
   return row && { kind: row.kind, secret: row.secret, user: JSON.parse(row.user_json) };
 }
 
 export function saveSession(db: AgentDb, s: StoredSession): void {
-  db.prepare(
+  db.sql(
     `INSERT INTO session (id, kind, secret, user_json, created_at) VALUES (1, ?, ?, ?, ?)
      ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, secret = excluded.secret, user_json = excluded.user_json, created_at = excluded.created_at`,
   ).run(s.kind, s.secret, JSON.stringify(s.user), new Date().toISOString());
 }
 
 export function clearSession(db: AgentDb): void {
-  db.prepare('DELETE FROM session').run();
+  db.sql('DELETE FROM session').run();
 }

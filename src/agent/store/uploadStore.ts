@@ -98,11 +98,11 @@ const now = () => new Date().toISOString();
 
 export function insertUpload(db: AgentDb, u: NewUpload, files: NewUploadFile[]): void {
   const at = now();
-  const addFile = db.prepare(
+  const addFile = db.sql(
     `INSERT INTO upload_files (upload_id, idx, kind, local_path, rel_dir, name, size, mtime_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   db.transaction(() => {
-    db.prepare(
+    db.sql(
       `INSERT INTO uploads (id, type, state, package_id, package_token, name, package_name, priority, chunk_size, auto_finalize, delete_after, size, created_at, updated_at)
        VALUES (@id, @type, @state, @package_id, @package_token, @name, @package_name, @priority, @chunk_size, @auto_finalize, @delete_after, @size, @at, @at)`,
     ).run({ ...u, at });
@@ -110,15 +110,15 @@ export function insertUpload(db: AgentDb, u: NewUpload, files: NewUploadFile[]):
   })();
 }
 
-export const getUpload = (db: AgentDb, id: string) => db.prepare('SELECT * FROM uploads WHERE id = ?').get(id) as UploadRow | undefined;
+export const getUpload = (db: AgentDb, id: string) => db.sql('SELECT * FROM uploads WHERE id = ?').get(id) as UploadRow | undefined;
 
-export const listUploads = (db: AgentDb) => db.prepare('SELECT * FROM uploads ORDER BY created_at, id').all() as UploadRow[];
+export const listUploads = (db: AgentDb) => db.sql('SELECT * FROM uploads ORDER BY created_at, id').all() as UploadRow[];
 
 export const uploadsInState = (db: AgentDb, states: UploadState[]) =>
   listUploads(db).filter((u) => states.includes(u.state));
 
 export function setUploadState(db: AgentDb, id: string, state: UploadState, error?: { message: string; recoverable: boolean }): void {
-  db.prepare('UPDATE uploads SET state = ?, error = ?, error_recoverable = ?, updated_at = ? WHERE id = ?').run(
+  db.sql('UPDATE uploads SET state = ?, error = ?, error_recoverable = ?, updated_at = ? WHERE id = ?').run(
     state,
     error?.message ?? null,
     error && !error.recoverable ? 0 : 1,
@@ -127,14 +127,14 @@ export function setUploadState(db: AgentDb, id: string, state: UploadState, erro
   );
 }
 
-export const deleteUpload = (db: AgentDb, id: string) => void db.prepare('DELETE FROM uploads WHERE id = ?').run(id);
+export const deleteUpload = (db: AgentDb, id: string) => void db.sql('DELETE FROM uploads WHERE id = ?').run(id);
 
 export const uploadFiles = (db: AgentDb, id: string) =>
-  db.prepare('SELECT * FROM upload_files WHERE upload_id = ? ORDER BY idx').all(id) as UploadFileRow[];
+  db.sql('SELECT * FROM upload_files WHERE upload_id = ? ORDER BY idx').all(id) as UploadFileRow[];
 
 /** Bytes recorded per file of an upload. */
 export function progressByFile(db: AgentDb, id: string): Map<number, number> {
-  const rows = db.prepare('SELECT file_idx, SUM(size) AS bytes FROM upload_parts WHERE upload_id = ? GROUP BY file_idx').all(id) as {
+  const rows = db.sql('SELECT file_idx, SUM(size) AS bytes FROM upload_parts WHERE upload_id = ? GROUP BY file_idx').all(id) as {
     file_idx: number;
     bytes: number;
   }[];
@@ -142,7 +142,7 @@ export function progressByFile(db: AgentDb, id: string): Map<number, number> {
 }
 
 export const fileParts = (db: AgentDb, id: string, idx: number) =>
-  db.prepare('SELECT part_number, etag, size FROM upload_parts WHERE upload_id = ? AND file_idx = ? ORDER BY part_number').all(id, idx) as PartRow[];
+  db.sql('SELECT part_number, etag, size FROM upload_parts WHERE upload_id = ? AND file_idx = ? ORDER BY part_number').all(id, idx) as PartRow[];
 
 /** The file's place on the service: after registration and after its multipart upload began. */
 export function setFileRegistration(
@@ -151,7 +151,7 @@ export function setFileRegistration(
   idx: number,
   r: { file_id: string | null; s3_upload_id: string | null; chunk_size: number | null; part_count: number | null },
 ): void {
-  db.prepare('UPDATE upload_files SET file_id = ?, s3_upload_id = ?, chunk_size = ?, part_count = ? WHERE upload_id = ? AND idx = ?').run(
+  db.sql('UPDATE upload_files SET file_id = ?, s3_upload_id = ?, chunk_size = ?, part_count = ? WHERE upload_id = ? AND idx = ?').run(
     r.file_id,
     r.s3_upload_id,
     r.chunk_size,
@@ -164,13 +164,13 @@ export function setFileRegistration(
 /** Starts a file over: forgets its registration and every recorded part. */
 export function resetFile(db: AgentDb, id: string, idx: number): void {
   db.transaction(() => {
-    db.prepare('DELETE FROM upload_parts WHERE upload_id = ? AND file_idx = ?').run(id, idx);
+    db.sql('DELETE FROM upload_parts WHERE upload_id = ? AND file_idx = ?').run(id, idx);
     setFileRegistration(db, id, idx, { file_id: null, s3_upload_id: null, chunk_size: null, part_count: null });
   })();
 }
 
 export function recordPart(db: AgentDb, id: string, idx: number, p: PartRow): void {
-  db.prepare('INSERT OR REPLACE INTO upload_parts (upload_id, file_idx, part_number, etag, size) VALUES (?, ?, ?, ?, ?)').run(
+  db.sql('INSERT OR REPLACE INTO upload_parts (upload_id, file_idx, part_number, etag, size) VALUES (?, ?, ?, ?, ?)').run(
     id,
     idx,
     p.part_number,
@@ -180,7 +180,7 @@ export function recordPart(db: AgentDb, id: string, idx: number, p: PartRow): vo
 }
 
 export const markFileDone = (db: AgentDb, id: string, idx: number) =>
-  void db.prepare('UPDATE upload_files SET done = 1 WHERE upload_id = ? AND idx = ?').run(id, idx);
+  void db.sql('UPDATE upload_files SET done = 1 WHERE upload_id = ? AND idx = ?').run(id, idx);
 
 // ---- the upload as the REST API and the event feed show it ----
 

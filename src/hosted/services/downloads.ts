@@ -6,7 +6,6 @@ import type { DownloadAnswer, FileObject } from '../../api/hosted/files.js';
 import { ZIP_KINDS, type ZipVariant } from '../../api/hosted/files.js';
 import { badRequest, gone, notFound } from '../errors.js';
 import { fileObject, finalizedFiles, getFile } from './files.js';
-import { earlier } from './links.js';
 import { requireDownloadable, zipFileName, zipUrl } from './zip.js';
 
 export const DEFAULT_URL_TTL_MS = 3600 * 1000;

@@ -9,6 +9,7 @@ import { newId, nowIso } from '../ids.js';
 import { CHUNK_LIMITS, effectiveChunkSize } from './chunks.js';
 import { joinRel, nameProblem, normalizePath, pathProblem } from './relpath.js';
 import { checkPortalFile, checkPortalFinalSize } from './portalPackages.js';
+import { isMissingUpload, storageFailure } from '../storage/failure.js';
 
 type Pkg = Pick<PackagesTable, 'id' | 'state' | 'chunk_size' | 'portal_id'>;
 
@@ -32,11 +33,6 @@ export async function getFile(ctx: HostedContext, packageId: string, fileId: str
   if (!f) throw notFound('file');
   return f;
 }
-
-const isMissingUpload = (err: unknown) => {
-  const e = err as { name?: string; Code?: string; $metadata?: { httpStatusCode?: number } };
-  return e.name === 'NoSuchUpload' || e.Code === 'NoSuchUpload' || e.$metadata?.httpStatusCode === 404;
-};
 
 export async function registerFile(ctx: HostedContext, pkg: Pkg, body: RegisterFileBody): Promise<RegisterFileAnswer> {
   requireNew(pkg);
@@ -174,9 +170,9 @@ async function completeChecked(ctx: HostedContext, key: string, uploadId: string
   try {
     await ctx.storage.completeUpload(key, uploadId, parts);
   } catch (err) {
-    const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+    const { code, status } = storageFailure(err);
     if (isMissingUpload(err) || !status || status >= 500) throw err;
-    throw conflict(`storage refused to complete the upload: ${(err as Error).name}`, 'upload_rejected');
+    throw conflict(`storage refused to complete the upload: ${code ?? (err as Error).name}`, 'upload_rejected');
   }
 }
 

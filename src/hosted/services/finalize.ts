@@ -3,7 +3,6 @@
 import type { HostedContext } from '../context.js';
 import type { PackagesTable } from '../db/schema.js';
 import { conflict } from '../errors.js';
-import { nowIso } from '../ids.js';
 import { abortQuietly, requireNew } from './files.js';
 import { insertLink, linkUrl, packageAccessLimit } from './links.js';
 import { notifyRecipients, type Delivery } from './notify.js';

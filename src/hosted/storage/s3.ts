@@ -6,7 +6,6 @@ import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
   CreateBucketCommand,
-  CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadBucketCommand,
@@ -14,11 +13,10 @@ import {
   ListPartsCommand,
   PutObjectCommand,
   S3Client,
-  UploadPartCommand,
   type Part,
 } from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { Blueprint } from '../../api/hosted/blueprint.js';
+import { createPresigner, type Presign, type PresignMethod } from './presign.js';
 
 export interface S3Settings {
   endpoint: string;
@@ -59,11 +57,16 @@ export function createS3Storage(s: S3Settings, blueprintTtlSeconds: number): Sto
     responseChecksumValidation: 'WHEN_REQUIRED',
   });
   const Bucket = s.bucket;
-  // The SDK's command generics do not unify across commands; one cast here keeps callers typed.
-  const presign = async (command: object, method: Blueprint['method'], expiresIn = blueprintTtlSeconds) => {
-    const url = await getSignedUrl(client, command as Parameters<typeof getSignedUrl>[1], { expiresIn });
-    return { url, method, headers: {}, body: '' } satisfies Blueprint;
+  let presigner: Promise<Presign> | undefined;
+  const presign = async (method: PresignMethod, key: string, query: Record<string, string>, expiresIn = blueprintTtlSeconds) => {
+    presigner ??= createPresigner(client, Bucket, s.region).catch((err: unknown) => {
+      presigner = undefined; // the next call tries again
+      throw err;
+    });
+    return (await presigner)(method, key, query, expiresIn);
   };
+  const blueprint = async (method: PresignMethod, key: string, query: Record<string, string>): Promise<Blueprint> =>
+    ({ url: await presign(method, key, query), method, headers: {}, body: '' });
 
   return {
     bucket: Bucket,
@@ -74,12 +77,10 @@ export function createS3Storage(s: S3Settings, blueprintTtlSeconds: number): Sto
         await client.send(new CreateBucketCommand({ Bucket }));
       }
     },
-    createUploadBlueprint: (Key) => presign(new CreateMultipartUploadCommand({ Bucket, Key }), 'POST'),
-    async partBlueprints(Key, UploadId, firstPart, count) {
+    createUploadBlueprint: (key) => blueprint('POST', key, { uploads: '' }),
+    async partBlueprints(key, uploadId, firstPart, count) {
       const out: Blueprint[] = [];
-      for (let n = firstPart; n < firstPart + count; n++) {
-        out.push(await presign(new UploadPartCommand({ Bucket, Key, UploadId, PartNumber: n }), 'PUT'));
-      }
+      for (let n = firstPart; n < firstPart + count; n++) out.push(await blueprint('PUT', key, { partNumber: String(n), uploadId }));
       return out;
     },
     async listParts(Key, UploadId) {
@@ -111,9 +112,9 @@ export function createS3Storage(s: S3Settings, blueprintTtlSeconds: number): Sto
         throw err;
       }
     },
-    async downloadUrl(Key, filename, expiresIn) {
+    downloadUrl(key, filename, expiresIn) {
       const disposition = `attachment; filename*=UTF-8''${encodeURIComponent(filename)}`;
-      return (await presign(new GetObjectCommand({ Bucket, Key, ResponseContentDisposition: disposition }), 'GET', expiresIn)).url;
+      return presign('GET', key, { 'response-content-disposition': disposition }, expiresIn);
     },
     async read(Key) {
       const r = await client.send(new GetObjectCommand({ Bucket, Key }));

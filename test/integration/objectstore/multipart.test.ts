@@ -304,3 +304,52 @@ describe('multipart uploads', () => {
     expect(total(await dataFiles())).toBe(total(before) + parts[0]!.length);
   });
 });
+
+describe('in-process control calls (store.local, as the embedding service uses them)', () => {
+  const parts = [randomBytes(5 * MiB), randomBytes(2 * MiB)];
+
+  async function failure(p: Promise<unknown>): Promise<{ name: string; code: string; status: number }> {
+    try {
+      await p;
+    } catch (err) {
+      const e = err as { name: string; code: string; status: number };
+      return { name: e.name, code: e.code, status: e.status };
+    }
+    throw new Error('expected the call to fail');
+  }
+
+  it('lists the parts with quoted MD5 ETags and sizes, and completes what HTTP clients then read whole', async () => {
+    const key = 'local/complete.bin';
+    const uploadId = await startUpload(key);
+    await uploadParts(key, uploadId, parts);
+    const listed = await store.local.listParts(BUCKET, key, uploadId);
+    expect(listed).toEqual(parts.map((b, i) => ({ partNumber: i + 1, etag: `"${md5(b)}"`, size: b.length })));
+    await store.local.completeUpload(BUCKET, key, uploadId, listed);
+    const head = await s3.send(new HeadObjectCommand({ Bucket: BUCKET, Key: key }));
+    expect(head.ContentLength).toBe(7 * MiB);
+    expect(head.ETag).toMatch(/-2"$/);
+    expect((await range(key, `bytes=0-${7 * MiB - 1}`)).equals(Buffer.concat(parts))).toBe(true);
+    expect(await failure(store.local.listParts(BUCKET, key, uploadId))).toMatchObject({ code: 'NoSuchUpload', status: 404 });
+  });
+
+  it('refuses a part with another ETag, or a small part before the last, as S3 does, and leaves the upload open', async () => {
+    const key = 'local/refused.bin';
+    const uploadId = await startUpload(key);
+    await uploadParts(key, uploadId, [parts[1]!, parts[0]!]);
+    const listed = await store.local.listParts(BUCKET, key, uploadId);
+    expect(await failure(store.local.completeUpload(BUCKET, key, uploadId, [{ partNumber: 1, etag: md5(parts[0]!) }, listed[1]!])))
+      .toMatchObject({ code: 'InvalidPart', status: 400 });
+    expect(await failure(store.local.completeUpload(BUCKET, key, uploadId, listed))).toMatchObject({ code: 'EntityTooSmall', status: 400 });
+    expect(await store.local.listParts(BUCKET, key, uploadId)).toHaveLength(2);
+  });
+
+  it('aborts an upload once; a second abort, another key or a made-up id is NoSuchUpload', async () => {
+    const key = 'local/aborted.bin';
+    const uploadId = await startUpload(key);
+    await uploadParts(key, uploadId, [parts[1]!]);
+    expect(await failure(store.local.listParts(BUCKET, 'local/other.bin', uploadId))).toMatchObject({ code: 'NoSuchUpload', status: 404 });
+    await store.local.abortUpload(BUCKET, key, uploadId);
+    expect(await failure(store.local.abortUpload(BUCKET, key, uploadId))).toMatchObject({ code: 'NoSuchUpload', status: 404 });
+    expect(await failure(store.local.listParts(BUCKET, key, 'not-an-upload'))).toMatchObject({ code: 'NoSuchUpload', status: 404 });
+  });
+});

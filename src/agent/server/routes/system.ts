@@ -11,6 +11,7 @@ const routes: AgentRouteModule = (app, services) => {
     return reply.code(h.code === 0 ? 200 : 503).send(h);
   });
   app.get('/validation', { schema: { response: { 200: Validation } } }, async () => system.validation());
-  app.post('/shutdown', { schema: { response: { 200: CodeAnswer } } }, async () => system.shutdown());
+  app.post('/shutdown', { schema: { response: { 200: CodeAnswer } } }, async (_req, reply) =>
+    system.shutdown(new Promise((answered) => reply.raw.once('close', answered))));
 };
 export default routes;

@@ -1,0 +1,16 @@
+// With the embedded store, the per-file control calls (list parts, complete,
+// abort) go in-process instead of over S3 HTTP (see objectstore/local.ts);
+// blueprints, download URLs and everything else stay plain S3, so clients see
+// no difference between the embedded store and an external one.
+import type { LocalStore } from '../../objectstore/index.js';
+import type { Storage } from './s3.js';
+
+export function withEmbeddedStore(storage: Storage, local: LocalStore): Storage {
+  const bucket = storage.bucket;
+  return {
+    ...storage,
+    listParts: (key, uploadId) => local.listParts(bucket, key, uploadId),
+    completeUpload: (key, uploadId, parts) => local.completeUpload(bucket, key, uploadId, parts),
+    abortUpload: (key, uploadId) => local.abortUpload(bucket, key, uploadId),
+  };
+}

@@ -1,0 +1,27 @@
+// The store's multipart control calls for the service that embeds it, made
+// in-process: listing parts, completing and aborting happen once or twice for
+// every file, and over HTTP each would cost a request, a SigV4 check, XML both
+// ways and the SDK's middleware on the service side. Failures are the same
+// S3Error (code and status) an HTTP client would have been answered with.
+import { abort, complete, partsOf } from './multipart.js';
+import type { StoreContext } from './store.js';
+
+export interface LocalPart { partNumber: number; etag: string; size: number }
+
+export interface LocalStore {
+  listParts(bucket: string, key: string, uploadId: string): Promise<LocalPart[]>;
+  completeUpload(bucket: string, key: string, uploadId: string, parts: { partNumber: number; etag: string }[]): Promise<void>;
+  abortUpload(bucket: string, key: string, uploadId: string): Promise<void>;
+}
+
+export function localStore(ctx: StoreContext): LocalStore {
+  return {
+    async listParts(bucket, key, uploadId) {
+      return (await partsOf(ctx, bucket, key, uploadId)).map((p) => ({ partNumber: p.n, etag: `"${p.md5}"`, size: p.size }));
+    },
+    async completeUpload(bucket, key, uploadId, parts) {
+      await complete(ctx, bucket, key, uploadId, parts);
+    },
+    abortUpload: (bucket, key, uploadId) => abort(ctx, bucket, key, uploadId),
+  };
+}

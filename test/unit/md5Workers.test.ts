@@ -1,0 +1,79 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startMd5 } from '../../src/hash/md5Workers.js';
+
+const MiB = 1 << 20;
+const md5 = (b: Buffer) => createHash('md5').update(b).digest();
+
+describe('md5Workers', () => {
+  let dir: string;
+  let file: string;
+  // Larger than the worker's 4 MiB read slice, so ranges take several slices.
+  const data = randomBytes(9 * MiB + 17);
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'md5w-'));
+    file = join(dir, 'data.bin');
+    await writeFile(file, data);
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  test('hashes the byte range [start, start + length) of a written file', async () => {
+    const start = 1_234_567;
+    const length = 6 * MiB + 3;
+    const got = await startMd5(file, start).finish(length);
+    expect(got.equals(md5(data.subarray(start, start + length)))).toBe(true);
+  });
+
+  test('without a start, hashes from the beginning of the file', async () => {
+    const got = await startMd5(file).finish(data.length);
+    expect(got.equals(md5(data))).toBe(true);
+  });
+
+  test('hashes a file as it grows, up to the size given to finish', async () => {
+    const growing = join(dir, 'growing.bin');
+    await writeFile(growing, Buffer.alloc(0));
+    const job = startMd5(growing);
+    const pieces = [randomBytes(3 * MiB), randomBytes(5 * MiB + 1), randomBytes(11)];
+    let size = 0;
+    for (const p of pieces) {
+      await appendFile(growing, p);
+      size += p.length;
+      job.grow(size);
+    }
+    const got = await job.finish(size);
+    expect(got.equals(md5(Buffer.concat(pieces)))).toBe(true);
+  });
+
+  test('an empty range has the MD5 of no bytes', async () => {
+    const got = await startMd5(file, 100).finish(0);
+    expect(got.equals(md5(Buffer.alloc(0)))).toBe(true);
+  });
+
+  test('many ranges hashed at once each get their own MD5', async () => {
+    const ranges = Array.from({ length: 12 }, (_, i) => ({ start: i * 700_001, length: MiB / 2 + i * 100_000 }));
+    const got = await Promise.all(ranges.map((r) => startMd5(file, r.start).finish(r.length)));
+    got.forEach((g, i) => {
+      const r = ranges[i]!;
+      expect(g.equals(md5(data.subarray(r.start, r.start + r.length)))).toBe(true);
+    });
+  });
+
+  test('a cancelled job rejects instead of resolving', async () => {
+    const job = startMd5(file);
+    job.grow(MiB);
+    job.cancel();
+    await expect(job.finish(data.length)).rejects.toThrow(/cancelled/);
+  });
+
+  test('a range past the end of the file rejects', async () => {
+    await expect(startMd5(file, data.length - 10).finish(20)).rejects.toThrow(/shorter/);
+  });
+
+  test('a missing file rejects', async () => {
+    await expect(startMd5(join(dir, 'missing.bin')).finish(1)).rejects.toThrow(/ENOENT/);
+  });
+});
