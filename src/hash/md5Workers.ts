@@ -1,6 +1,6 @@
 // MD5 of file byte ranges, off the event loop. MD5 runs at ~0.5-0.7 GB/s per
 // core, slower than loopback HTTP, so hashing on the main thread would cap a
-// transfer at that speed (the store receiving a body, the agent sending a part).
+// transfer at that speed (the embedded store receiving bodies from many clients).
 // Workers instead re-read bytes that were just written or read (they are in the
 // page cache, so the read is a cheap copy) and hash them as the caller reports
 // progress; only offsets cross the thread boundary, never data.

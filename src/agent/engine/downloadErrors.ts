@@ -2,7 +2,8 @@
 // the download. (Back-off timing comes from retry.ts; a failed range waits in the
 // job's queue instead of holding a scheduler slot, so no retry loop runs here.)
 import { HostedApiError } from '../../client/http.js';
-import { LocalWriteError, RangeHttpError, RangeMismatchError } from './rangeFetch.js';
+import { LocalWriteError } from './batchedWriter.js';
+import { RangeHttpError, RangeMismatchError } from './rangeFetch.js';
 import { UnsafePathError } from './safePath.js';
 
 /** One entry cannot be completed (wrong size or checksum, unusable path); the others go on. */

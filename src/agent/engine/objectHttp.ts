@@ -1,13 +1,13 @@
 // Sends blueprint requests (pre-signed S3 calls) to the object store. One undici
 // Agent keeps a keep-alive pool per store origin. File ranges are streamed from
-// disk with their Content-Length; a worker hashes each range from the page cache
-// as it goes out, so a part can be checked against the ETag the store answers
-// without MD5 taking the event loop (docs/agent-api-notes/uploads.md).
+// disk with their Content-Length, and their MD5 is computed on the way out so a
+// part can be checked against the ETag the store answers. (Here, not in worker
+// threads as the store does: each worker is a V8 isolate, and the agent must
+// stay small; docs/agent-api-notes/uploads.md.)
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { Agent, type Dispatcher } from 'undici';
 import type { Blueprint } from '../../api/hosted/blueprint.js';
-import { startMd5 } from '../../hash/md5Workers.js';
 
 export interface ObjectHttpOptions {
   /** headersTimeout and bodyTimeout: a store that goes quiet this long fails the request. */
@@ -30,29 +30,8 @@ export interface PutAnswer extends ObjectAnswer {
   md5?: string;
 }
 
-const READ_CHUNK = 1024 * 1024;
-
-/** The part's MD5, fed as its chunks go out. */
-interface PartHash {
-  add(chunk: Buffer, sent: number): void;
-  finish(length: number): Promise<Buffer>;
-  cancel(): void;
-}
-
-/**
- * A part of one chunk (a small file) is hashed here: a worker round trip would
- * cost more than the hash. Larger parts are hashed by a worker re-reading the
- * range from the page cache, which is safe: a file changed meanwhile gives an
- * MD5 unlike the ETag, retried, then stopped by checkUnchanged.
- */
-function partHash(file: string, start: number, length: number): PartHash {
-  if (length <= READ_CHUNK) {
-    const h = createHash('md5');
-    return { add: (chunk) => h.update(chunk), finish: async () => h.digest(), cancel: () => undefined };
-  }
-  const job = startMd5(file, start);
-  return { add: (_chunk, sent) => job.grow(sent), finish: (n) => job.finish(n), cancel: () => job.cancel() };
-}
+/** Bytes read (and held) at a time per part in flight. */
+const READ_CHUNK = 256 * 1024;
 
 export class ObjectHttp {
   readonly dispatcher: Agent;
@@ -80,7 +59,7 @@ export class ObjectHttp {
    */
   async putFileRange(bp: Blueprint, file: string, start: number, length: number, signal?: AbortSignal): Promise<PutAnswer> {
     const stream = fs.createReadStream(file, { start, end: start + length - 1, highWaterMark: READ_CHUNK });
-    const hash = partHash(file, start, length);
+    const hash = createHash('md5');
     // Our own stall guard, independent of how undici arms its timers: the request fails when
     // the store takes no bytes for timeoutMs, or has not answered timeoutMs after the last one.
     const stalled = new AbortController();
@@ -88,12 +67,10 @@ export class ObjectHttp {
     // An async iterable body (undici documents it; its types lag), with no Readable around it:
     // pulled a chunk at a time as the socket drains, which moves the stall timer and the hash along.
     async function* body(): AsyncGenerator<Buffer> {
-      let read = 0;
       try {
         for await (const chunk of stream) {
           timer.refresh();
-          read += (chunk as Buffer).length;
-          hash.add(chunk as Buffer, read);
+          hash.update(chunk as Buffer);
           yield chunk as Buffer;
         }
         timer.refresh();
@@ -105,20 +82,13 @@ export class ObjectHttp {
     try {
       const both = signal ? AbortSignal.any([signal, stalled.signal]) : stalled.signal;
       answer = await this.request(bp, body() as unknown as Dispatcher.DispatchOptions['body'], length, both);
-    } catch (err) {
-      hash.cancel();
-      throw err;
     } finally {
       clearTimeout(timer);
       stream.destroy();
     }
     const raw = answer.headers.etag;
     const etag = typeof raw === 'string' ? raw.replace(/"/g, '').trim() : undefined;
-    if (answer.status !== 200) {
-      hash.cancel();
-      return { ...answer, etag };
-    }
-    return { ...answer, etag, md5: (await hash.finish(length)).toString('hex') };
+    return { ...answer, etag, md5: answer.status === 200 ? hash.digest('hex') : undefined };
   }
 
   private async request(bp: Blueprint, body: Dispatcher.DispatchOptions['body'], length: number, signal?: AbortSignal): Promise<ObjectAnswer> {

@@ -17,7 +17,10 @@ export class WalSync {
   private next: Promise<void> | undefined;
   private closed = false;
 
-  constructor(private readonly walPath: string) {}
+  constructor(
+    private readonly walPath: string,
+    private readonly datasync: typeof fs.fdatasync = fs.fdatasync,
+  ) {}
 
   /** Resolves once every commit made before the call is on disk. */
   synced(): Promise<void> {
@@ -45,7 +48,7 @@ export class WalSync {
       // Opened for writing: Windows refuses to flush a read-only handle. SQLite keeps the
       // -wal file (same inode) while a connection is open; it only rewrites it from the start.
       this.fd ??= fs.openSync(this.walPath, 'r+');
-      fs.fdatasync(this.fd, (err) => (err ? reject(err) : resolve()));
+      this.datasync(this.fd, (err) => (err ? reject(err) : resolve()));
     }).finally(() => {
       if (this.running === p) this.running = undefined;
     });

@@ -4,7 +4,7 @@ import { mkdtemp, open, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { BatchedWriter, dropFront, type WriteAt } from '../../../src/agent/engine/rangeFetch.js';
+import { BatchedWriter, dropFront, type WriteAt } from '../../../src/agent/engine/batchedWriter.js';
 
 let dir: string;
 beforeEach(async () => {

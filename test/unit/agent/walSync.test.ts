@@ -1,0 +1,75 @@
+// Grouped WAL flushes: every caller waits for a flush that began after its call,
+// and callers that come while one runs share the next one.
+import Database from 'better-sqlite3';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { WalSync } from '../../../src/agent/store/walSync.js';
+
+let dir: string;
+let db: Database.Database;
+let wal: string;
+
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-walsync-'));
+  db = new Database(path.join(dir, 'a.db'));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.exec('CREATE TABLE t (v INTEGER)');
+  wal = path.join(dir, 'a.db-wal');
+});
+
+afterEach(() => {
+  db.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A datasync that counts its calls and finishes only when released. */
+function gatedSync() {
+  const gates: (() => void)[] = [];
+  const sync = ((fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => {
+    gates.push(() => fs.fdatasync(fd, cb));
+  }) as typeof fs.fdatasync;
+  return { sync, calls: () => gates.length, release: (i: number) => gates[i]!() };
+}
+
+describe('WalSync', () => {
+  it('flushes the real WAL file after a commit', async () => {
+    db.prepare('INSERT INTO t VALUES (1)').run();
+    const w = new WalSync(wal);
+    await expect(w.synced()).resolves.toBeUndefined();
+    await w.close();
+  });
+
+  it('makes callers that arrive during a flush wait for one more flush, which they all share', async () => {
+    db.prepare('INSERT INTO t VALUES (1)').run();
+    const g = gatedSync();
+    const w = new WalSync(wal, g.sync);
+    let firstDone = false;
+    let laterDone = 0;
+    const first = w.synced().then(() => (firstDone = true));
+    const later = Array.from({ length: 5 }, () => w.synced().then(() => laterDone++));
+    expect(g.calls()).toBe(1);
+    g.release(0);
+    await first;
+    // The five came while the first flush ran: they need a flush of their own, begun after it.
+    await new Promise((r) => setImmediate(r));
+    expect(firstDone).toBe(true);
+    expect(laterDone).toBe(0);
+    expect(g.calls()).toBe(2);
+    g.release(1);
+    await Promise.all(later);
+    expect(laterDone).toBe(5);
+    expect(g.calls()).toBe(2);
+    await w.close();
+  });
+
+  it('refuses flushes once closed', async () => {
+    db.prepare('INSERT INTO t VALUES (1)').run();
+    const w = new WalSync(wal);
+    await w.synced();
+    await w.close();
+    await expect(w.synced()).rejects.toThrow(/closed/);
+  });
+});
