@@ -184,19 +184,26 @@ export const markFileDone = (db: AgentDb, id: string, idx: number) =>
 
 // ---- the upload as the REST API and the event feed show it ----
 
-function itemState(u: UploadRow, f: UploadFileRow, progress: number): ItemState {
-  if (f.done) return 'complete';
+function itemState(u: UploadRow, done: number, registered: boolean, progress: number): ItemState {
+  if (done) return 'complete';
   if (u.state === 'paused' || u.state === 'error') return u.state;
-  return f.file_id || progress > 0 ? 'transferring' : 'pending';
+  return registered || progress > 0 ? 'transferring' : 'pending';
 }
+
+/** What an item shows, as rows of values: the record is rebuilt on every poll and event, for every file. */
+type ItemRow = [idx: number, localPath: string, relDir: string, name: string, size: number, done: number, fileId: string | null];
 
 export function uploadRecord(db: AgentDb, id: string): UploadRecord | undefined {
   const u = getUpload(db, id);
   if (!u) return undefined;
   const byFile = progressByFile(db, id);
-  const items = uploadFiles(db, id).map((f) => {
-    const progress = f.done ? f.size : (byFile.get(f.idx) ?? 0);
-    return { path: f.local_path, name: f.rel_dir ? `${f.rel_dir}/${f.name}` : f.name, size: f.size, progress, state: itemState(u, f, progress) };
+  const rows = db
+    .sql('SELECT idx, local_path, rel_dir, name, size, done, file_id FROM upload_files WHERE upload_id = ? ORDER BY idx')
+    .raw(true)
+    .all(id) as ItemRow[];
+  const items = rows.map(([idx, localPath, relDir, name, size, done, fileId]) => {
+    const progress = done ? size : (byFile.get(idx) ?? 0);
+    return { path: localPath, name: relDir ? `${relDir}/${name}` : name, size, progress, state: itemState(u, done, fileId !== null, progress) };
   });
   return {
     upload_id: u.id,
