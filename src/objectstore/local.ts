@@ -3,13 +3,15 @@
 // every file, and over HTTP each would cost a request, a SigV4 check, XML both
 // ways and the SDK's middleware on the service side. Failures are the same
 // S3Error (code and status) an HTTP client would have been answered with.
-import { abort, complete, partsOf } from './multipart.js';
+import { abort, complete, isOpen, partsOf } from './multipart.js';
 import type { StoreContext } from './store.js';
 
 export interface LocalPart { partNumber: number; etag: string; size: number }
 
 export interface LocalStore {
   listParts(bucket: string, key: string, uploadId: string): Promise<LocalPart[]>;
+  /** Whether `uploadId` is an open upload of `key` (its record is cached: no part is looked at). */
+  uploadExists(bucket: string, key: string, uploadId: string): Promise<boolean>;
   completeUpload(bucket: string, key: string, uploadId: string, parts: { partNumber: number; etag: string }[]): Promise<void>;
   abortUpload(bucket: string, key: string, uploadId: string): Promise<void>;
 }
@@ -19,6 +21,7 @@ export function localStore(ctx: StoreContext): LocalStore {
     async listParts(bucket, key, uploadId) {
       return (await partsOf(ctx, bucket, key, uploadId)).map((p) => ({ partNumber: p.n, etag: `"${p.md5}"`, size: p.size }));
     },
+    uploadExists: (bucket, key, uploadId) => isOpen(ctx, bucket, key, uploadId),
     async completeUpload(bucket, key, uploadId, parts) {
       await complete(ctx, bucket, key, uploadId, parts);
     },

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { receiveSmall, receiveToFile } from './body.js';
-import { isNotFound, s3err } from './errors.js';
+import { isNotFound, S3Error, s3err } from './errors.js';
 import { isId, newId, partDirName, readJson, removeQuietly, type Manifest, type PartRef, type UploadInfo } from './disk.js';
 import { sendEmpty, sendXml, storedHeaders } from './http.js';
 import { awsUriEncode } from './sigv4.js';
@@ -120,6 +120,17 @@ async function storedParts(dir: string): Promise<StoredPart[]> {
   }
   return parts.sort((a, b) => a.n - b.n || b.mtime.getTime() - a.mtime.getTime())
     .filter((p, i, all) => i === 0 || all[i - 1]!.n !== p.n);
+}
+
+/** Whether `uploadId` is an open upload of `key`. */
+export async function isOpen(ctx: StoreContext, bucket: string, key: string, uploadId: string): Promise<boolean> {
+  try {
+    await loadUpload(ctx, bucket, key, uploadId);
+    return true;
+  } catch (err) {
+    if (err instanceof S3Error && err.code === 'NoSuchUpload') return false;
+    throw err;
+  }
 }
 
 /** The parts of an open upload (NoSuchUpload when it is not open for `key`). */

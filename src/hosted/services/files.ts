@@ -103,11 +103,8 @@ async function pendingFile(ctx: HostedContext, pkg: Pkg, fileId: string): Promis
  */
 async function adoptUpload(ctx: HostedContext, f: FilesTable & { object_key: string }, uploadId: string): Promise<void> {
   if (f.upload_id === uploadId) return;
-  try {
-    await ctx.storage.listParts(f.object_key, uploadId);
-  } catch (err) {
-    if (isMissingUpload(err)) throw badRequest('upload_id names no open upload of this file', 'unknown_upload');
-    throw err;
+  if (!(await ctx.storage.uploadExists(f.object_key, uploadId))) {
+    throw badRequest('upload_id names no open upload of this file', 'unknown_upload');
   }
   const r = await ctx.db
     .updateTable('files')

@@ -10,6 +10,7 @@ export function withEmbeddedStore(storage: Storage, local: LocalStore): Storage 
   return {
     ...storage,
     listParts: (key, uploadId) => local.listParts(bucket, key, uploadId),
+    uploadExists: (key, uploadId) => local.uploadExists(bucket, key, uploadId),
     completeUpload: (key, uploadId, parts) => local.completeUpload(bucket, key, uploadId, parts),
     abortUpload: (key, uploadId) => local.abortUpload(bucket, key, uploadId),
   };

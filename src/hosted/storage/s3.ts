@@ -16,6 +16,7 @@ import {
   type Part,
 } from '@aws-sdk/client-s3';
 import type { Blueprint } from '../../api/hosted/blueprint.js';
+import { isMissingUpload } from './failure.js';
 import { createPresigner, type Presign, type PresignMethod } from './presign.js';
 
 export interface S3Settings {
@@ -35,6 +36,8 @@ export interface Storage {
   createUploadBlueprint(key: string): Promise<Blueprint>;
   partBlueprints(key: string, uploadId: string, firstPart: number, count: number): Promise<Blueprint[]>;
   listParts(key: string, uploadId: string): Promise<StoredPart[]>;
+  /** Whether `uploadId` is an open multipart upload of `key`. */
+  uploadExists(key: string, uploadId: string): Promise<boolean>;
   completeUpload(key: string, uploadId: string, parts: { partNumber: number; etag: string }[]): Promise<void>;
   abortUpload(key: string, uploadId: string): Promise<void>;
   putEmpty(key: string): Promise<void>;
@@ -93,6 +96,15 @@ export function createS3Storage(s: S3Settings, blueprintTtlSeconds: number): Sto
         marker = r.NextPartNumberMarker;
       }
       return parts;
+    },
+    async uploadExists(Key, UploadId) {
+      try {
+        await client.send(new ListPartsCommand({ Bucket, Key, UploadId, MaxParts: 1 }));
+        return true;
+      } catch (err) {
+        if (isMissingUpload(err)) return false;
+        throw err;
+      }
     },
     async completeUpload(Key, UploadId, parts) {
       const Parts: Part[] = parts.map((p) => ({ PartNumber: p.partNumber, ETag: quote(p.etag) }));

@@ -7,9 +7,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { startObjectStore, type RunningObjectStore } from '../../../src/objectstore/index.js';
-import { startTestService, type TestService } from '../../helpers/hosted.js';
 import { ownerActor } from '../../helpers/auth.js';
-import { MiB, createPackage, downloadAll, finalizePackage, makeLink, sha256, uploadFile } from '../../helpers/flow.js';
+import { MiB, createPackage, downloadAll, finalizeFile, finalizePackage, makeLink, putParts, register, sha256, startUpload, uploadFile } from '../../helpers/flow.js';
+import { call, startTestService, type TestService } from '../../helpers/hosted.js';
 
 const creds = { accessKey: 'CUSTOMERKEY0001', secretKey: 'customer-secret-not-the-services-own' };
 let storeDir: string;
@@ -60,4 +60,18 @@ test('uploads and downloads go through the external store, and no embedded store
   const got = await downloadAll(svc, await makeLink(svc, pkg));
   expect(sha256(got.get('x/one.bin')!)).toBe(sha256(files[0]!.data));
   expect(got.get('two.bin')!.toString()).toBe('hello external store');
+});
+
+test('through the SDK too, blueprints need an open upload of the file, and a finalize that names a missing part is 409', async () => {
+  const pkg = await createPackage(svc, await ownerActor(svc), { name: 'checks against the customer bucket' });
+  const reg = await register(svc, pkg, { name: 'checked.bin', size: 3 });
+  const bogus = await call(svc.url, 'POST', `/v1/packages/${pkg.id}/files/${reg.file.id}?start=0&count=1`, { headers: pkg.h, body: { upload_id: 'not-an-upload' } });
+  expect(bogus.status).toBe(400);
+  expect(bogus.body.code).toBe('unknown_upload');
+  const uploadId = await startUpload(reg.create_blueprint);
+  const parts = await putParts(svc, pkg, reg.file.id, uploadId, Buffer.from('abc'));
+  const missing = await finalizeFile(svc, pkg, reg.file.id, uploadId, [{ part_number: '2', etag: parts[0]!.etag }], 3);
+  expect(missing.status).toBe(409);
+  expect(missing.body.code).toBe('part_missing');
+  expect((await finalizeFile(svc, pkg, reg.file.id, uploadId, parts, 3)).status).toBe(204);
 });

@@ -208,6 +208,26 @@ describe('upload rules', () => {
     expect(dup.status).toBe(409);
   });
 
+  it('gives blueprints only for an open upload of that file: a made-up id, another file\'s or a finished one is 400 unknown_upload', async () => {
+    const pkg = await createPackage(svc, await ownerActor(svc));
+    const one = await register(svc, pkg, { name: 'one.bin', size: 3 });
+    const two = await register(svc, pkg, { name: 'two.bin', size: 3 });
+    const twoUpload = await startUpload(two.create_blueprint);
+    const blueprints = (fileId: string, uploadId: string) =>
+      call(svc.url, 'POST', `/v1/packages/${pkg.id}/files/${fileId}?start=0&count=1`, { headers: pkg.h, body: { upload_id: uploadId } });
+    for (const bogus of ['not-an-upload', twoUpload]) {
+      const r = await blueprints(one.file.id, bogus);
+      expect(r.status).toBe(400);
+      expect(r.body.code).toBe('unknown_upload');
+    }
+    const oneUpload = await startUpload(one.create_blueprint);
+    const parts = await putParts(svc, pkg, one.file.id, oneUpload, Buffer.from('abc'));
+    expect((await finalizeFile(svc, pkg, one.file.id, oneUpload, parts, 3)).status).toBe(204);
+    // Finalized, the file has no open upload; two's upload is still its own.
+    expect((await blueprints(one.file.id, oneUpload)).status).toBe(409);
+    expect((await blueprints(two.file.id, twoUpload)).status).toBe(200);
+  });
+
   it('ends write access at Package finalize (409), refuses read-only tokens on writes (403), drops unfinished files', async () => {
     const owner = await ownerActor(svc);
     const pkg = await createPackage(svc, owner);

@@ -343,12 +343,16 @@ describe('in-process control calls (store.local, as the embedding service uses t
     expect(await store.local.listParts(BUCKET, key, uploadId)).toHaveLength(2);
   });
 
-  it('aborts an upload once; a second abort, another key or a made-up id is NoSuchUpload', async () => {
+  it('aborts an upload once; a second abort, another key or a made-up id is NoSuchUpload (and not an open upload)', async () => {
     const key = 'local/aborted.bin';
     const uploadId = await startUpload(key);
     await uploadParts(key, uploadId, [parts[1]!]);
     expect(await failure(store.local.listParts(BUCKET, 'local/other.bin', uploadId))).toMatchObject({ code: 'NoSuchUpload', status: 404 });
+    expect(await store.local.uploadExists(BUCKET, key, uploadId)).toBe(true);
+    expect(await store.local.uploadExists(BUCKET, 'local/other.bin', uploadId)).toBe(false);
     await store.local.abortUpload(BUCKET, key, uploadId);
+    expect(await store.local.uploadExists(BUCKET, key, uploadId)).toBe(false);
+    expect(await store.local.uploadExists(BUCKET, key, 'not-an-upload')).toBe(false);
     expect(await failure(store.local.abortUpload(BUCKET, key, uploadId))).toMatchObject({ code: 'NoSuchUpload', status: 404 });
     expect(await failure(store.local.listParts(BUCKET, key, 'not-an-upload'))).toMatchObject({ code: 'NoSuchUpload', status: 404 });
   });
