@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadOrCreateStoreCredentials } from '../../src/objectstore/index.js';
 import { call } from '../helpers/hosted.js';
+import { signInAgent } from '../helpers/agent.js';
 import { getRange, MiB, putRange, serveRaw, settleDisk } from './lib/loopback.js';
 import { startAgentProcess, startServedService, type Program, type ServedService } from './lib/processes.js';
 
@@ -124,11 +125,6 @@ async function metered<T>(s: Setup, phase: CpuPhase, fn: () => Promise<T>): Prom
   const diff = (x?: number, y?: number) => (x === undefined || y === undefined ? undefined : y - x);
   s.cpu[phase] = { agent: phase.startsWith('rclone') ? undefined : diff(a0, a1), service: diff(s0, s1) };
   return out;
-}
-
-async function signIn(svc: ServedService, url: string): Promise<void> {
-  const r = await call(url, 'POST', '/login', { body: { email: svc.owner.email, password: svc.owner.password } });
-  if (r.status !== 200) throw new Error(`agent login: ${r.status} ${JSON.stringify(r.body)}`);
 }
 
 /** Polls GET {url}/{kind}/{id} until complete; throws on error or after WAIT_MS. */
@@ -238,7 +234,7 @@ async function measureRss(svc: ServedService, teamId: string, work: string, gib:
   try {
     agent = await startAgentProcess(work, svc.url, { 'chunk-size': String(RSS_CHUNK), concurrency: String(CONCURRENCY) });
     const { url, pid } = agent;
-    await signIn(svc, url);
+    await signInAgent(url, svc);
     let peak = 0;
     let sampling = true;
     const sampler = (async () => {
@@ -307,7 +303,7 @@ async function main(): Promise<void> {
     await makeSmallFiles(smallDir, smallCount);
     svc = await startServedService(work);
     agent = await startAgentProcess(work, svc.url, { 'chunk-size': String(PART), concurrency: String(CONCURRENCY) });
-    await signIn(svc, agent.url);
+    await signInAgent(agent.url, svc);
     const teams = await call(agent.url, 'GET', '/teams');
     if (teams.status !== 200 || !teams.body[0]) throw new Error(`agent GET /teams: ${teams.status} ${JSON.stringify(teams.body)}`);
     const s: Setup = { svc, agent, teamId: teams.body[0].id as string, cpu };

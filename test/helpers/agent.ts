@@ -40,6 +40,16 @@ export async function startTestAgent(svc: { url: string }, flags: AgentFlags = {
   };
 }
 
+/** Signs the agent at `agentUrl` (ending in /api/v1) in as the service's first owner; throws unless 200. */
+export async function signInAgent(agentUrl: string, svc: { owner: { email: string; password: string } }): Promise<void> {
+  const r = await fetch(`${agentUrl}/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: svc.owner.email, password: svc.owner.password }),
+  });
+  if (r.status !== 200) throw new Error(`agent login: ${r.status} ${await r.text()}`);
+}
+
 export interface SseMessage { id?: string; event: string; data: string; json: any }
 
 export interface EventStream {

@@ -34,3 +34,14 @@ async function actorFor(svc: TestService, userId: string, email: string, teamId:
   const { secret } = await issueApiKey(svc.ctx.db, { teamId, userId, name: 'test' });
   return { userId, email, teamId, apiKey: secret, userToken: await svc.ctx.tokens.signUser(userId), h: { 'x-api-key': secret } };
 }
+
+export interface TeamActors { owner: Actor; admin: Actor; member: Actor; stranger: Actor }
+
+/** A new Team with an owner, an admin and a member, plus a stranger in a Team of their own: `${prefix}-owner@example.com` and so on. */
+export async function teamActors(svc: TestService, prefix: string): Promise<TeamActors> {
+  const owner = await newActor(svc, `${prefix}-owner@example.com`);
+  const admin = await newActor(svc, `${prefix}-admin@example.com`, { teamId: owner.teamId, role: 'admin' });
+  const member = await newActor(svc, `${prefix}-member@example.com`, { teamId: owner.teamId, role: 'member' });
+  const stranger = await newActor(svc, `${prefix}-stranger@example.com`);
+  return { owner, admin, member, stranger };
+}

@@ -26,8 +26,8 @@ export interface ObjectAnswer {
 export interface PutAnswer extends ObjectAnswer {
   /** The ETag header without quotes, when the store sent one. */
   etag?: string;
-  /** Hex MD5 of the bytes that were sent, for a 200 answer (other answers stored nothing). */
-  md5?: string;
+  /** Hex MD5 of the bytes that were sent. */
+  md5: string;
 }
 
 /** Bytes read (and held) at a time per part in flight. */
@@ -88,7 +88,7 @@ export class ObjectHttp {
     }
     const raw = answer.headers.etag;
     const etag = typeof raw === 'string' ? raw.replace(/"/g, '').trim() : undefined;
-    return { ...answer, etag, md5: answer.status === 200 ? hash.digest('hex') : undefined };
+    return { ...answer, etag, md5: hash.digest('hex') };
   }
 
   private async request(bp: Blueprint, body: Dispatcher.DispatchOptions['body'], length: number, signal?: AbortSignal): Promise<ObjectAnswer> {

@@ -25,7 +25,7 @@ export async function checkUnchanged(file: { local_path: string; size: number; m
 }
 
 /** An ETag that is an MD5 (32 hex digits) must be the MD5 we sent; stores that use other ETags are taken at their word. */
-const etagMatches = (etag: string, md5: string | undefined) => !/^[0-9a-f]{32}$/i.test(etag) || etag.toLowerCase() === md5;
+const etagMatches = (etag: string, md5: string) => !/^[0-9a-f]{32}$/i.test(etag) || etag.toLowerCase() === md5;
 
 export async function sendPart(
   objects: ObjectHttp,

@@ -10,6 +10,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { call } from '../../helpers/hosted.js';
+import { signInAgent } from '../../helpers/agent.js';
 import { startFerry, jsonLine, type Running } from '../../helpers/cli.js';
 import { MiB } from '../../helpers/flow.js';
 import { startProxiedUploads, type ProxiedUploads } from './uploads-proxy.js';
@@ -95,8 +96,7 @@ test('kill -9 at several points: each restart continues on its own, re-sends onl
   const expected = await bigFile(file);
 
   let url = await startAgentProcess();
-  const login = await call(url, 'POST', '/login', { body: { email: env.svc.owner.email, password: env.svc.owner.password } });
-  expect(login.status).toBe(200);
+  await signInAgent(url, env.svc);
   const teamId = (await call(url, 'GET', '/teams')).body[0].id;
   const created = await call(url, 'POST', '/uploads', { body: { team_id: teamId, paths: [file], recipients: ['crash@example.com'] } });
   expect(created.status, JSON.stringify(created.body)).toBe(201);

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { call } from '../../helpers/hosted.js';
 import { ownerActor, type Actor } from '../../helpers/auth.js';
-import { startTestAgent, type TestAgent } from '../../helpers/agent.js';
+import { signInAgent, startTestAgent, type TestAgent } from '../../helpers/agent.js';
 import { downloadAll, MiB } from '../../helpers/flow.js';
 import { startProxiedUploads, type ProxiedUploads, type UploadFault } from './uploads-proxy.js';
 
@@ -30,8 +30,7 @@ beforeAll(async () => {
   owner = await ownerActor(env.svc);
   tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-upload-faults-'));
   agent = await startTestAgent(env.svc, { 'chunk-size': String(5 * MiB), concurrency: '4' });
-  const login = await call(agent.url, 'POST', '/login', { body: { email: env.svc.owner.email, password: env.svc.owner.password } });
-  expect(login.status).toBe(200);
+  await signInAgent(agent.url, env.svc);
 });
 
 afterAll(async () => {

@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { call } from '../../helpers/hosted.js';
 import { ownerActor, type Actor } from '../../helpers/auth.js';
-import { openEventStream, startTestAgent, type TestAgent } from '../../helpers/agent.js';
+import { openEventStream, signInAgent, startTestAgent, type TestAgent } from '../../helpers/agent.js';
 import { downloadAll, MiB } from '../../helpers/flow.js';
 import { startProxiedUploads, type ProxiedUploads } from './uploads-proxy.js';
 
@@ -29,8 +29,7 @@ beforeAll(async () => {
   owner = await ownerActor(env.svc);
   tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-upload-pause-'));
   agent = await startTestAgent(env.svc, { 'chunk-size': String(PART), concurrency: String(CONCURRENCY) });
-  const login = await call(agent.url, 'POST', '/login', { body: { email: env.svc.owner.email, password: env.svc.owner.password } });
-  expect(login.status).toBe(200);
+  await signInAgent(agent.url, env.svc);
 });
 
 afterAll(async () => {

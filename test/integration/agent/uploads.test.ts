@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { call, startTestService, type TestService } from '../../helpers/hosted.js';
 import { ownerActor, type Actor } from '../../helpers/auth.js';
-import { startTestAgent, type TestAgent } from '../../helpers/agent.js';
+import { signInAgent, startTestAgent, type TestAgent } from '../../helpers/agent.js';
 import { downloadAll, MiB } from '../../helpers/flow.js';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -20,10 +20,7 @@ let manual: TestAgent;
 let signedOut: TestAgent;
 let tmp: string;
 
-async function signIn(a: TestAgent) {
-  const r = await call(a.url, 'POST', '/login', { body: { email: svc.owner.email, password: svc.owner.password } });
-  expect(r.status, JSON.stringify(r.body)).toBe(200);
-}
+const signIn = (a: TestAgent) => signInAgent(a.url, svc);
 
 /** Polls GET /uploads/{id} until `done` accepts the record (bounded). */
 async function waitFor(a: TestAgent, id: string, done: (r: any) => boolean, what: string) {

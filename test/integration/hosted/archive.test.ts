@@ -2,7 +2,7 @@
 // Packages the Team sent and Packages it received through Portals (inbox).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startTestService, type TestService } from '../../helpers/hosted.js';
-import { newActor, type Actor } from '../../helpers/auth.js';
+import { teamActors, type Actor } from '../../helpers/auth.js';
 import type { PackageState } from '../../../src/hosted/db/schema.js';
 import { newId } from '../../../src/hosted/ids.js';
 
@@ -14,10 +14,7 @@ let stranger: Actor;
 
 beforeAll(async () => {
   svc = await startTestService();
-  owner = await newActor(svc, 'arch-owner@example.com');
-  admin = await newActor(svc, 'arch-admin@example.com', { teamId: owner.teamId, role: 'admin' });
-  member = await newActor(svc, 'arch-member@example.com', { teamId: owner.teamId, role: 'member' });
-  stranger = await newActor(svc, 'arch-stranger@example.com');
+  ({ owner, admin, member, stranger } = await teamActors(svc, 'arch'));
 });
 afterAll(async () => svc?.close());
 

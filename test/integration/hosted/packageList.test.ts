@@ -2,7 +2,7 @@
 // directions, paging totals and input errors.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startTestService, type TestService } from '../../helpers/hosted.js';
-import { newActor, type Actor } from '../../helpers/auth.js';
+import { teamActors, type Actor } from '../../helpers/auth.js';
 import type { PackagesTable } from '../../../src/hosted/db/schema.js';
 
 let svc: TestService;
@@ -25,9 +25,7 @@ const seeds: Seed[] = [
 
 beforeAll(async () => {
   svc = await startTestService();
-  owner = await newActor(svc, 'list-owner@example.com');
-  member = await newActor(svc, 'list-member@example.com', { teamId: owner.teamId, role: 'member' });
-  stranger = await newActor(svc, 'list-stranger@example.com');
+  ({ owner, member, stranger } = await teamActors(svc, 'list'));
   for (const { key, tag, ...values } of seeds) {
     const res = await call(svc.url, 'POST', `/v1/teams/${owner.teamId}/packages`, {
       headers: owner.h,

@@ -6,7 +6,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { call, startTestService, type TestService } from '../../helpers/hosted.js';
-import { newActor, type Actor } from '../../helpers/auth.js';
+import { teamActors, type Actor } from '../../helpers/auth.js';
 import { HostedApiError, HostedHttp } from '../../../src/client/http.js';
 import { createPortalPackage, getPortal, getPortalBySubdomain } from '../../../src/client/portals.js';
 import { downloadAll, finalizeFile, finalizePackage, putParts, register, startUpload, uploadFile, type Pkg } from '../../helpers/flow.js';
@@ -18,9 +18,7 @@ let stranger: Actor;
 
 beforeAll(async () => {
   svc = await startTestService();
-  owner = await newActor(svc, 'inbox-owner@example.com');
-  member = await newActor(svc, 'inbox-member@example.com', { teamId: owner.teamId, role: 'member' });
-  stranger = await newActor(svc, 'inbox-stranger@example.com');
+  ({ owner, member, stranger } = await teamActors(svc, 'inbox'));
 });
 afterAll(async () => svc?.close());
 

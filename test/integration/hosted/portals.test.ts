@@ -4,7 +4,7 @@
 // that answers 400 and changes nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startTestService, type TestService } from '../../helpers/hosted.js';
-import { newActor, type Actor } from '../../helpers/auth.js';
+import { newActor, teamActors, type Actor } from '../../helpers/auth.js';
 
 let svc: TestService;
 let owner: Actor;
@@ -14,10 +14,7 @@ let stranger: Actor;
 
 beforeAll(async () => {
   svc = await startTestService();
-  owner = await newActor(svc, 'portal-owner@example.com');
-  admin = await newActor(svc, 'portal-admin@example.com', { teamId: owner.teamId, role: 'admin' });
-  member = await newActor(svc, 'portal-member@example.com', { teamId: owner.teamId, role: 'member' });
-  stranger = await newActor(svc, 'portal-stranger@example.com');
+  ({ owner, admin, member, stranger } = await teamActors(svc, 'portal'));
 });
 afterAll(async () => svc?.close());
 

@@ -1,7 +1,7 @@
 // Tags: create, list, delete, and the three rules of a tag reference on a Package.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startTestService, type TestService } from '../../helpers/hosted.js';
-import { newActor, type Actor } from '../../helpers/auth.js';
+import { teamActors, type Actor } from '../../helpers/auth.js';
 
 let svc: TestService;
 let owner: Actor;
@@ -10,9 +10,7 @@ let stranger: Actor;
 
 beforeAll(async () => {
   svc = await startTestService();
-  owner = await newActor(svc, 'tag-owner@example.com');
-  member = await newActor(svc, 'tag-member@example.com', { teamId: owner.teamId, role: 'member' });
-  stranger = await newActor(svc, 'tag-stranger@example.com');
+  ({ owner, member, stranger } = await teamActors(svc, 'tag'));
 });
 afterAll(async () => svc?.close());
 

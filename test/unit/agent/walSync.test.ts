@@ -37,8 +37,13 @@ function gatedSync() {
 describe('WalSync', () => {
   it('flushes the real WAL file after a commit', async () => {
     db.prepare('INSERT INTO t VALUES (1)').run();
-    const w = new WalSync(wal);
+    const flushed: number[] = [];
+    const w = new WalSync(wal, ((fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => {
+      flushed.push(fs.fstatSync(fd).ino);
+      fs.fdatasync(fd, cb);
+    }) as typeof fs.fdatasync);
     await expect(w.synced()).resolves.toBeUndefined();
+    expect(flushed).toEqual([fs.statSync(wal).ino]);
     await w.close();
   });
 
