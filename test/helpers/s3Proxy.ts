@@ -18,14 +18,16 @@ export interface SeenRequest {
   n: number;
 }
 
+export type Seen = SeenRequest & { fault: Fault; bytes: number };
+
 export type Fault = 'pass' | 'hold' | 'reset' | 'cut-body' | 'stall-body' | { status: number; code?: string };
 
 export interface S3Proxy {
   url: string;
   /** Decides what happens to each request; 'pass' by default. */
   rule: (r: SeenRequest) => Fault;
-  /** Every request seen, with the fault applied. */
-  seen: (SeenRequest & { fault: Fault })[];
+  /** Every request seen, with the fault applied and the body bytes of its answer written so far. */
+  seen: Seen[];
   /** Body bytes of GET answers written to clients. */
   bytesServed: number;
   /** Bytes per second per answer, 0 for no pacing. */
@@ -80,7 +82,12 @@ export async function startS3Proxy(target: string): Promise<S3Proxy> {
     counts.set(key, n);
     const seen: SeenRequest = { method: req.method ?? 'GET', path: p, range, n };
     const fault = proxy.rule(seen);
-    proxy.seen.push({ ...seen, fault });
+    const entry: Seen = { ...seen, fault, bytes: 0 };
+    proxy.seen.push(entry);
+    const served = (n: number) => {
+      entry.bytes += n;
+      if (req.method === 'GET') proxy.bytesServed += n;
+    };
 
     if (fault === 'reset') return req.socket.destroy();
     if (typeof fault === 'object') {
@@ -104,21 +111,20 @@ export async function startS3Proxy(target: string): Promise<S3Proxy> {
         res.writeHead(ur.statusCode ?? 502, ur.headers);
         const total = Number(ur.headers['content-length'] ?? 0);
         let sent = 0;
-        const isGet = req.method === 'GET';
         for await (const chunk of ur as AsyncIterable<Buffer>) {
           if (res.destroyed) return ur.destroy();
           let buf = chunk;
           if ((fault === 'cut-body' || fault === 'stall-body') && sent + buf.length >= total / 2) {
             buf = buf.subarray(0, Math.max(0, Math.floor(total / 2) - sent));
             if (buf.length) res.write(buf);
-            if (isGet) proxy.bytesServed += buf.length;
+            served(buf.length);
             ur.destroy();
             if (fault === 'cut-body') res.socket?.destroy();
             else stalled.add(res); // keeps the connection open and silent
             return;
           }
           sent += buf.length;
-          if (isGet) proxy.bytesServed += buf.length;
+          served(buf.length);
           const ok = res.write(buf);
           if (proxy.pace > 0) await new Promise((r) => setTimeout(r, (buf.length / proxy.pace) * 1000));
           else if (!ok) await new Promise((r) => res.once('drain', r));
