@@ -1,16 +1,24 @@
-// Runs the real `ferry` command as a child process (node --import tsx, as
-// bin/ferry.js does), either to completion or as a long-running server.
+// Runs the real `ferry` command as a child process, either to completion or as
+// a long-running server: from the TypeScript sources (node --import tsx, as
+// bin/ferry.js does when the build is stale), or built (dist/, see
+// scripts/build.mjs), as installed users run it.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const MAIN = path.join(repoRoot, 'src/cli/main.ts');
+const BUILT = path.join(repoRoot, 'dist/ferry.mjs');
+
+export interface FerryOptions {
+  /** Run dist/ferry.mjs (the caller builds it first) instead of the sources. */
+  built?: boolean;
+}
 
 export interface Ran { code: number | null; stdout: string; stderr: string }
 
-function spawnFerry(args: string[], env: Record<string, string | undefined>): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+function spawnFerry(args: string[], env: Record<string, string | undefined>, opts: FerryOptions = {}): ChildProcessWithoutNullStreams {
+  return spawn(process.execPath, [...(opts.built ? [BUILT] : ['--import', 'tsx', MAIN]), ...args], {
     cwd: repoRoot,
     env: { ...process.env, NODE_NO_WARNINGS: '1', ...env },
   });
@@ -42,8 +50,8 @@ export interface Running {
 }
 
 /** Starts `ferry ...args` and keeps it running until stop(). */
-export function startFerry(args: string[], env: Record<string, string | undefined> = {}): Running {
-  const child = spawnFerry(args, env);
+export function startFerry(args: string[], env: Record<string, string | undefined> = {}, opts: FerryOptions = {}): Running {
+  const child = spawnFerry(args, env, opts);
   const lines: string[] = [];
   const waiters: { match: (l: string) => boolean; resolve: (l: string) => void }[] = [];
   let partial = '', err = '';

@@ -19,7 +19,22 @@ export const STORE_CHUNK_LIMITS = { min: 5 * MiB, max: 5 * 1024 * MiB, maxCount:
 
 export interface BuildInfo { version: string; hash: string; buildNumber: string; buildTime: string; stamp: string }
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+/** The folder of Ferry's package.json: up from this module, which runs from src/ or bundled in dist/. */
+function packageRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    try {
+      if ((JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: unknown }).name === 'ferry') return dir;
+    } catch {
+      // no readable package.json here: look further up
+    }
+    const up = path.dirname(dir);
+    if (up === dir) return process.cwd();
+    dir = up;
+  }
+}
+
+const repoRoot = packageRoot();
 
 function readVersion(): string {
   try {

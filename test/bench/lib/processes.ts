@@ -1,7 +1,8 @@
 // The programs a benchmark measures, started as users start them: `ferry serve`
 // (service and embedded store) and `ferry agent`, each in its own process, so
 // that neither shares an event loop with the other or with the benchmark, and
-// the CPU each one spends can be read from /proc.
+// the CPU each one spends can be read from /proc. They run built (dist/), as
+// an installed `ferry` does: `npm run bench` builds first.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { jsonLine, startFerry, type Running } from '../../helpers/cli.js';
@@ -60,7 +61,7 @@ export async function startServedService(work: string): Promise<ServedService> {
   const dataDir = await mkdtemp(join(work, 'service-'));
   const owner = { email: 'bench@example.com', password: 'bench password 1' };
   const child = startFerry(['serve', '--listen', '127.0.0.1:0', '--s3-listen', '127.0.0.1:0', '--data-dir', dataDir,
-    '--init-owner', `${owner.email}:${owner.password}`, '--log-level', 'info']);
+    '--init-owner', `${owner.email}:${owner.password}`, '--log-level', 'info'], {}, { built: true });
   const line = await ready(child, 'ferry hosted service ready');
   const p = program(child, String(line.url), () => rm(dataDir, { recursive: true, force: true }));
   return { ...p, s3Url: String(line.s3), dataDir, owner };
@@ -71,7 +72,7 @@ export async function startAgentProcess(work: string, hostedUrl: string, flags: 
   const configDir = await mkdtemp(join(work, 'agent-'));
   const args = ['agent', '--listen', '127.0.0.1:0', '--config-dir', configDir, '--hosted-url', hostedUrl, '--log-level', 'info'];
   for (const [k, v] of Object.entries(flags)) args.push(`--${k}`, v);
-  const child = startFerry(args);
+  const child = startFerry(args, {}, { built: true });
   const line = await ready(child, 'ferry agent ready');
   return program(child, String(line.url), () => rm(configDir, { recursive: true, force: true }));
 }

@@ -1,0 +1,35 @@
+#!/usr/bin/env node
+// `npm run build` (also run by npm install and npm ci, as `prepare`): bundles the
+// `ferry` command into dist/ (dist/ferry.mjs and its chunks), which bin/ferry.js runs. Running compiled
+// code spares each process tsx's loader thread and its on-the-fly compiling
+// (about 17 MiB of RSS for an idle agent, and a faster start). Packages stay
+// external: they load from node_modules as they are (better-sqlite3 is native).
+import { build } from 'esbuild';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const OUTDIR = path.join(root, 'dist');
+
+export async function buildCli(outdir = OUTDIR) {
+  // Chunk names carry a hash: clear out the previous build's.
+  fs.rmSync(outdir, { recursive: true, force: true });
+  await build({
+    entryPoints: { ferry: path.join(root, 'src', 'cli', 'main.ts') },
+    outdir,
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    // Each subcommand is its own chunk, loaded by import() when named, so that
+    // `ferry agent` never loads the service's packages (the AWS SDK, Kysely...).
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
+    logLevel: 'warning',
+  });
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await buildCli();
