@@ -20,6 +20,8 @@ import { fileURLToPath } from 'node:url';
 import { loadOrCreateStoreCredentials } from '../../src/objectstore/index.js';
 import { call } from '../helpers/hosted.js';
 import { signInAgent } from '../helpers/agent.js';
+import { AgentClient } from '../../src/cli/agentClient.js';
+import { followTransfer } from '../../src/cli/transfers/follow.js';
 import { getRange, MiB, putRange, serveRaw, settleDisk } from './lib/loopback.js';
 import { startAgentProcess, startServedService, type Program, type ServedService } from './lib/processes.js';
 
@@ -127,17 +129,25 @@ async function metered<T>(s: Setup, phase: CpuPhase, fn: () => Promise<T>): Prom
   return out;
 }
 
-/** Polls GET {url}/{kind}/{id} until complete; throws on error or after WAIT_MS. */
+/**
+ * Waits for the transfer to end as `ferry upload` and `ferry download` do: it
+ * follows GET /events (falling back to polling), so the agent's work is the
+ * transfer, not answering a poll of every file's record. Throws on error or after WAIT_MS.
+ */
 async function waitComplete(url: string, kind: 'uploads' | 'downloads', id: string): Promise<any> {
-  const deadline = Date.now() + WAIT_MS;
-  while (Date.now() < deadline) {
-    const r = await call(url, 'GET', `/${kind}/${id}`);
-    if (r.status !== 200) throw new Error(`GET /${kind}/${id}: ${r.status} ${JSON.stringify(r.body)}`);
-    if (r.body.state === 'complete') return r.body;
-    if (r.body.state === 'error') throw new Error(`${kind} ${id} failed: ${r.body.error ?? JSON.stringify(r.body.items?.find((i: any) => i.error))}`);
-    await sleep(50);
-  }
-  throw new Error(`${kind} ${id} not complete within ${WAIT_MS} ms`);
+  const client = new AgentClient(url);
+  const quiet = { write: () => true };
+  const follow = kind === 'uploads'
+    ? followTransfer<{ progress: number; size: number; state: string }>({ client, kind: 'upload', id, get: () => client.getUpload(id), isDone: (r) => r.state === 'complete' || r.state === 'error', out: quiet })
+    : followTransfer<{ progress: number; size: number; state: string }>({ client, kind: 'download', id, get: () => client.getDownload(id), isDone: (r) => r.state === 'complete' || r.state === 'error', out: quiet });
+  let timer: NodeJS.Timeout | undefined;
+  const { record } = await Promise.race([
+    follow,
+    new Promise<never>((_, no) => (timer = setTimeout(() => no(new Error(`${kind} ${id} not complete within ${WAIT_MS} ms`)), WAIT_MS))),
+  ]).finally(() => clearTimeout(timer));
+  const r = record as any;
+  if (r.state === 'error') throw new Error(`${kind} ${id} failed: ${r.error ?? JSON.stringify(r.items?.find((i: any) => i.error))}`);
+  return r;
 }
 
 async function agentUpload(agentUrl: string, teamId: string, paths: string[], chunkSize: number): Promise<{ id: string; ms: number }> {

@@ -1,6 +1,8 @@
 // Signed JWTs (HS256) for user sessions and Package access. The signing key is
 // generated once per data dir, so tokens survive restarts of the service.
-import { SignJWT, jwtVerify } from 'jose';
+import { SignJWT, jwtVerify, type JWTPayload } from 'jose';
+
+const VERIFIED_CACHE = 4096;
 
 /** full: the creator's; upload: an anonymous Portal uploader's (files only); read: a Link's. */
 export type PackageAccess = 'full' | 'upload' | 'read';
@@ -26,9 +28,22 @@ export function createTokens(secret: Uint8Array, userTtlSeconds = 12 * 3600, rea
     if (expiresAt) jwt.setExpirationTime(Math.floor(expiresAt.getTime() / 1000));
     return jwt.sign(secret);
   };
-  const verify = async (token: string) => {
+  // A client sends the same token with every request (an upload: three per file), and a
+  // token once verified stays valid until its exp: verified payloads are kept, so only
+  // the first use pays for WebCrypto. Bounded; refused tokens are never kept.
+  const verified = new Map<string, JWTPayload>();
+  const verify = async (token: string): Promise<JWTPayload | null> => {
+    const known = verified.get(token);
+    if (known) {
+      if (known.exp === undefined || known.exp * 1000 > Date.now()) return known;
+      verified.delete(token);
+      return null;
+    }
     try {
-      return (await jwtVerify(token, secret, { algorithms: ['HS256'] })).payload;
+      const { payload } = await jwtVerify(token, secret, { algorithms: ['HS256'] });
+      if (verified.size >= VERIFIED_CACHE) verified.clear();
+      verified.set(token, payload);
+      return payload;
     } catch {
       return null;
     }

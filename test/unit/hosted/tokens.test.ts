@@ -1,0 +1,46 @@
+// Signed tokens: each kind verifies only as itself, a tampered or foreign token
+// is refused, and a token verified once (and kept) is still refused after its exp.
+import { randomBytes } from 'node:crypto';
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { createTokens } from '../../../src/hosted/auth/tokens.js';
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('tokens', () => {
+  test('each kind verifies as itself only', async () => {
+    const t = createTokens(randomBytes(32));
+    const user = await t.signUser('usr_1');
+    const pkg = await t.signPackage({ packageId: 'pkg_1', access: 'upload' });
+    expect(await t.verifyUser(user)).toEqual({ userId: 'usr_1' });
+    expect(await t.verifyPackage(pkg)).toEqual({ packageId: 'pkg_1', access: 'upload' });
+    expect(await t.verifyPackage(user)).toBeNull();
+    expect(await t.verifyUser(pkg)).toBeNull();
+  });
+
+  test('a tampered token or one signed with another secret is refused, also once the genuine one was verified', async () => {
+    const t = createTokens(randomBytes(32));
+    const token = await t.signPackage({ packageId: 'pkg_1', access: 'read', linkId: 'lnk_1' });
+    expect(await t.verifyPackage(token)).toEqual({ packageId: 'pkg_1', access: 'read', linkId: 'lnk_1' });
+    const [h, , sig] = token.split('.');
+    const forged = `${h}.${Buffer.from(JSON.stringify({ typ: 'pkg', acc: 'full', sub: 'pkg_1' })).toString('base64url')}.${sig}`;
+    expect(await t.verifyPackage(forged)).toBeNull();
+    expect(await t.verifyPackage(`${token.slice(0, -2)}xx`)).toBeNull();
+    expect(await createTokens(randomBytes(32)).verifyPackage(token)).toBeNull();
+  });
+
+  test('a token verified before its exp is refused after it', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-11-22T12:00:00Z'));
+    const t = createTokens(randomBytes(32), 60);
+    const token = await t.signUser('usr_1');
+    expect(await t.verifyUser(token)).toEqual({ userId: 'usr_1' });
+    vi.setSystemTime(new Date('2026-11-22T12:00:59Z'));
+    expect(await t.verifyUser(token)).toEqual({ userId: 'usr_1' });
+    vi.setSystemTime(new Date('2026-11-22T12:01:01Z'));
+    expect(await t.verifyUser(token)).toBeNull();
+    // Refused for its age only: a token signed now is good.
+    expect(await t.verifyUser(await t.signUser('usr_2'))).toEqual({ userId: 'usr_2' });
+  });
+});
