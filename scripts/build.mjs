@@ -16,7 +16,8 @@ export async function buildCli(outdir = OUTDIR) {
   // Chunk names carry a hash: clear out the previous build's.
   fs.rmSync(outdir, { recursive: true, force: true });
   await build({
-    entryPoints: { ferry: path.join(root, 'src', 'cli', 'main.ts') },
+    // The embedded store's thread has an entry of its own (src/objectstore/thread.ts finds it here).
+    entryPoints: { ferry: path.join(root, 'src', 'cli', 'main.ts'), 'objectstore-thread': path.join(root, 'src', 'objectstore', 'threadMain.ts') },
     outdir,
     outExtension: { '.js': '.mjs' },
     bundle: true,

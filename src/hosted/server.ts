@@ -14,7 +14,8 @@ import { createMailer } from './mail/mailer.js';
 import { buildApp } from './app.js';
 import { startSweeper } from './jobs/sweeper.js';
 import { ensureInitOwner } from './services/accounts.js';
-import { loadOrCreateStoreCredentials, startObjectStore, type RunningObjectStore } from '../objectstore/index.js';
+import { loadOrCreateStoreCredentials, type RunningObjectStore } from '../objectstore/index.js';
+import { startObjectStoreThread } from '../objectstore/thread.js';
 
 export interface RunningHosted {
   url: string;
@@ -49,12 +50,12 @@ export async function startHostedService(config: HostedConfig, log: Logger = pin
       s3 = config.s3;
     } else {
       const creds = await loadOrCreateStoreCredentials(config.dataDir);
-      store = await startObjectStore({
+      store = await startObjectStoreThread({
         ...config.s3Listen,
         dataDir: path.join(config.dataDir, 'objects'),
         ...creds,
         buckets: [config.bucket],
-        logger: log.child({ component: 'objectstore' }),
+        logLevel: log.level,
       });
       cleanups.push(() => store!.close());
       s3 = { endpoint: store.url, region: 'us-east-1', bucket: config.bucket, pathStyle: true, ...creds };

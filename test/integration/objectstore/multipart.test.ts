@@ -20,7 +20,8 @@ import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startObjectStore, type RunningObjectStore } from '../../../src/objectstore/index.js';
+import { S3Error, startObjectStore, type RunningObjectStore } from '../../../src/objectstore/index.js';
+import { startObjectStoreThread } from '../../../src/objectstore/thread.js';
 
 const BUCKET = 'ferry-multipart';
 const MiB = 1024 * 1024;
@@ -42,15 +43,15 @@ async function s3Error(p: Promise<unknown>): Promise<{ name: string; status: num
   throw new Error('expected the request to fail');
 }
 
-async function startUpload(key: string): Promise<string> {
-  const out = await s3.send(new CreateMultipartUploadCommand({ Bucket: BUCKET, Key: key, ContentType: 'application/x-big', Metadata: { k: 'v' } }));
+async function startUpload(key: string, client = s3): Promise<string> {
+  const out = await client.send(new CreateMultipartUploadCommand({ Bucket: BUCKET, Key: key, ContentType: 'application/x-big', Metadata: { k: 'v' } }));
   return out.UploadId!;
 }
 
-async function uploadParts(key: string, uploadId: string, parts: Buffer[]): Promise<CompletedPart[]> {
+async function uploadParts(key: string, uploadId: string, parts: Buffer[], client = s3): Promise<CompletedPart[]> {
   const done: CompletedPart[] = [];
   for (const [i, body] of parts.entries()) {
-    const out = await s3.send(new UploadPartCommand({ Bucket: BUCKET, Key: key, UploadId: uploadId, PartNumber: i + 1, Body: body }));
+    const out = await client.send(new UploadPartCommand({ Bucket: BUCKET, Key: key, UploadId: uploadId, PartNumber: i + 1, Body: body }));
     done.push({ PartNumber: i + 1, ETag: out.ETag });
   }
   return done;
@@ -60,8 +61,8 @@ function complete(key: string, uploadId: string, parts: CompletedPart[]) {
   return s3.send(new CompleteMultipartUploadCommand({ Bucket: BUCKET, Key: key, UploadId: uploadId, MultipartUpload: { Parts: parts } }));
 }
 
-async function range(key: string, r: string): Promise<Buffer> {
-  const out = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: key, Range: r }));
+async function range(key: string, r: string, client = s3): Promise<Buffer> {
+  const out = await client.send(new GetObjectCommand({ Bucket: BUCKET, Key: key, Range: r }));
   return Buffer.from(await out.Body!.transformToByteArray());
 }
 
@@ -77,25 +78,38 @@ async function dataFiles(): Promise<Map<number, number>> {
 
 const total = (files: Map<number, number>): number => [...files.values()].reduce((a, b) => a + b, 0);
 
-beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'ferry-objectstore-mp-'));
-  store = await startObjectStore({
-    host: '127.0.0.1', port: 0, dataDir, accessKey: credentials.accessKeyId, secretKey: credentials.secretAccessKey, buckets: [BUCKET],
-  });
-  s3 = new S3Client({
-    endpoint: store.url,
+const clientOf = (url: string) =>
+  new S3Client({
+    endpoint: url,
     region: 'us-east-1',
     forcePathStyle: true,
     credentials,
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
   });
+
+/** The same store run as `ferry serve` runs it, on its own thread; its control calls cross as messages. */
+let threadDir: string;
+let threaded: RunningObjectStore;
+let threadS3: S3Client;
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'ferry-objectstore-mp-'));
+  const opts = { host: '127.0.0.1', port: 0, accessKey: credentials.accessKeyId, secretKey: credentials.secretAccessKey, buckets: [BUCKET] };
+  store = await startObjectStore({ ...opts, dataDir });
+  s3 = clientOf(store.url);
+  threadDir = await mkdtemp(join(tmpdir(), 'ferry-objectstore-thread-'));
+  threaded = await startObjectStoreThread({ ...opts, dataDir: threadDir, logLevel: 'silent' });
+  threadS3 = clientOf(threaded.url);
 });
 
 afterAll(async () => {
   s3?.destroy();
+  threadS3?.destroy();
   await store?.close();
+  await threaded?.close();
   await rm(dataDir, { recursive: true, force: true });
+  await rm(threadDir, { recursive: true, force: true });
 });
 
 describe('multipart uploads', () => {
@@ -305,37 +319,44 @@ describe('multipart uploads', () => {
   });
 });
 
-describe('in-process control calls (store.local, as the embedding service uses them)', () => {
+describe.each([
+  { where: 'in-process', target: () => ({ store, s3 }) },
+  { where: 'on the store\'s own thread', target: () => ({ store: threaded, s3: threadS3 }) },
+])('control calls for the embedding service (store.local), $where', ({ target }) => {
   const parts = [randomBytes(5 * MiB), randomBytes(2 * MiB)];
 
   async function failure(p: Promise<unknown>): Promise<{ name: string; code: string; status: number }> {
     try {
       await p;
     } catch (err) {
-      const e = err as { name: string; code: string; status: number };
+      // The same class whichever side of a thread it was raised on: the service tells failures apart by it.
+      expect(err).toBeInstanceOf(S3Error);
+      const e = err as S3Error;
       return { name: e.name, code: e.code, status: e.status };
     }
     throw new Error('expected the call to fail');
   }
 
   it('lists the parts with quoted MD5 ETags and sizes, and completes what HTTP clients then read whole', async () => {
+    const { store, s3 } = target();
     const key = 'local/complete.bin';
-    const uploadId = await startUpload(key);
-    await uploadParts(key, uploadId, parts);
+    const uploadId = await startUpload(key, s3);
+    await uploadParts(key, uploadId, parts, s3);
     const listed = await store.local.listParts(BUCKET, key, uploadId);
     expect(listed).toEqual(parts.map((b, i) => ({ partNumber: i + 1, etag: `"${md5(b)}"`, size: b.length })));
     await store.local.completeUpload(BUCKET, key, uploadId, listed);
     const head = await s3.send(new HeadObjectCommand({ Bucket: BUCKET, Key: key }));
     expect(head.ContentLength).toBe(7 * MiB);
     expect(head.ETag).toMatch(/-2"$/);
-    expect((await range(key, `bytes=0-${7 * MiB - 1}`)).equals(Buffer.concat(parts))).toBe(true);
+    expect((await range(key, `bytes=0-${7 * MiB - 1}`, s3)).equals(Buffer.concat(parts))).toBe(true);
     expect(await failure(store.local.listParts(BUCKET, key, uploadId))).toMatchObject({ code: 'NoSuchUpload', status: 404 });
   });
 
   it('refuses a part with another ETag, or a small part before the last, as S3 does, and leaves the upload open', async () => {
+    const { store, s3 } = target();
     const key = 'local/refused.bin';
-    const uploadId = await startUpload(key);
-    await uploadParts(key, uploadId, [parts[1]!, parts[0]!]);
+    const uploadId = await startUpload(key, s3);
+    await uploadParts(key, uploadId, [parts[1]!, parts[0]!], s3);
     const listed = await store.local.listParts(BUCKET, key, uploadId);
     expect(await failure(store.local.completeUpload(BUCKET, key, uploadId, [{ partNumber: 1, etag: md5(parts[0]!) }, listed[1]!])))
       .toMatchObject({ code: 'InvalidPart', status: 400 });
@@ -344,9 +365,10 @@ describe('in-process control calls (store.local, as the embedding service uses t
   });
 
   it('aborts an upload once; a second abort, another key or a made-up id is NoSuchUpload (and not an open upload)', async () => {
+    const { store, s3 } = target();
     const key = 'local/aborted.bin';
-    const uploadId = await startUpload(key);
-    await uploadParts(key, uploadId, [parts[1]!]);
+    const uploadId = await startUpload(key, s3);
+    await uploadParts(key, uploadId, [parts[1]!], s3);
     expect(await failure(store.local.listParts(BUCKET, 'local/other.bin', uploadId))).toMatchObject({ code: 'NoSuchUpload', status: 404 });
     expect(await store.local.uploadExists(BUCKET, key, uploadId)).toBe(true);
     expect(await store.local.uploadExists(BUCKET, 'local/other.bin', uploadId)).toBe(false);
