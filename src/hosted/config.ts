@@ -34,6 +34,8 @@ export interface HostedConfig {
   s3?: ExternalS3;
   bucket: string;
   blueprintTtlSeconds: number;
+  /** How long a user token (POST /v1/auth, /v1/auth/refresh) is valid. */
+  userTokenTtlSeconds: number;
   sweepIntervalMs: number;
   logLevel: string;
 }
@@ -119,6 +121,7 @@ export function resolveHostedConfig(flags: Flags, env: NodeJS.ProcessEnv = proce
     s3,
     bucket,
     blueprintTtlSeconds: intSetting(get('blueprint-ttl'), 3600, '--blueprint-ttl', 1),
+    userTokenTtlSeconds: intSetting(get('user-token-ttl'), 12 * 3600, '--user-token-ttl', 2),
     sweepIntervalMs: intSetting(get('sweep-interval-ms'), 60_000, '--sweep-interval-ms', 10),
     logLevel: get('log-level') ?? 'info',
   };

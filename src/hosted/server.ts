@@ -65,7 +65,7 @@ export async function startHostedService(config: HostedConfig, log: Logger = pin
     await storage.ensureBucket();
     const mailer = createMailer(config.smtp, path.join(config.dataDir, 'outbox'));
     cleanups.push(() => mailer.close());
-    const tokens = createTokens(await loadOrCreateSigningKey(config.dataDir));
+    const tokens = createTokens(await loadOrCreateSigningKey(config.dataDir), config.userTokenTtlSeconds);
     const ctx: HostedContext = { config, db, tokens, storage, mailer, log };
     if (config.initOwner && (await ensureInitOwner(db, config.initOwner.email, config.initOwner.password))) {
       log.info({ email: config.initOwner.email }, 'created the first owner and their team');

@@ -1,5 +1,7 @@
 // The user session: signed in with e-mail and password (a user token) or with the
-// agent's API key. It is kept in SQLite so transfers go on after a restart.
+// agent's API key. It is kept in SQLite so transfers go on after a restart. A
+// user token is renewed at half its lifetime (POST /v1/auth/refresh), so an
+// agent left running stays signed in without keeping the password.
 import type { AgentContext } from '../context.js';
 import { HostedHttp, HostedApiError, type Credentials } from '../../client/http.js';
 import { clearSession, loadSession, saveSession, type StoredSession } from '../store/sessionStore.js';
@@ -9,6 +11,22 @@ import type { Team } from '../../api/hosted/teams.js';
 
 
 export interface SessionInfo { user: StoredSession['user']; teams: Team[] }
+
+/** When the service cannot be reached, the renewal is tried again after this long (while the token lasts). */
+const RENEW_RETRY_MS = 60_000;
+/** The longest a Node timer waits; a later renewal is scheduled in steps. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Half-way through a user token's life (its own iat and exp claims), in ms; undefined when it has none. */
+export function renewalTime(token: string): number | undefined {
+  try {
+    const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { iat?: unknown; exp?: unknown };
+    if (typeof claims.iat !== 'number' || typeof claims.exp !== 'number') return undefined;
+    return ((claims.iat + claims.exp) / 2) * 1000;
+  } catch {
+    return undefined;
+  }
+}
 
 /** Maps a failure of the hosted service to what the agent answers. */
 export function fromHosted(err: unknown): never {
@@ -36,8 +54,48 @@ export function createSessionService(ctx: AgentContext) {
     ]).catch(fromHosted);
     saveSession(ctx.db, { kind, secret, user });
     ctx.events.publish('session', { user });
+    scheduleRenewal();
     return { user, teams };
   }
+
+  let renewTimer: NodeJS.Timeout | undefined;
+  let closed = false;
+  const later = (ms: number, fn: () => void) => {
+    clearTimeout(renewTimer);
+    renewTimer = setTimeout(fn, Math.min(Math.max(0, ms), MAX_TIMER_MS));
+    renewTimer.unref();
+  };
+
+  function scheduleRenewal(): void {
+    clearTimeout(renewTimer);
+    const s = loadSession(ctx.db);
+    const at = s?.kind === 'credentials' ? renewalTime(s.secret) : undefined;
+    if (closed || !s || at === undefined) return;
+    const wait = at - Date.now();
+    later(wait, () => (wait > MAX_TIMER_MS ? scheduleRenewal() : void renew(s.secret)));
+  }
+
+  async function renew(token: string): Promise<void> {
+    try {
+      const r = await hosted.request<{ token: string }>('POST', '/v1/auth/refresh', { auth: { userToken: token } });
+      // A login or logout meanwhile decided otherwise.
+      const now = loadSession(ctx.db);
+      if (closed || now?.kind !== 'credentials' || now.secret !== token) return;
+      saveSession(ctx.db, { ...now, secret: r.token });
+      scheduleRenewal();
+    } catch (err) {
+      if (closed) return;
+      if (err instanceof HostedApiError && err.status === 401) {
+        // Expired or revoked: the session has ended, and calls answer "session is nil"-style 401s.
+        ctx.log.warn({ err: err.message }, 'the service refused to renew the session; sign in again');
+        return;
+      }
+      ctx.log.warn({ err: (err as Error).message }, 'could not renew the session; trying again');
+      later(RENEW_RETRY_MS, () => void renew(token));
+    }
+  }
+
+  scheduleRenewal();
 
   return {
     hosted,
@@ -60,6 +118,7 @@ export function createSessionService(ctx: AgentContext) {
       return (await this.current()).teams;
     },
     logout(): void {
+      clearTimeout(renewTimer);
       clearSession(ctx.db);
       ctx.events.publish('session', { user: null });
     },
@@ -69,7 +128,11 @@ export function createSessionService(ctx: AgentContext) {
       if (!s) throw sessionNil();
       return credentialsOf(s);
     },
-    close: () => hosted.close(),
+    close() {
+      closed = true;
+      clearTimeout(renewTimer);
+      return hosted.close();
+    },
   };
 }
 

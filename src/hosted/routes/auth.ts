@@ -1,4 +1,5 @@
-// Sign-in (POST /v1/auth) and the caller's identity (GET /v1/me).
+// Sign-in (POST /v1/auth), its renewal (POST /v1/auth/refresh) and the caller's
+// identity (GET /v1/me).
 import type { RouteModule } from '../app.js';
 import { AuthAnswer, AuthBody, User } from '../../api/hosted/auth.js';
 import { authenticateUser } from '../auth/credentials.js';
@@ -10,6 +11,18 @@ const routes: RouteModule = (app, ctx) => {
     const user = await signIn(ctx.db, req.body.email, req.body.password);
     // One message for an unknown e-mail and a wrong password: no user enumeration.
     if (!user) throw unauthorized('wrong e-mail or password');
+    return { token: await ctx.tokens.signUser(user.id), user: publicUser(user) };
+  });
+
+  // A user token still valid buys a fresh one with a full lifetime, so that a client
+  // that stays running (the agent, the desktop app) stays signed in without keeping
+  // the password. API keys do not expire this way and need no renewal.
+  app.post('/v1/auth/refresh', { schema: { response: { 200: AuthAnswer } } }, async (req) => {
+    const token = req.headers['x-user-token'];
+    if (typeof token !== 'string' || token === '') throw unauthorized('X-User-Token required');
+    const claims = await ctx.tokens.verifyUser(token);
+    const user = claims && (await findUserById(ctx.db, claims.userId));
+    if (!user) throw unauthorized('invalid or expired user token');
     return { token: await ctx.tokens.signUser(user.id), user: publicUser(user) };
   });
 

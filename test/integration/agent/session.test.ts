@@ -1,4 +1,6 @@
 // The agent's Session routes: POST/GET/DELETE /login and GET /teams, against the real service.
+import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { call, startTestService, type TestService } from '../../helpers/hosted.js';
 import { startTestAgent, type TestAgent } from '../../helpers/agent.js';
@@ -6,6 +8,7 @@ import { ownerActor, type Actor } from '../../helpers/auth.js';
 import { AgentErrorCode } from '../../../src/api/agent/errors.js';
 
 const SESSION_NIL = { code: 262146, message: 'session is nil' };
+const expOf = (token: string): number => (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { exp: number }).exp;
 
 let svc: TestService;
 let owner: Actor;
@@ -134,6 +137,40 @@ test('a session by the --api-key start flag needs no POST /login', async () => {
     expect(t.body.map((x: { id: string }) => x.id)).toEqual([owner.teamId]);
   } finally {
     await keyed.close();
+  }
+});
+
+test('a signed-in agent renews its user token and stays signed in past the first token\'s lifetime; restarted, it goes on renewing', async () => {
+  // Sign-ins last 4 s here: the agent renews at half-life, from its own timer.
+  const short = await startTestService({ 'user-token-ttl': '4' });
+  let agent = await startTestAgent(short);
+  try {
+    const storedToken = () => {
+      const db = new Database(path.join(agent.configDir, 'agent.db'), { readonly: true });
+      try {
+        return (db.prepare('SELECT secret FROM session').get() as { secret: string }).secret;
+      } finally {
+        db.close();
+      }
+    };
+    expect((await call(agent.url, 'POST', '/login', { body: short.owner })).status).toBe(200);
+    const first = storedToken();
+    const firstExp = expOf(first);
+    while (Date.now() / 1000 < firstExp + 1) await new Promise((r) => setTimeout(r, 250));
+    const r = await call(agent.url, 'GET', '/login');
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.user.email).toBe(short.owner.email);
+    expect(storedToken()).not.toBe(first);
+    // A restart on the same config dir picks the renewal up from the stored token.
+    const configDir = agent.configDir;
+    await agent.agent.close();
+    agent = await startTestAgent(short, { 'config-dir': configDir });
+    const second = expOf(storedToken());
+    while (Date.now() / 1000 < second + 1) await new Promise((r) => setTimeout(r, 250));
+    expect((await call(agent.url, 'GET', '/teams')).status).toBe(200);
+  } finally {
+    await agent.close();
+    await short.close();
   }
 });
 

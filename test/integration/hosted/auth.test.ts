@@ -1,4 +1,5 @@
-// Sign-in (POST /v1/auth) and GET /v1/me with both kinds of credential.
+// Sign-in (POST /v1/auth), its renewal (POST /v1/auth/refresh) and GET /v1/me
+// with both kinds of credential.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { call, startTestService, type TestService } from '../../helpers/hosted.js';
 import { newActor, ownerActor, type Actor } from '../../helpers/auth.js';
@@ -56,6 +57,43 @@ describe('POST /v1/auth', () => {
     const r = await call(svc.url, 'POST', '/v1/auth', { raw: '{"email":' });
     expect(r.status).toBe(400);
     expect(r.body.code).toBe('malformed_json');
+  });
+});
+
+const expOf = (token: string): number => (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { exp: number }).exp;
+
+describe('POST /v1/auth/refresh', () => {
+  test('a valid user token buys a fresh one for the same user, which works', async () => {
+    const first = await call(svc.url, 'POST', '/v1/auth', { body: { email: svc.owner.email, password: svc.owner.password } });
+    await new Promise((r) => setTimeout(r, 1100)); // a later second: a later exp
+    const r = await call(svc.url, 'POST', '/v1/auth/refresh', { headers: { 'x-user-token': first.body.token } });
+    expect(r.status).toBe(200);
+    expect(r.body.user).toEqual(first.body.user);
+    expect(expOf(r.body.token)).toBeGreaterThan(expOf(first.body.token));
+    const me = await call(svc.url, 'GET', '/v1/me', { headers: { 'x-user-token': r.body.token } });
+    expect(me.body.id).toBe(owner.userId);
+  });
+
+  test('an API key, a forged token or none answers 401: only a user token renews', async () => {
+    const tries: Record<string, string>[] = [{ 'x-api-key': owner.apiKey }, { 'x-user-token': 'not.a.token' }, {}];
+    for (const headers of tries) {
+      const r = await call(svc.url, 'POST', '/v1/auth/refresh', { headers });
+      expect(r.status, JSON.stringify(headers)).toBe(401);
+      expect(r.body.code).toBe('unauthorized');
+    }
+  });
+
+  test('an expired token cannot be renewed', async () => {
+    const short = await startTestService({ 'user-token-ttl': '2' });
+    try {
+      const t = await call(short.url, 'POST', '/v1/auth', { body: { email: short.owner.email, password: short.owner.password } });
+      expect((await call(short.url, 'POST', '/v1/auth/refresh', { headers: { 'x-user-token': t.body.token } })).status).toBe(200);
+      while (Date.now() / 1000 < expOf(t.body.token) + 1) await new Promise((r) => setTimeout(r, 200));
+      const r = await call(short.url, 'POST', '/v1/auth/refresh', { headers: { 'x-user-token': t.body.token } });
+      expect(r.status).toBe(401);
+    } finally {
+      await short.close();
+    }
   });
 });
 

@@ -46,6 +46,7 @@ const ROWS: Row[] = [
   { route: 'GET /v1/system/packages/spec', method: 'GET', kind: 'public', ok: 200, path: () => '/v1/system/packages/spec' },
   { route: 'GET /l/{link_id}', method: 'GET', kind: 'public', ok: 200, path: (w) => `/l/${w.pageLinkA.id}${q('secret', w.pageLinkA.secret)}` },
   { route: 'POST /l/{link_id} (password form)', method: 'POST', kind: 'public', ok: 200, path: (w) => `/l/${w.pageLinkA.id}${q('secret', w.pageLinkA.secret)}`, form: 'password=x' },
+  { route: 'POST /v1/auth/refresh', method: 'POST', kind: 'userToken', ok: 200, path: () => '/v1/auth/refresh' },
   { route: 'GET /v1/me', method: 'GET', kind: 'user', ok: 200, path: () => '/v1/me' },
   { route: 'GET /v1/teams', method: 'GET', kind: 'user', ok: 200, path: () => '/v1/teams' },
   { route: 'GET /v1/teams/{team_id}/members', method: 'GET', kind: 'user', ok: 200, scoped: true, path: (w) => `/v1/teams/${T(w)}/members` },
