@@ -61,6 +61,8 @@ export class UploadRun implements Transfer {
   private readonly files: FileTransfer[];
   private readonly prepQueue: FileTransfer[];
   private readonly active: FileTransfer[] = [];
+  /** Files not yet done; a count, so that finishing each of 100,000 files does not scan them all. */
+  private filesLeft: number;
   private workers = 0;
   private slotWaiters: (() => void)[] = [];
 
@@ -73,6 +75,7 @@ export class UploadRun implements Transfer {
     setMaxListeners(0, this.abort.signal);
     this.files = uploadFiles(e.db, u.id).map((r) => new FileTransfer(r, r.done ? [] : fileParts(e.db, u.id, r.idx)));
     this.prepQueue = this.files.filter((f) => !f.row.done);
+    this.filesLeft = this.prepQueue.length;
   }
 
   get running(): boolean {
@@ -324,11 +327,12 @@ export class UploadRun implements Transfer {
     markFileDone(this.e.db, this.id, r.idx);
     await this.e.db.synced();
     if (this.stopped || epoch !== f.epoch) return;
+    if (!f.row.done) this.filesLeft--;
     f.row = { ...f.row, done: 1 };
     this.active.splice(this.active.indexOf(f), 1);
     this.wakeWorkers();
     this.e.changed(this.id, 'progress');
-    if (this.files.every((x) => x.row.done)) this.goIdle();
+    if (this.filesLeft === 0) this.goIdle();
   }
 
   /** The store lost the file's upload or holds other parts than recorded: register it again and send it whole. */

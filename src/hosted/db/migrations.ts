@@ -165,6 +165,13 @@ CREATE INDEX portals_team ON portals(team_id, name);
 CREATE INDEX packages_portal ON packages(portal_id, state);
 `,
   },
+  {
+    version: 3,
+    name: 'files by place',
+    // Registering a file looks for an entry at the same place in its Package; without
+    // this index that scanned every file of the Package, O(n^2) for a large folder.
+    sql: `CREATE INDEX files_place ON files(package_id, path, name);`,
+  },
 ];
 
 /** Applies every migration newer than the database, each in its own transaction. */
