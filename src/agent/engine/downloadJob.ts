@@ -181,10 +181,20 @@ export class DownloadJob implements Transfer {
 
   /** Complete once no entry is pending; error when some failed. */
   private checkDone(): void {
-    if (this.row.state !== 'transferring' || this.closed || this.items.some((i) => i.state === 'pending')) return;
+    if (this.row.state !== 'transferring' || this.closed || this.anyPending()) return;
     const failed = this.items.filter((i) => i.state === 'error');
     if (failed.length > 0) this.fail(`${failed.length} file(s) failed; ${failed[0]!.relPath}: ${failed[0]!.error}`);
     else this.setState('complete', null);
+  }
+
+  /**
+   * Entries before the cursor are settled (nextPart moves it only past those, and
+   * resume sets it back), so the look starts there: each finished file of a
+   * 100,000-file download must not scan all the others.
+   */
+  private anyPending(): boolean {
+    for (let i = this.cursor; i < this.items.length; i++) if (this.items[i]!.state === 'pending') return true;
+    return false;
   }
 
   private setState(state: store.DownloadState, error: string | null): void {
