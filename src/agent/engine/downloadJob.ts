@@ -1,7 +1,7 @@
 // One download as a Transfer of the scheduler: it hands out ranges of its files
 // (DownloadWriter writes and records them), retries failed ranges after a
 // back-off without holding a slot, and moves between transferring, paused,
-// complete and error, publishing each change (progress at most 4 times a second).
+// complete and error, telling the feed of each change (which throttles progress).
 import type { Logger } from 'pino';
 import type { PartTask, Scheduler, Transfer } from './scheduler.js';
 import type { DownloadRecord } from '../../api/agent/downloads.js';
@@ -21,11 +21,10 @@ export interface JobDeps {
   log: Logger;
   writer: DownloadWriter;
   tuning: EngineTuning;
-  publish(record: DownloadRecord): void;
+  /** A change of this download, for the event feed (see feed.ts). */
+  changed(id: string, kind: 'state' | 'progress'): void;
 }
 
-/** Progress events at most this often per download; state changes go out at once. */
-const PROGRESS_MS = 250;
 const FINALIZE = -1;
 
 export class DownloadJob implements Transfer {
@@ -42,8 +41,6 @@ export class DownloadJob implements Transfer {
   private readonly running = new Set<Promise<void>>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private closed = false;
-  private lastPublish = 0;
-  private publishTimer: NodeJS.Timeout | undefined;
 
   constructor(
     readonly row: store.DownloadRow,
@@ -251,7 +248,6 @@ export class DownloadJob implements Transfer {
     this.deps.scheduler.remove(this.id);
     this.controller.abort();
     this.clearTimers();
-    if (this.publishTimer) clearTimeout(this.publishTimer);
     await this.settle();
     await this.releaseFiles();
   }
@@ -271,19 +267,7 @@ export class DownloadJob implements Transfer {
   }
 
   private notify(immediate: boolean): void {
-    if (this.closed) return;
-    const wait = PROGRESS_MS - (Date.now() - this.lastPublish);
-    if (immediate || wait <= 0) {
-      if (this.publishTimer) clearTimeout(this.publishTimer);
-      this.publishTimer = undefined;
-      this.lastPublish = Date.now();
-      this.deps.publish(this.record());
-      return;
-    }
-    this.publishTimer ??= setTimeout(() => {
-      this.publishTimer = undefined;
-      this.notify(true);
-    }, wait).unref();
+    if (!this.closed) this.deps.changed(this.id, immediate ? 'state' : 'progress');
   }
 
   record(): DownloadRecord {

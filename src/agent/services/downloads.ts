@@ -19,6 +19,7 @@ import { DownloadSource } from '../engine/downloadSource.js';
 import { planDownload } from '../engine/downloadPlan.js';
 import { packageFolderName } from '../engine/safePath.js';
 import { createRangeDispatcher } from '../engine/rangeFetch.js';
+import { ThrottledFeed } from '../engine/feed.js';
 import { engineTuning } from '../engine/retry.js';
 import { removeQuietly, partPathOf } from '../engine/downloadFiles.js';
 
@@ -96,11 +97,16 @@ export function createDownloadsService(ctx: AgentContext) {
       log: ctx.log,
       writer,
       tuning,
-      publish: (record) => ctx.events.publish('download', record),
+      changed: (id, kind) => feed.changed(id, kind),
     });
     jobs.set(row.id, job);
     return job;
   }
+
+  const feed = new ThrottledFeed((id) => {
+    const job = jobs.get(id);
+    if (job) ctx.events.publish('download', job.record());
+  });
 
   for (const stored of store.loadDownloads(ctx.db)) makeJob(stored);
 
@@ -117,6 +123,7 @@ export function createDownloadsService(ctx: AgentContext) {
     const dirs = store.createdDirs(ctx.db, job.id);
     store.deleteDownload(ctx.db, job.id);
     jobs.delete(job.id);
+    feed.forget(job.id);
     // Partial files cannot be resumed once the record is gone, so they always go; finished files only when asked.
     const files: string[] = [];
     for (const item of job.items) {
@@ -241,6 +248,7 @@ export function createDownloadsService(ctx: AgentContext) {
     },
     /** Aborts ranges in flight and keeps every state, so the next start resumes them. */
     async close(): Promise<void> {
+      feed.close();
       await Promise.all(all().map((j) => j.stop()));
       await Promise.all([...clients.values()].map((c) => c.close().catch(() => {})));
       await dispatcher.close().catch(() => {});

@@ -16,7 +16,7 @@ import { describe, engineTuning, isRecoverable } from '../engine/retry.js';
 import { checkPortalRestrictions, planUpload, type UploadPlan } from '../engine/uploadPlan.js';
 import { UploadRun, type UploadEngine } from '../engine/uploadJob.js';
 import { finalizeOnService } from '../engine/uploadFinalize.js';
-import { ThrottledFeed } from '../engine/uploadFeed.js';
+import { ThrottledFeed } from '../engine/feed.js';
 import {
   deleteUpload,
   getUpload,
