@@ -12,7 +12,8 @@ export interface LocalStore {
   listParts(bucket: string, key: string, uploadId: string): Promise<LocalPart[]>;
   /** Whether `uploadId` is an open upload of `key` (its record is cached: no part is looked at). */
   uploadExists(bucket: string, key: string, uploadId: string): Promise<boolean>;
-  completeUpload(bucket: string, key: string, uploadId: string, parts: { partNumber: number; etag: string }[]): Promise<void>;
+  /** With `size`, parts that add up to another size are refused (InvalidPart) in the same pass. */
+  completeUpload(bucket: string, key: string, uploadId: string, parts: { partNumber: number; etag: string }[], size?: number): Promise<void>;
   abortUpload(bucket: string, key: string, uploadId: string): Promise<void>;
 }
 
@@ -22,8 +23,8 @@ export function localStore(ctx: StoreContext): LocalStore {
       return (await partsOf(ctx, bucket, key, uploadId)).map((p) => ({ partNumber: p.n, etag: `"${p.md5}"`, size: p.size }));
     },
     uploadExists: (bucket, key, uploadId) => isOpen(ctx, bucket, key, uploadId),
-    async completeUpload(bucket, key, uploadId, parts) {
-      await complete(ctx, bucket, key, uploadId, parts);
+    async completeUpload(bucket, key, uploadId, parts, size) {
+      await complete(ctx, bucket, key, uploadId, parts, size);
     },
     abortUpload: (bucket, key, uploadId) => abort(ctx, bucket, key, uploadId),
   };

@@ -212,12 +212,16 @@ export async function completeUpload(ctx: StoreContext, r: S3Request): Promise<v
   ]));
 }
 
-/** Completes an open upload from the listed parts (ascending, each stored with that ETag); resolves the object's manifest. */
-export async function complete(ctx: StoreContext, bucket: string, key: string, uploadId: string, requested: CompletePart[]): Promise<Manifest> {
-  return completeOpen(ctx, bucket, await loadUpload(ctx, bucket, key, uploadId), requested);
+/**
+ * Completes an open upload from the listed parts (ascending, each stored with that
+ * ETag); resolves the object's manifest. With `size`, parts that add up to another
+ * size are refused too (InvalidPart), checked in the same pass over the parts.
+ */
+export async function complete(ctx: StoreContext, bucket: string, key: string, uploadId: string, requested: CompletePart[], size?: number): Promise<Manifest> {
+  return completeOpen(ctx, bucket, await loadUpload(ctx, bucket, key, uploadId), requested, size);
 }
 
-async function completeOpen(ctx: StoreContext, bucket: string, upload: OpenUpload, requested: CompletePart[]): Promise<Manifest> {
+async function completeOpen(ctx: StoreContext, bucket: string, upload: OpenUpload, requested: CompletePart[], size?: number): Promise<Manifest> {
   if (requested.length > MAX_PARTS) throw s3err('MalformedXML', 'Too many parts');
   requested.forEach((p, i) => {
     if (p.partNumber < 1 || p.partNumber > MAX_PARTS) throw s3err('InvalidPart');
@@ -226,6 +230,8 @@ async function completeOpen(ctx: StoreContext, bucket: string, upload: OpenUploa
   const dataDir = ctx.layout.data(bucket, upload.id);
   const parts = await ctx.locks.run(uploadLock(upload.id), async () => {
     const found = await checkParts(upload.dir, requested);
+    const total = found.reduce((sum, p) => sum + p.size, 0);
+    if (size !== undefined && total !== size) throw s3err('InvalidPart', `the parts hold ${total} bytes, not ${size}`);
     try {
       await rename(upload.dir, dataDir);
     } catch (err) {

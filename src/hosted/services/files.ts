@@ -10,6 +10,7 @@ import { CHUNK_LIMITS, effectiveChunkSize } from './chunks.js';
 import { joinRel, nameProblem, normalizePath, pathProblem } from './relpath.js';
 import { checkPortalFile, checkPortalFinalSize } from './portalPackages.js';
 import { isMissingUpload, storageFailure } from '../storage/failure.js';
+import type { StoredPart } from '../storage/s3.js';
 
 type Pkg = Pick<PackagesTable, 'id' | 'state' | 'chunk_size' | 'portal_id'>;
 
@@ -150,12 +151,12 @@ function namedParts(extras: ChunkExtra[]): { partNumber: number; etag: string }[
   return parts.sort((a, b) => a.partNumber - b.partNumber);
 }
 
-/** Completes the upload if the named parts are stored, well-sized and sum to `size`; 409 otherwise. */
-async function completeChecked(ctx: HostedContext, key: string, uploadId: string, parts: { partNumber: number; etag: string }[], size: number): Promise<void> {
-  const stored = new Map((await ctx.storage.listParts(key, uploadId)).map((p) => [p.partNumber, p]));
+/** 409 unless the named parts are stored with those ETags, all but the last of min_chunk_size, and sum to `size`. */
+function checkStored(stored: StoredPart[], parts: { partNumber: number; etag: string }[], size: number): void {
+  const byNumber = new Map(stored.map((p) => [p.partNumber, p]));
   let total = 0;
   parts.forEach((p, i) => {
-    const s = stored.get(p.partNumber);
+    const s = byNumber.get(p.partNumber);
     if (!s) throw conflict(`part ${p.partNumber} is not stored`, 'part_missing');
     if (unquote(s.etag) !== p.etag) throw conflict(`part ${p.partNumber} has another ETag in storage`, 'etag_mismatch');
     if (i < parts.length - 1 && s.size < CHUNK_LIMITS.min_chunk_size) {
@@ -164,12 +165,34 @@ async function completeChecked(ctx: HostedContext, key: string, uploadId: string
     total += s.size;
   });
   if (total !== size) throw conflict(`the named parts hold ${total} bytes, not ${size}`, 'size_mismatch');
+}
+
+/** A refusal of the store that is the client's to fix (409), or the failure as it came. */
+function refused(err: unknown): unknown {
+  const { code, status } = storageFailure(err);
+  if (isMissingUpload(err) || !status || status >= 500) return err;
+  return conflict(`storage refused to complete the upload: ${code ?? (err as Error).name}`, 'upload_rejected');
+}
+
+/** Completes the upload if the named parts are stored, well-sized and sum to `size`; 409 otherwise. */
+async function completeChecked(ctx: HostedContext, key: string, uploadId: string, parts: { partNumber: number; etag: string }[], size: number): Promise<void> {
+  const { storage } = ctx;
+  if (storage.completeSized) {
+    // One pass when all is well; the listing is read only to say precisely what is wrong.
+    try {
+      return await storage.completeSized(key, uploadId, parts, size);
+    } catch (err) {
+      const why = refused(err);
+      if (why === err) throw err;
+      checkStored(await storage.listParts(key, uploadId), parts, size);
+      throw why;
+    }
+  }
+  checkStored(await storage.listParts(key, uploadId), parts, size);
   try {
-    await ctx.storage.completeUpload(key, uploadId, parts);
+    await storage.completeUpload(key, uploadId, parts);
   } catch (err) {
-    const { code, status } = storageFailure(err);
-    if (isMissingUpload(err) || !status || status >= 500) throw err;
-    throw conflict(`storage refused to complete the upload: ${code ?? (err as Error).name}`, 'upload_rejected');
+    throw refused(err);
   }
 }
 

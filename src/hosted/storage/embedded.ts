@@ -1,5 +1,6 @@
 // With the embedded store, the per-file control calls (list parts, complete,
-// abort) go in-process instead of over S3 HTTP (see objectstore/local.ts);
+// abort) go in-process instead of over S3 HTTP (see objectstore/local.ts), and a
+// file's finalize checks and completes in one pass (completeSized);
 // blueprints, download URLs and everything else stay plain S3, so clients see
 // no difference between the embedded store and an external one.
 import type { LocalStore } from '../../objectstore/index.js';
@@ -12,6 +13,7 @@ export function withEmbeddedStore(storage: Storage, local: LocalStore): Storage 
     listParts: (key, uploadId) => local.listParts(bucket, key, uploadId),
     uploadExists: (key, uploadId) => local.uploadExists(bucket, key, uploadId),
     completeUpload: (key, uploadId, parts) => local.completeUpload(bucket, key, uploadId, parts),
+    completeSized: (key, uploadId, parts, size) => local.completeUpload(bucket, key, uploadId, parts, size),
     abortUpload: (key, uploadId) => local.abortUpload(bucket, key, uploadId),
   };
 }

@@ -39,6 +39,13 @@ export interface Storage {
   /** Whether `uploadId` is an open multipart upload of `key`. */
   uploadExists(key: string, uploadId: string): Promise<boolean>;
   completeUpload(key: string, uploadId: string, parts: { partNumber: number; etag: string }[]): Promise<void>;
+  /**
+   * Where the store can: completes only when the named parts are stored with those
+   * ETags, all but the last of the minimum size, and add up to `size`, in one pass
+   * over the parts; otherwise refuses (an S3 error, the upload left open).
+   * S3 itself cannot check the size, so an external store has no such call.
+   */
+  completeSized?(key: string, uploadId: string, parts: { partNumber: number; etag: string }[], size: number): Promise<void>;
   abortUpload(key: string, uploadId: string): Promise<void>;
   putEmpty(key: string): Promise<void>;
   objectSize(key: string): Promise<number | null>;

@@ -125,8 +125,13 @@ describe('upload rules', () => {
     const tooBig = await finalizeFile(svc, pkg, reg.file.id, uploadId, parts, data.length + 1);
     expect(tooBig.status).toBe(409);
     expect(tooBig.body.code).toBe('size_mismatch');
-    const missingPart = await finalizeFile(svc, pkg, reg.file.id, uploadId, parts.slice(0, 1), data.length);
-    expect(missingPart.status).toBe(409);
+    const short = await finalizeFile(svc, pkg, reg.file.id, uploadId, parts.slice(0, 1), data.length);
+    expect(short.status).toBe(409);
+    expect(short.body.code).toBe('size_mismatch');
+    const unknownPart = await finalizeFile(svc, pkg, reg.file.id, uploadId, [parts[0]!, { part_number: '3', etag: parts[1]!.etag }], data.length);
+    expect(unknownPart.body.code).toBe('part_missing');
+    const otherEtag = await finalizeFile(svc, pkg, reg.file.id, uploadId, [{ ...parts[0]!, etag: parts[1]!.etag }, parts[1]!], data.length);
+    expect(otherEtag.body.code).toBe('etag_mismatch');
 
     // Clients send part numbers as numbers under partNumber and ETags without quotes, too.
     const loose = parts.map((p) => ({ partNumber: Number(p.part_number), etag: p.etag.replace(/"/g, '') }));
@@ -145,6 +150,20 @@ describe('upload rules', () => {
     expect(f.size).toBe(data.length);
     const d = await call(svc.url, 'GET', `/v1/packages/${pkg.id}/files/${f.id}/download`, { headers: pkg.h });
     expect(sha256((await fetchBytes(d.body.url)).data)).toBe(sha256(data));
+  });
+
+  it('answers 409 part_too_small when a part before the last is under min_chunk_size, and the upload stays open', async () => {
+    const pkg = await createPackage(svc, await ownerActor(svc));
+    const data = randomBytes(2 * MiB);
+    const reg = await register(svc, pkg, { name: 'small-parts.bin', size: data.length });
+    const uploadId = await startUpload(reg.create_blueprint);
+    const parts = await putParts(svc, pkg, reg.file.id, uploadId, data, MiB);
+    const r = await finalizeFile(svc, pkg, reg.file.id, uploadId, parts, data.length);
+    expect(r.status).toBe(409);
+    expect(r.body.code).toBe('part_too_small');
+    // Sent again as one part, the same upload completes.
+    const whole = await putParts(svc, pkg, reg.file.id, uploadId, data, 2 * MiB);
+    expect((await finalizeFile(svc, pkg, reg.file.id, uploadId, whole, data.length)).status).toBe(204);
   });
 
   it('stores empty files and directories', async () => {

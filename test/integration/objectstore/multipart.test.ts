@@ -364,6 +364,18 @@ describe.each([
     expect(await store.local.listParts(BUCKET, key, uploadId)).toHaveLength(2);
   });
 
+  it('with the expected size, parts that add up to another size are refused (InvalidPart) and the upload stays open', async () => {
+    const { store, s3 } = target();
+    const key = 'local/sized.bin';
+    const uploadId = await startUpload(key, s3);
+    await uploadParts(key, uploadId, parts, s3);
+    const named = parts.map((b, i) => ({ partNumber: i + 1, etag: `"${md5(b)}"` }));
+    expect(await failure(store.local.completeUpload(BUCKET, key, uploadId, named, 7 * MiB + 1))).toMatchObject({ code: 'InvalidPart', status: 400 });
+    expect(await store.local.uploadExists(BUCKET, key, uploadId)).toBe(true);
+    await store.local.completeUpload(BUCKET, key, uploadId, named, 7 * MiB);
+    expect((await s3.send(new HeadObjectCommand({ Bucket: BUCKET, Key: key }))).ContentLength).toBe(7 * MiB);
+  });
+
   it('aborts an upload once; a second abort, another key or a made-up id is NoSuchUpload (and not an open upload)', async () => {
     const { store, s3 } = target();
     const key = 'local/aborted.bin';
