@@ -17,12 +17,12 @@ const RENEW_RETRY_MS = 60_000;
 /** The longest a Node timer waits; a later renewal is scheduled in steps. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** Half-way through a user token's life (its own iat and exp claims), in ms; undefined when it has none. */
-export function renewalTime(token: string): number | undefined {
+/** When a user token should be renewed (half-way through its life) and when it expires, in ms, from its own iat and exp claims. */
+export function tokenTimes(token: string): { renewAt: number; expiresAt: number } | undefined {
   try {
     const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { iat?: unknown; exp?: unknown };
     if (typeof claims.iat !== 'number' || typeof claims.exp !== 'number') return undefined;
-    return ((claims.iat + claims.exp) / 2) * 1000;
+    return { renewAt: ((claims.iat + claims.exp) / 2) * 1000, expiresAt: claims.exp * 1000 };
   } catch {
     return undefined;
   }
@@ -69,9 +69,9 @@ export function createSessionService(ctx: AgentContext) {
   function scheduleRenewal(): void {
     clearTimeout(renewTimer);
     const s = loadSession(ctx.db);
-    const at = s?.kind === 'credentials' ? renewalTime(s.secret) : undefined;
-    if (closed || !s || at === undefined) return;
-    const wait = at - Date.now();
+    const times = s?.kind === 'credentials' ? tokenTimes(s.secret) : undefined;
+    if (closed || !s || !times) return;
+    const wait = times.renewAt - Date.now();
     later(wait, () => (wait > MAX_TIMER_MS ? scheduleRenewal() : void renew(s.secret)));
   }
 
@@ -88,6 +88,10 @@ export function createSessionService(ctx: AgentContext) {
       if (err instanceof HostedApiError && err.status === 401) {
         // Expired or revoked: the session has ended, and calls answer "session is nil"-style 401s.
         ctx.log.warn({ err: err.message }, 'the service refused to renew the session; sign in again');
+        return;
+      }
+      if (Date.now() + RENEW_RETRY_MS >= (tokenTimes(token)?.expiresAt ?? 0)) {
+        ctx.log.warn({ err: (err as Error).message }, 'could not renew the session before it expired; sign in again');
         return;
       }
       ctx.log.warn({ err: (err as Error).message }, 'could not renew the session; trying again');
