@@ -228,9 +228,10 @@ async function completeOpen(ctx: StoreContext, bucket: string, upload: OpenUploa
     if (i > 0 && p.partNumber <= requested[i - 1]!.partNumber) throw s3err('InvalidPartOrder');
   });
   const dataDir = ctx.layout.data(bucket, upload.id);
+  let total = 0;
   const parts = await ctx.locks.run(uploadLock(upload.id), async () => {
     const found = await checkParts(upload.dir, requested);
-    const total = found.reduce((sum, p) => sum + p.size, 0);
+    for (const p of found) total += p.size;
     if (size !== undefined && total !== size) throw s3err('InvalidPart', `the parts hold ${total} bytes, not ${size}`);
     try {
       await rename(upload.dir, dataDir);
@@ -246,7 +247,7 @@ async function completeOpen(ctx: StoreContext, bucket: string, upload: OpenUploa
   const manifest: Manifest = {
     v: 1,
     key: upload.info.key,
-    size: parts.reduce((sum, p) => sum + p.size, 0),
+    size: total,
     etag: `"${combined.digest('hex')}-${parts.length}"`,
     lastModified: new Date().toISOString(),
     headers: upload.info.headers,

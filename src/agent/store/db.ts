@@ -5,6 +5,7 @@
 import Database from 'better-sqlite3';
 import { migrations } from './migrations.js';
 import { WalSync } from './walSync.js';
+import { statementCache } from '../../sqlite/statements.js';
 
 export interface AgentDb extends Database.Database {
   /** The statement for `sql`, compiled once: progress reads run many times a second. */
@@ -24,13 +25,8 @@ export function openAgentDb(file: string): AgentDb {
   db.pragma('busy_timeout = 5000');
   migrate(db);
   const wal = new WalSync(`${file}-wal`);
-  const statements = new Map<string, Database.Statement>();
   return Object.assign(db, {
-    sql(sql: string) {
-      let s = statements.get(sql);
-      if (!s) statements.set(sql, (s = db.prepare(sql)));
-      return s;
-    },
+    sql: statementCache(db),
     synced: () => wal.synced(),
     async shut() {
       await wal.close();

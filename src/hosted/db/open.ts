@@ -3,6 +3,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
 import type { Database } from './schema.js';
 import { migrate } from './migrations.js';
+import { statementCache } from '../../sqlite/statements.js';
 
 export type Db = Kysely<Database>;
 
@@ -22,24 +23,7 @@ export function openDatabase(file: string): OpenedDb {
   return { db, close: () => db.destroy() };
 }
 
-/**
- * Kysely prepares every query anew; compiling the SQL costs more than running it
- * for the small queries of a request. Queries built by the same code have the
- * same text, so statements are kept by text (bounded: text with inlined values
- * would otherwise grow the cache without end). Nothing here streams results and
- * every use is synchronous, so a cached statement is never busy when reused.
- */
-function withStatementCache(sqlite: SQLite.Database, limit = 500): SqliteDatabase {
-  const cache = new Map<string, SQLite.Statement>();
-  return {
-    prepare(sql: string) {
-      let stmt = cache.get(sql);
-      if (!stmt) {
-        if (cache.size >= limit) cache.clear();
-        cache.set(sql, (stmt = sqlite.prepare(sql)));
-      }
-      return stmt;
-    },
-    close: () => void sqlite.close(),
-  };
+/** Kysely prepares every query anew; statements are kept by their text instead (src/sqlite/statements.ts). */
+function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
+  return { prepare: statementCache(sqlite), close: () => void sqlite.close() };
 }

@@ -12,6 +12,12 @@ const advance = (ms: number) => {
   vi.advanceTimersByTime(ms);
 };
 
+/** A feed (250 ms, cost factor 10, our clock) and the ids it published, in order. */
+function idFeed(): { feed: ThrottledFeed; sent: string[] } {
+  const sent: string[] = [];
+  return { feed: new ThrottledFeed((id) => sent.push(id), 250, 10, now), sent };
+}
+
 beforeEach(() => {
   vi.useFakeTimers();
   clock = 1_000;
@@ -41,8 +47,7 @@ test('state changes go out at once; progress at most every 250 ms, and the last 
 });
 
 test('transfers are throttled each on its own', () => {
-  const sent: string[] = [];
-  const feed = new ThrottledFeed((id) => sent.push(id), 250, 10, now);
+  const { feed, sent } = idFeed();
   feed.changed('a', 'progress');
   feed.changed('b', 'progress');
   feed.changed('a', 'progress');
@@ -70,8 +75,7 @@ test('a record that took 100 ms to build holds the next progress event back 1 s;
 });
 
 test('forget drops what was waiting; after close nothing is sent', () => {
-  const sent: string[] = [];
-  const feed = new ThrottledFeed((id) => sent.push(id), 250, 10, now);
+  const { feed, sent } = idFeed();
   feed.changed('x', 'progress');
   feed.changed('x', 'progress');
   feed.forget('x');
