@@ -5,9 +5,9 @@
 // threads as the store does: each worker is a V8 isolate, and the agent must
 // stay small; docs/agent-api-notes/uploads.md.)
 import { createHash } from 'node:crypto';
-import fs from 'node:fs';
 import { Agent, type Dispatcher } from 'undici';
 import type { Blueprint } from '../../api/hosted/blueprint.js';
+import { fileChunks } from './fileChunks.js';
 
 export interface ObjectHttpOptions {
   /** headersTimeout and bodyTimeout: a store that goes quiet this long fails the request. */
@@ -29,9 +29,6 @@ export interface PutAnswer extends ObjectAnswer {
   /** Hex MD5 of the bytes that were sent. */
   md5: string;
 }
-
-/** Bytes read (and held) at a time per part in flight. */
-const READ_CHUNK = 256 * 1024;
 
 export class ObjectHttp {
   readonly dispatcher: Agent;
@@ -58,7 +55,6 @@ export class ObjectHttp {
    * MD5 of what went out.
    */
   async putFileRange(bp: Blueprint, file: string, start: number, length: number, signal?: AbortSignal): Promise<PutAnswer> {
-    const stream = fs.createReadStream(file, { start, end: start + length - 1, highWaterMark: READ_CHUNK });
     const hash = createHash('md5');
     // Our own stall guard, independent of how undici arms its timers: the request fails when
     // the store takes no bytes for timeoutMs, or has not answered timeoutMs after the last one.
@@ -66,25 +62,18 @@ export class ObjectHttp {
     const timer = setTimeout(() => stalled.abort(Object.assign(new Error(`the store took no data for ${this.timeoutMs} ms`), { code: 'PART_STALLED' })), this.timeoutMs);
     // An async iterable body (undici documents it; its types lag), with no Readable around it:
     // pulled a chunk at a time as the socket drains, which moves the stall timer and the hash along.
-    async function* body(): AsyncGenerator<Buffer> {
-      try {
-        for await (const chunk of stream) {
-          timer.refresh();
-          hash.update(chunk as Buffer);
-          yield chunk as Buffer;
-        }
-        timer.refresh();
-      } finally {
-        stream.destroy();
-      }
-    }
+    const body = fileChunks(file, start, length, (chunk) => {
+      timer.refresh();
+      hash.update(chunk);
+    });
     let answer: ObjectAnswer;
     try {
       const both = signal ? AbortSignal.any([signal, stalled.signal]) : stalled.signal;
-      answer = await this.request(bp, body() as unknown as Dispatcher.DispatchOptions['body'], length, both);
+      answer = await this.request(bp, body as unknown as Dispatcher.DispatchOptions['body'], length, both);
     } finally {
       clearTimeout(timer);
-      stream.destroy();
+      // Closes the file should the body have been left part-read.
+      await body.return(undefined);
     }
     const raw = answer.headers.etag;
     const etag = typeof raw === 'string' ? raw.replace(/"/g, '').trim() : undefined;
