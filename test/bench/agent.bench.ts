@@ -5,9 +5,10 @@
 // vs rclone; (5) the peak RSS of the agent uploading BENCH_RSS_GB GiB with
 // 100 MiB chunks. `ferry serve` and `ferry agent` run as their own processes, as
 // users run them, and the CPU each spends is read from /proc: on a 2-core
-// machine the sum of both is what bounds the figures. Prints tables with
+// machine the sum of both is what bounds the figures. (1)-(4) run BENCH_ROUNDS
+// times (default 2), interleaved, keeping each figure's best. Prints tables with
 // PASS/FAIL per target, writes .bench-results/agent.json, and exits 0 either way.
-// Run: npx tsx test/bench/agent.bench.ts  (env BENCH_SIZE_MB, BENCH_SMALL_FILES, BENCH_RSS_GB, BENCH_DIR)
+// Run: npx tsx test/bench/agent.bench.ts  (env BENCH_SIZE_MB, BENCH_SMALL_FILES, BENCH_RSS_GB, BENCH_ROUNDS, BENCH_DIR)
 
 import { execFile, fork } from 'node:child_process';
 import { createHash, randomFillSync } from 'node:crypto';
@@ -38,6 +39,9 @@ interface PhaseCpu { agent?: number; service?: number }
 type CpuPhase = 'agentUpload' | 'agentDownload' | 'rcloneUpload' | 'rcloneDownload' | 'agentSmall' | 'rcloneSmall';
 
 const mbps = (bytes: number, ms: number): number => bytes / MiB / (ms / 1000);
+const best = (a?: number, b?: number): number | undefined => (a === undefined ? b : b === undefined ? a : Math.max(a, b));
+const least = (a?: number, b?: number): number | undefined => (a === undefined ? b : b === undefined ? a : Math.min(a, b));
+const fmt = (n: number | undefined): string => (n === undefined ? '-' : n.toFixed(0));
 const sleep = (ms: number): Promise<void> => new Promise((ok) => setTimeout(ok, ms));
 
 async function sha256File(path: string): Promise<string> {
@@ -125,7 +129,10 @@ async function metered<T>(s: Setup, phase: CpuPhase, fn: () => Promise<T>): Prom
   const out = await fn();
   const [a1, s1] = [await s.agent.cpu(), await s.svc.cpu()];
   const diff = (x?: number, y?: number) => (x === undefined || y === undefined ? undefined : y - x);
-  s.cpu[phase] = { agent: phase.startsWith('rclone') ? undefined : diff(a0, a1), service: diff(s0, s1) };
+  const now = { agent: phase.startsWith('rclone') ? undefined : diff(a0, a1), service: diff(s0, s1) };
+  // Over several rounds the lowest figure is kept: contention only adds to it.
+  const was = s.cpu[phase];
+  s.cpu[phase] = was ? { agent: least(was.agent, now.agent), service: least(was.service, now.service) } : now;
   return out;
 }
 
@@ -203,13 +210,15 @@ async function rclone(svc: ServedService, args: string[]): Promise<number> {
   });
 }
 
-async function measureRclone(s: Setup, source: string, size: number, work: string): Promise<Figures> {
+async function measureRclone(s: Setup, source: string, size: number, work: string, round: number): Promise<Figures> {
   const svc = s.svc;
+  // A fresh key each round: rclone skips a copy whose destination already matches.
+  const key = `ferry:ferry/bench/big-${round}`;
   settleDisk();
-  const upMs = await metered(s, 'rcloneUpload', () => rclone(svc, ['copyto', source, 'ferry:ferry/bench/big', '--s3-chunk-size', '16M', '--s3-upload-concurrency', '8', '--s3-upload-cutoff', '16M']));
+  const upMs = await metered(s, 'rcloneUpload', () => rclone(svc, ['copyto', source, key, '--s3-chunk-size', '16M', '--s3-upload-concurrency', '8', '--s3-upload-cutoff', '16M']));
   const dest = join(work, 'rclone-download.bin');
   settleDisk();
-  const downMs = await metered(s, 'rcloneDownload', () => rclone(svc, ['copyto', 'ferry:ferry/bench/big', dest, '--multi-thread-streams', '8', '--multi-thread-cutoff', '16M']));
+  const downMs = await metered(s, 'rcloneDownload', () => rclone(svc, ['copyto', key, dest, '--multi-thread-streams', '8', '--multi-thread-cutoff', '16M']));
   const got = (await stat(dest)).size;
   await rm(dest, { force: true });
   if (got !== size) throw new Error(`rclone download: ${got} bytes, expected ${size}`);
@@ -284,6 +293,7 @@ async function main(): Promise<void> {
   const sizeMiB = Number(process.env.BENCH_SIZE_MB ?? 1024);
   const smallCount = Number(process.env.BENCH_SMALL_FILES ?? 2000);
   const rssGiB = Number(process.env.BENCH_RSS_GB ?? 4);
+  const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 2));
   const size = sizeMiB * MiB;
   const work = await mkdtemp(join(process.env.BENCH_DIR ?? tmpdir(), 'ferry-agent-bench-'));
   const rows: Record<Row, Figures> = { raw: {}, agent: {}, rclone: {} };
@@ -305,7 +315,7 @@ async function main(): Promise<void> {
     }
   };
   const md5MBps = md5Speed();
-  console.log(`file ${sizeMiB} MiB, ${PART / MiB} MiB parts, ${CONCURRENCY} in flight; ${smallCount} x 16 KiB files; RSS run ${rssGiB} GiB with ${RSS_CHUNK / MiB} MiB chunks; ${cpus().length} CPUs, node ${process.version}, dir ${work}`);
+  console.log(`file ${sizeMiB} MiB, ${PART / MiB} MiB parts, ${CONCURRENCY} in flight; ${smallCount} x 16 KiB files; ${rounds} interleaved rounds, best of each kept; RSS run ${rssGiB} GiB with ${RSS_CHUNK / MiB} MiB chunks; ${cpus().length} CPUs, node ${process.version}, dir ${work}`);
   try {
     const source = join(work, 'big.bin');
     await makeFile(source, size);
@@ -318,23 +328,34 @@ async function main(): Promise<void> {
     if (teams.status !== 200 || !teams.body[0]) throw new Error(`agent GET /teams: ${teams.status} ${JSON.stringify(teams.body)}`);
     const s: Setup = { svc, agent, teamId: teams.body[0].id as string, cpu };
 
-    await phase('raw', async () => void (rows.raw = await measureRaw(source, size, work)));
-    await phase('agent big file', async () => {
-      const r = await measureAgent(s, source, size, work);
-      rows.agent = { ...rows.agent, uploadMBps: r.uploadMBps, downloadMBps: r.downloadMBps };
-      verified = r.verified;
-    });
-    await phase('rclone big file', async () => void (rows.rclone = { ...rows.rclone, ...(await measureRclone(s, source, size, work)) }));
-    await phase('agent small files', async () => {
-      settleDisk();
-      const up = await metered(s, 'agentSmall', () => agentUpload(s.agent.url, s.teamId, [smallDir], PART));
-      rows.agent.smallFilesPerSec = smallCount / (up.ms / 1000);
-    });
-    await phase('rclone small files', async () => {
-      settleDisk();
-      const ms = await metered(s, 'rcloneSmall', () => rclone(s.svc, ['copy', smallDir, 'ferry:ferry/small', '--transfers', '16']));
-      rows.rclone.smallFilesPerSec = smallCount / (ms / 1000);
-    });
+    // Rounds interleave every target, and each keeps its best: interference on a shared
+    // machine only ever slows a run down (as the store benchmark does).
+    for (let round = 1; round <= rounds; round++) {
+      const got: Record<Row, Figures> = { raw: {}, agent: {}, rclone: {} };
+      await phase(`round ${round} raw`, async () => void (got.raw = await measureRaw(source, size, work)));
+      await phase(`round ${round} agent big file`, async () => {
+        const r = await measureAgent(s, source, size, work);
+        got.agent = { uploadMBps: r.uploadMBps, downloadMBps: r.downloadMBps };
+        verified = (verified ?? true) && r.verified;
+      });
+      await phase(`round ${round} rclone big file`, async () => void (got.rclone = await measureRclone(s, source, size, work, round)));
+      await phase(`round ${round} agent small files`, async () => {
+        settleDisk();
+        const up = await metered(s, 'agentSmall', () => agentUpload(s.agent.url, s.teamId, [smallDir], PART));
+        got.agent.smallFilesPerSec = smallCount / (up.ms / 1000);
+      });
+      await phase(`round ${round} rclone small files`, async () => {
+        settleDisk();
+        // A fresh destination each round, as for the big file.
+        const ms = await metered(s, 'rcloneSmall', () => rclone(s.svc, ['copy', smallDir, `ferry:ferry/small-${round}`, '--transfers', '16']));
+        got.rclone.smallFilesPerSec = smallCount / (ms / 1000);
+      });
+      for (const row of ['raw', 'agent', 'rclone'] as const) {
+        const g = got[row];
+        console.log(`    ${row.padEnd(6)} up ${fmt(g.uploadMBps)} MiB/s, down ${fmt(g.downloadMBps)} MiB/s, small ${fmt(g.smallFilesPerSec)} files/s`);
+        rows[row] = { uploadMBps: best(rows[row].uploadMBps, g.uploadMBps), downloadMBps: best(rows[row].downloadMBps, g.downloadMBps), smallFilesPerSec: best(rows[row].smallFilesPerSec, g.smallFilesPerSec) };
+      }
+    }
     await rm(source, { force: true });
     await rm(smallDir, { recursive: true, force: true });
     await phase(`agent RSS (${rssGiB} GiB, its own agent)`, async () => void (rss = await measureRss(s.svc, s.teamId, work, rssGiB)));
@@ -389,7 +410,7 @@ async function main(): Promise<void> {
     date: new Date().toISOString(), node: process.version, cpus: cpus().length,
     sizeMiB, partMiB: PART / MiB, concurrency: CONCURRENCY, smallFiles: smallCount, smallFileKiB: 16,
     rss: { gib: rssGiB, chunkMiB: RSS_CHUNK / MiB, ...rss },
-    rows, cpuSeconds: cpu, md5MBps, verified: verified ?? null, checks, errors,
+    rounds, rows, cpuSeconds: cpu, md5MBps, verified: verified ?? null, checks, errors,
   }, null, 2) + '\n');
   console.log('figures written to .bench-results/agent.json');
 }

@@ -50,22 +50,41 @@ export function settleDisk(): void {
   }
 }
 
+/**
+ * Node's documented keep-alive race: a request sent on a pooled socket the server
+ * closed meanwhile (s3rver closes idle ones after 5 s, and its complete takes
+ * longer) fails with ECONNRESET before any answer. Such a request is sent again, once.
+ */
+async function onceMoreIfStale<T>(send: () => Promise<T>): Promise<T> {
+  try {
+    return await send();
+  } catch (err) {
+    if ((err as { stale?: boolean }).stale) return send();
+    throw err;
+  }
+}
+
+/** The request's error, marked stale when it is that race. */
+function requestError(req: http.ClientRequest, err: NodeJS.ErrnoException): Error {
+  return Object.assign(err, { stale: req.reusedSocket && err.code === 'ECONNRESET' });
+}
+
 /** PUT bytes [start, end] of `file` to a pre-signed URL; resolves the ETag. */
 export function putRange(agent: http.Agent, url: string, file: string, start: number, end: number): Promise<string> {
-  return new Promise((ok, fail) => {
+  return onceMoreIfStale(() => new Promise((ok, fail) => {
     const req = http.request(url, { method: 'PUT', agent, headers: { 'Content-Length': end - start + 1 } }, (res) => {
       res.resume();
       res.on('end', () => (res.statusCode === 200 ? ok(String(res.headers.etag)) : fail(new Error(`PUT ${res.statusCode}`))));
     });
-    req.on('error', fail);
-    pipeline(createReadStream(file, { start, end, highWaterMark: MiB }), req).catch(fail);
-  });
+    req.on('error', (err) => fail(requestError(req, err)));
+    pipeline(createReadStream(file, { start, end, highWaterMark: MiB }), req).catch((err) => fail(requestError(req, err)));
+  }));
 }
 
 /** GET bytes [start, end] and write them at the same offset of the open file. */
 export function getRange(agent: http.Agent, url: string, fh: FileHandle, start: number, end: number): Promise<void> {
-  return new Promise((ok, fail) => {
-    http.get(url, { agent, headers: { Range: `bytes=${start}-${end}` } }, (res) => {
+  return onceMoreIfStale(() => new Promise((ok, fail) => {
+    const req = http.get(url, { agent, headers: { Range: `bytes=${start}-${end}` } }, (res) => {
       if (res.statusCode !== 206) return fail(new Error(`GET ${res.statusCode}`));
       void (async () => {
         let pos = start;
@@ -85,6 +104,7 @@ export function getRange(agent: http.Agent, url: string, fh: FileHandle, start: 
         if (size) await flush();
         if (pos !== end + 1) throw new Error(`short range ${start}-${end}: got to ${pos}`);
       })().then(ok, fail);
-    }).on('error', fail);
-  });
+    });
+    req.on('error', (err) => fail(requestError(req, err)));
+  }));
 }
