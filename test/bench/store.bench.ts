@@ -244,7 +244,7 @@ function summarise(target: Target, samples: Result[]): Result {
     uploadCpuPerGiB: pick((r) => r.uploadCpuPerGiB, Math.min)!,
     downloadCpuPerGiB: pick((r) => r.downloadCpuPerGiB, Math.min)!,
     ...(completePct === undefined ? {} : { completePct, completeMs }),
-    ...(target === 'raw' ? {} : { verified: mine.every((r) => r.verified === true) }),
+    ...(target === 'raw' ? {} : { verified: mine.length > 0 && mine.every((r) => r.verified === true) }),
   };
 }
 
@@ -255,6 +255,7 @@ async function main(): Promise<void> {
   const work = await mkdtemp(join(process.env.BENCH_DIR ?? tmpdir(), 'ferry-bench-'));
   const source = join(work, 'source.bin');
   const samples: Result[] = [];
+  const errors: string[] = [];
   const targets = ['raw', 'store', 's3rver'] as const;
   try {
     const block = Buffer.alloc(MiB);
@@ -268,7 +269,15 @@ async function main(): Promise<void> {
       // Rotate the order so no target always runs first (with the least dirty page cache).
       const order = targets.map((_, i) => targets[(i + round - 1) % targets.length]!);
       for (const target of order) {
-        const r = await runTarget(target, work, source, actual, sourceMd5);
+        let r: Result;
+        try {
+          r = await runTarget(target, work, source, actual, sourceMd5);
+        } catch (err) {
+          // One failed round is reported; the others still count.
+          errors.push(`round ${round} ${target}: ${(err as Error).message}`);
+          console.log(`  round ${round} ${target.padEnd(6)} FAILED ${(err as Error).message}`);
+          continue;
+        }
         samples.push(r);
         const extra = r.completePct === undefined ? '' : `, complete ${r.completeMs!.toFixed(1)} ms`;
         console.log(`  round ${round} ${target.padEnd(6)} up ${r.uploadMBps.toFixed(0)} MiB/s (server ${r.uploadCpuPerGiB.toFixed(2)} CPU-s/GiB), down ${r.downloadMBps.toFixed(0)} MiB/s (${r.downloadCpuPerGiB.toFixed(2)} CPU-s/GiB)${extra}`);
@@ -280,7 +289,7 @@ async function main(): Promise<void> {
 
   const results = targets.map((t) => summarise(t, samples));
   const by = Object.fromEntries(results.map((r) => [r.target, r])) as Record<Target, Result>;
-  const f = (n: number | undefined, d = 0): string => (n === undefined ? '-' : n.toFixed(d));
+  const f = (n: number | undefined, d = 0): string => (n === undefined || !Number.isFinite(n) ? '-' : n.toFixed(d));
   const rows = results.map((r) => [
     r.target,
     f(r.uploadMBps),
@@ -305,7 +314,8 @@ async function main(): Promise<void> {
     { name: 'store complete < 1% of upload', value: store.completePct ?? NaN, pass: (store.completePct ?? Infinity) < 1 },
     { name: 'store bytes round-trip intact', value: store.verified ? 1 : 0, pass: store.verified === true },
   ];
-  for (const c of checks) console.log(`${c.pass ? 'PASS' : 'FAIL'}  ${c.name} (${c.value.toFixed(3)})`);
+  for (const c of checks) console.log(`${c.pass ? 'PASS' : 'FAIL'}  ${c.name} (${Number.isFinite(c.value) ? c.value.toFixed(3) : 'not measured'})`);
+  for (const e of errors) console.log(`error: ${e}`);
 
   await mkdir('.bench-results', { recursive: true });
   await writeFile(join('.bench-results', 'store.json'), JSON.stringify({
@@ -320,6 +330,7 @@ async function main(): Promise<void> {
     summary: 'best round per target: highest MiB/s, lowest server CPU-s/GiB; median round for complete/upload',
     results,
     checks,
+    errors,
     samples,
   }, null, 2) + '\n');
   console.log('figures written to .bench-results/store.json');
