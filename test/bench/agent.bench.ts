@@ -10,20 +10,18 @@
 // PASS/FAIL per target, writes .bench-results/agent.json, and exits 0 either way.
 // Run: npx tsx test/bench/agent.bench.ts  (env BENCH_SIZE_MB, BENCH_SMALL_FILES, BENCH_RSS_GB, BENCH_ROUNDS, BENCH_DIR)
 
-import { execFile, fork } from 'node:child_process';
 import { createHash, randomFillSync } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, mkdtemp, open, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import http from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { loadOrCreateStoreCredentials } from '../../src/objectstore/index.js';
 import { call } from '../helpers/hosted.js';
 import { signInAgent } from '../helpers/agent.js';
 import { AgentClient } from '../../src/cli/agentClient.js';
 import { followTransfer } from '../../src/cli/transfers/follow.js';
-import { getRange, MiB, putRange, serveRaw, settleDisk } from './lib/loopback.js';
+import { MiB, settleDisk } from './lib/loopback.js';
+import { measureRaw } from './lib/rawLimit.js';
+import { rclone } from './lib/rclone.js';
 import { startAgentProcess, startServedService, type Program, type ServedService } from './lib/processes.js';
 
 const PART = 16 * MiB;
@@ -67,57 +65,7 @@ function printTable(head: string[], rows: string[][]): void {
   for (const row of [head, ...rows]) console.log(row.map((c, i) => c.padEnd(widths[i]!)).join('  '));
 }
 
-async function pool(count: number, fn: (i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, count) }, async () => {
-    while (next < count) await fn(next++);
-  }));
-}
-
-// ---------------------------------------------------------------- 1. raw limit
-
-/** The raw server runs in a child process so the client never shares its event loop. */
-async function measureRaw(source: string, size: number, work: string): Promise<Figures> {
-  const proc = fork(fileURLToPath(import.meta.url), ['--serve-raw'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  try {
-    const port = await new Promise<number>((ok, fail) => {
-      proc.once('message', (m) => ok((m as { port: number }).port));
-      proc.once('exit', (code) => fail(new Error(`raw server exited early (${code})`)));
-    });
-    const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-    const url = `http://127.0.0.1:${port}/raw`;
-    const parts = Math.ceil(size / PART);
-    const range = (i: number): [number, number] => [i * PART, Math.min(size, (i + 1) * PART) - 1];
-    try {
-      settleDisk();
-      let t = performance.now();
-      await pool(parts, async (i) => void (await putRange(agent, url, source, ...range(i))));
-      const uploadMBps = mbps(size, performance.now() - t);
-      const dest = join(work, 'raw-download.bin');
-      const fh = await open(dest, 'w');
-      await fh.truncate(size);
-      settleDisk();
-      t = performance.now();
-      try {
-        await pool(parts, (i) => getRange(agent, url, fh, ...range(i)));
-      } finally {
-        await fh.close();
-      }
-      const downloadMBps = mbps(size, performance.now() - t);
-      await rm(dest, { force: true });
-      return { uploadMBps, downloadMBps };
-    } finally {
-      agent.destroy();
-    }
-  } finally {
-    proc.removeAllListeners('exit');
-    if (proc.exitCode === null) {
-      const exited = new Promise((ok) => proc.once('exit', ok));
-      proc.kill('SIGTERM');
-      await exited;
-    }
-  }
-}
+// ---------------------------------------------------------------- 1. raw limit: lib/rawLimit.ts
 
 // ---------------------------------------------------------------- 2. the agent
 
@@ -188,37 +136,15 @@ async function measureAgent(s: Setup, source: string, size: number, work: string
 
 // ---------------------------------------------------------------- 3. rclone
 
-async function rclone(svc: ServedService, args: string[]): Promise<number> {
-  const creds = await loadOrCreateStoreCredentials(svc.dataDir);
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    RCLONE_CONFIG_FERRY_TYPE: 's3',
-    RCLONE_CONFIG_FERRY_PROVIDER: 'Other',
-    RCLONE_CONFIG_FERRY_ENDPOINT: svc.s3Url,
-    RCLONE_CONFIG_FERRY_ACCESS_KEY_ID: creds.accessKey,
-    RCLONE_CONFIG_FERRY_SECRET_ACCESS_KEY: creds.secretKey,
-    RCLONE_CONFIG_FERRY_FORCE_PATH_STYLE: 'true',
-    RCLONE_CONFIG_FERRY_REGION: 'us-east-1',
-    // The bucket exists; rclone need not try to create it on every call.
-    RCLONE_CONFIG_FERRY_NO_CHECK_BUCKET: 'true',
-  };
-  delete env.AWS_CA_BUNDLE;
-  const t = performance.now();
-  return new Promise((ok, fail) => {
-    execFile('rclone', args, { env, timeout: WAIT_MS, maxBuffer: 16 * MiB }, (err, _out, stderr) =>
-      err ? fail(new Error(`rclone ${args.join(' ')}: ${err.message}\n${stderr}`)) : ok(performance.now() - t));
-  });
-}
-
 async function measureRclone(s: Setup, source: string, size: number, work: string, round: number): Promise<Figures> {
   const svc = s.svc;
   // A fresh key each round: rclone skips a copy whose destination already matches.
   const key = `ferry:ferry/bench/big-${round}`;
   settleDisk();
-  const upMs = await metered(s, 'rcloneUpload', () => rclone(svc, ['copyto', source, key, '--s3-chunk-size', '16M', '--s3-upload-concurrency', '8', '--s3-upload-cutoff', '16M']));
+  const upMs = await metered(s, 'rcloneUpload', () => rclone(svc, WAIT_MS, ['copyto', source, key, '--s3-chunk-size', '16M', '--s3-upload-concurrency', '8', '--s3-upload-cutoff', '16M']));
   const dest = join(work, 'rclone-download.bin');
   settleDisk();
-  const downMs = await metered(s, 'rcloneDownload', () => rclone(svc, ['copyto', key, dest, '--multi-thread-streams', '8', '--multi-thread-cutoff', '16M']));
+  const downMs = await metered(s, 'rcloneDownload', () => rclone(svc, WAIT_MS, ['copyto', key, dest, '--multi-thread-streams', '8', '--multi-thread-cutoff', '16M']));
   const got = (await stat(dest)).size;
   await rm(dest, { force: true });
   if (got !== size) throw new Error(`rclone download: ${got} bytes, expected ${size}`);
@@ -332,7 +258,7 @@ async function main(): Promise<void> {
     // machine only ever slows a run down (as the store benchmark does).
     for (let round = 1; round <= rounds; round++) {
       const got: Record<Row, Figures> = { raw: {}, agent: {}, rclone: {} };
-      await phase(`round ${round} raw`, async () => void (got.raw = await measureRaw(source, size, work)));
+      await phase(`round ${round} raw`, async () => void (got.raw = await measureRaw(source, size, work, PART, CONCURRENCY)));
       await phase(`round ${round} agent big file`, async () => {
         const r = await measureAgent(s, source, size, work);
         got.agent = { uploadMBps: r.uploadMBps, downloadMBps: r.downloadMBps };
@@ -347,7 +273,7 @@ async function main(): Promise<void> {
       await phase(`round ${round} rclone small files`, async () => {
         settleDisk();
         // A fresh destination each round, as for the big file.
-        const ms = await metered(s, 'rcloneSmall', () => rclone(s.svc, ['copy', smallDir, `ferry:ferry/small-${round}`, '--transfers', '16']));
+        const ms = await metered(s, 'rcloneSmall', () => rclone(s.svc, WAIT_MS, ['copy', smallDir, `ferry:ferry/small-${round}`, '--transfers', '16']));
         got.rclone.smallFilesPerSec = smallCount / (ms / 1000);
       });
       for (const row of ['raw', 'agent', 'rclone'] as const) {
@@ -415,17 +341,5 @@ async function main(): Promise<void> {
   console.log('figures written to .bench-results/agent.json');
 }
 
-if (process.argv[2] === '--serve-raw') {
-  const server = await serveRaw();
-  process.send!({ port: (server.address() as { port: number }).port });
-  const stop = (): void => {
-    server.closeAllConnections();
-    server.close(() => process.exit(0));
-  };
-  process.on('SIGTERM', stop);
-  // If the benchmark dies, never leave the server behind.
-  process.on('disconnect', stop);
-} else {
-  await main();
-  process.exit(0);
-}
+await main();
+process.exit(0);

@@ -17,7 +17,7 @@ import { createRequire } from 'node:module';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { getRange, putRange, serveRaw, settleDisk } from './lib/loopback.js';
+import { getRange, pool, putRange, serveRaw, settleDisk } from './lib/loopback.js';
 
 const MiB = 1024 * 1024;
 const PART = 16 * MiB;
@@ -106,13 +106,6 @@ function serverCpu(proc: ChildProcess): Promise<number> {
   });
 }
 
-async function pool(count: number, fn: (i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, count) }, async () => {
-    while (next < count) await fn(next++);
-  }));
-}
-
 /** POST a small body to a pre-signed URL (CompleteMultipartUpload); rejects on a non-200 answer. */
 function post(agent: http.Agent, url: string, body: string): Promise<void> {
   return new Promise((ok, fail) => {
@@ -173,7 +166,7 @@ async function runTarget(target: Target, work: string, source: string, size: num
     settleDisk();
     let cpu = await serverCpu(proc);
     let t = performance.now();
-    await pool(parts, async (i) => {
+    await pool(parts, CONCURRENCY, async (i) => {
       etags[i] = await putRange(agent, urls[i]!, source, i * PART, Math.min(size, (i + 1) * PART) - 1);
     });
     const uploadMs = performance.now() - t;
@@ -195,7 +188,7 @@ async function runTarget(target: Target, work: string, source: string, size: num
     cpu = await serverCpu(proc);
     t = performance.now();
     try {
-      await pool(parts, (i) => getRange(agent, getUrl, fh, i * PART, Math.min(size, (i + 1) * PART) - 1));
+      await pool(parts, CONCURRENCY, (i) => getRange(agent, getUrl, fh, i * PART, Math.min(size, (i + 1) * PART) - 1));
     } finally {
       await fh.close();
     }

@@ -36,6 +36,14 @@ export async function serveRaw(): Promise<http.Server> {
   return server;
 }
 
+/** Runs fn(0..count-1) with at most `width` calls in flight. */
+export async function pool(count: number, width: number, fn: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(width, count) }, async () => {
+    while (next < count) await fn(next++);
+  }));
+}
+
 /**
  * Flush dirty pages before each timed phase (outside the timing). Otherwise a
  * phase that follows 1-2 GiB of fresh writes (the source file, the server's

@@ -1,0 +1,29 @@
+// rclone (Debian's package) as a peer client of the store `ferry serve` runs,
+// configured through the environment so no config file is written.
+import { execFile } from 'node:child_process';
+import { loadOrCreateStoreCredentials } from '../../../src/objectstore/index.js';
+import { MiB } from './loopback.js';
+import type { ServedService } from './processes.js';
+
+/** Runs `rclone ARGS` against the service's store (remote `ferry:`); resolves the milliseconds it took. */
+export async function rclone(svc: ServedService, timeoutMs: number, args: string[]): Promise<number> {
+  const creds = await loadOrCreateStoreCredentials(svc.dataDir);
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    RCLONE_CONFIG_FERRY_TYPE: 's3',
+    RCLONE_CONFIG_FERRY_PROVIDER: 'Other',
+    RCLONE_CONFIG_FERRY_ENDPOINT: svc.s3Url,
+    RCLONE_CONFIG_FERRY_ACCESS_KEY_ID: creds.accessKey,
+    RCLONE_CONFIG_FERRY_SECRET_ACCESS_KEY: creds.secretKey,
+    RCLONE_CONFIG_FERRY_FORCE_PATH_STYLE: 'true',
+    RCLONE_CONFIG_FERRY_REGION: 'us-east-1',
+    // The bucket exists; rclone need not try to create it on every call.
+    RCLONE_CONFIG_FERRY_NO_CHECK_BUCKET: 'true',
+  };
+  delete env.AWS_CA_BUNDLE;
+  const t = performance.now();
+  return new Promise((ok, fail) => {
+    execFile('rclone', args, { env, timeout: timeoutMs, maxBuffer: 16 * MiB }, (err, _out, stderr) =>
+      err ? fail(new Error(`rclone ${args.join(' ')}: ${err.message}\n${stderr}`)) : ok(performance.now() - t));
+  });
+}
