@@ -62,10 +62,16 @@ export class ObjectHttp {
     const timer = setTimeout(() => stalled.abort(Object.assign(new Error(`the store took no data for ${this.timeoutMs} ms`), { code: 'PART_STALLED' })), this.timeoutMs);
     // An async iterable body (undici documents it; its types lag), with no Readable around it:
     // pulled a chunk at a time as the socket drains, which moves the stall timer and the hash along.
-    const body = fileChunks(file, start, length, (chunk) => {
+    const chunks = fileChunks(file, start, length, (chunk) => {
       timer.refresh();
       hash.update(chunk);
     });
+    async function* sent(): AsyncGenerator<Buffer> {
+      yield* chunks;
+      // Pulled past the last chunk: the socket took it all; the wait for the answer starts now.
+      timer.refresh();
+    }
+    const body = sent();
     let answer: ObjectAnswer;
     try {
       const both = signal ? AbortSignal.any([signal, stalled.signal]) : stalled.signal;

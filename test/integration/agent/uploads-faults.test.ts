@@ -60,7 +60,7 @@ const pseudoRandom = (size: number, seed: number) => {
   return b;
 };
 
-test('resets, 500 and 503, a stall, a wrong ETag and expired URLs: the upload completes byte-identical', async () => {
+test('resets, 500 and 503, a stall, a store that never answers, a wrong ETag and expired URLs: the upload completes byte-identical', async () => {
   const dir = path.join(tmp, 'faulty');
   await fs.mkdir(dir);
   const files = { 'a.bin': pseudoRandom(40 * MiB, 1), 'b.bin': pseudoRandom(11 * MiB, 2) };
@@ -72,6 +72,7 @@ test('resets, 500 and 503, a stall, a wrong ETag and expired URLs: the upload co
     4: { 1: { status: 403 } },
     5: { 1: { status: 403 } },
     6: { 1: 'bad-etag' },
+    7: { 1: 'mute' },
   };
   env.proxy.rule = (p) => faults[p.partNumber]?.[p.n] ?? 'pass';
 

@@ -22,6 +22,8 @@ export type UploadFault =
   | 'reset'
   /** Reads nothing and answers nothing until the client gives up. */
   | 'stall'
+  /** Reads the whole body and answers nothing until the client gives up. */
+  | 'mute'
   /** Swallows the body and answers 200 with an ETag that is not its MD5. */
   | 'bad-etag'
   | { status: number }
@@ -85,9 +87,10 @@ export async function startUploadProxy(target: string): Promise<UploadProxy> {
     proxy.puts.push(seen);
 
     if (fault === 'reset') return req.socket.destroy();
-    if (fault === 'stall') {
+    if (fault === 'stall' || fault === 'mute') {
       held.add(req);
-      req.pause();
+      if (fault === 'stall') req.pause();
+      else req.resume();
       req.socket.once('close', () => held.delete(req));
       return;
     }
