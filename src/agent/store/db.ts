@@ -2,6 +2,7 @@
 // are synchronous calls that survive a crash as soon as they return; what must
 // also survive power loss before the engine goes on is awaited with synced()
 // (see walSync.ts: one flush, off the event loop, for many writes).
+import path from 'node:path';
 import Database from 'better-sqlite3';
 import { migrations } from './migrations.js';
 import { WalSync } from './walSync.js';
@@ -16,13 +17,32 @@ export interface AgentDb extends Database.Database {
   shut(): Promise<void>;
 }
 
+/** Another agent holds the config dir's database. */
+export class ConfigDirInUseError extends Error {}
+
+/** How long opening waits for the lock: an agent killed a moment ago may still be letting go of it. */
+const LOCK_WAIT_MS = 5000;
+
 export function openAgentDb(file: string): AgentDb {
-  const db = new Database(file);
+  const db = new Database(file, { timeout: LOCK_WAIT_MS });
+  // One agent per config dir. The write lock taken here is kept until the
+  // connection closes, and the OS drops it whenever the process ends (kill -9
+  // included), so there is no stale lock to clean up. Two agents on one dir
+  // would both resume the same transfers. Set before WAL is first used, which
+  // also keeps the WAL index in memory (no -shm file) and spares each
+  // transaction its file-lock calls.
+  db.pragma('locking_mode = EXCLUSIVE');
+  try {
+    db.exec('BEGIN EXCLUSIVE; COMMIT');
+  } catch (err) {
+    db.close();
+    if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw err;
+    throw new ConfigDirInUseError(`another ferry agent is using ${path.dirname(file)} (its agent.db is locked); stop it, or give this one another --config-dir`);
+  }
   db.pragma('journal_mode = WAL');
   // NORMAL: no fsync in each commit; synced() flushes the WAL for those that must survive power loss.
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
   migrate(db);
   const wal = new WalSync(`${file}-wal`);
   return Object.assign(db, {

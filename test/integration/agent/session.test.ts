@@ -1,6 +1,4 @@
 // The agent's Session routes: POST/GET/DELETE /login and GET /teams, against the real service.
-import path from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { call, startTestService, type TestService } from '../../helpers/hosted.js';
 import { startTestAgent, type TestAgent } from '../../helpers/agent.js';
@@ -145,14 +143,8 @@ test('a signed-in agent renews its user token and stays signed in past the first
   const short = await startTestService({ 'user-token-ttl': '4' });
   let agent = await startTestAgent(short);
   try {
-    const storedToken = () => {
-      const db = new Database(path.join(agent.configDir, 'agent.db'), { readonly: true });
-      try {
-        return (db.prepare('SELECT secret FROM session').get() as { secret: string }).secret;
-      } finally {
-        db.close();
-      }
-    };
+    // Through the agent's own connection: it holds its database locked (one agent per config dir).
+    const storedToken = () => (agent.agent.ctx.db.prepare('SELECT secret FROM session').get() as { secret: string }).secret;
     expect((await call(agent.url, 'POST', '/login', { body: short.owner })).status).toBe(200);
     const first = storedToken();
     const firstExp = expOf(first);

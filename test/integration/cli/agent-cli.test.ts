@@ -102,6 +102,19 @@ describe('ferry agent', () => {
     expect(r.stderr).toMatch(/EADDRINUSE/);
   });
 
+  test('a second agent on the same config dir exits 1 and names the dir; the first keeps serving; after kill -9 the dir is free at once', async () => {
+    const first = launch(args('shared'));
+    const url = (await ready(first)).url as string;
+    const second = await ferry([...args('shared'), '--log-level', 'silent']);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain(`another ferry agent is using ${path.join(root, 'shared')}`);
+    expect((await call(url, 'GET', '/health')).status).toBe(200);
+
+    await first.stop('SIGKILL');
+    const third = launch(args('shared'));
+    expect((await call((await ready(third)).url as string, 'GET', '/health')).status).toBe(200);
+  });
+
   test('--help prints the options and exits 0', async () => {
     const r = await ferry(['agent', '--help']);
     expect(r.code).toBe(0);
