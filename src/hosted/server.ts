@@ -7,6 +7,7 @@ import pino, { type Logger } from 'pino';
 import type { HostedConfig } from './config.js';
 import type { HostedContext } from './context.js';
 import { openDatabase } from './db/open.js';
+import { HeldElsewhereError, holdLockFile } from '../sqlite/exclusive.js';
 import { createTokens } from './auth/tokens.js';
 import { createS3Storage, type S3Settings } from './storage/s3.js';
 import { withEmbeddedStore } from './storage/embedded.js';
@@ -36,14 +37,30 @@ async function loadOrCreateSigningKey(dataDir: string): Promise<Uint8Array> {
   }
 }
 
+/**
+ * One service per data dir: two would sweep the same Packages and run two
+ * stores over one objects folder. A lock file, not the database, because
+ * `ferry admin` opens the database while the service runs.
+ */
+function holdDataDir(dataDir: string): { release(): void } {
+  try {
+    return holdLockFile(path.join(dataDir, 'serve.lock'));
+  } catch (err) {
+    if (!(err instanceof HeldElsewhereError)) throw err;
+    throw new Error(`another ferry service is using ${dataDir} (its serve.lock is held); stop it, or give this one another --data-dir`);
+  }
+}
+
 export async function startHostedService(config: HostedConfig, log: Logger = pino({ level: config.logLevel })): Promise<RunningHosted> {
   await fs.mkdir(config.dataDir, { recursive: true });
-  const { db, close: closeDb } = openDatabase(path.join(config.dataDir, 'ferry.db'));
-  const cleanups: (() => Promise<unknown> | unknown)[] = [closeDb];
+  const lock = holdDataDir(config.dataDir);
+  const cleanups: (() => Promise<unknown> | unknown)[] = [() => lock.release()];
   const cleanup = async () => {
     for (const c of cleanups.reverse()) await c();
   };
   try {
+    const { db, close: closeDb } = openDatabase(path.join(config.dataDir, 'ferry.db'));
+    cleanups.push(closeDb);
     let store: RunningObjectStore | undefined;
     let s3: S3Settings;
     if (config.s3) {

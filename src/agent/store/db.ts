@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { migrations } from './migrations.js';
 import { WalSync } from './walSync.js';
 import { statementCache } from '../../sqlite/statements.js';
+import { HeldElsewhereError, holdExclusive, LOCK_WAIT_MS } from '../../sqlite/exclusive.js';
 
 export interface AgentDb extends Database.Database {
   /** The statement for `sql`, compiled once: progress reads run many times a second. */
@@ -20,23 +21,15 @@ export interface AgentDb extends Database.Database {
 /** Another agent holds the config dir's database. */
 export class ConfigDirInUseError extends Error {}
 
-/** How long opening waits for the lock: an agent killed a moment ago may still be letting go of it. */
-const LOCK_WAIT_MS = 5000;
-
 export function openAgentDb(file: string): AgentDb {
   const db = new Database(file, { timeout: LOCK_WAIT_MS });
-  // One agent per config dir. The write lock taken here is kept until the
-  // connection closes, and the OS drops it whenever the process ends (kill -9
-  // included), so there is no stale lock to clean up. Two agents on one dir
-  // would both resume the same transfers. Set before WAL is first used, which
-  // also keeps the WAL index in memory (no -shm file) and spares each
-  // transaction its file-lock calls.
-  db.pragma('locking_mode = EXCLUSIVE');
+  // One agent per config dir: two would both resume the same transfers. Held
+  // from here until the agent stops (src/sqlite/exclusive.ts), which also
+  // spares each transaction its file-lock calls.
   try {
-    db.exec('BEGIN EXCLUSIVE; COMMIT');
+    holdExclusive(db);
   } catch (err) {
-    db.close();
-    if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw err;
+    if (!(err instanceof HeldElsewhereError)) throw err;
     throw new ConfigDirInUseError(`another ferry agent is using ${path.dirname(file)} (its agent.db is locked); stop it, or give this one another --config-dir`);
   }
   db.pragma('journal_mode = WAL');

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { jsonLine, startFerry, type Running } from '../../helpers/cli.js';
+import { ferry, jsonLine, startFerry, type Running } from '../../helpers/cli.js';
 import { call } from '../../helpers/hosted.js';
 
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
@@ -42,6 +42,26 @@ describe('ferry serve', () => {
 
     expect(await serve.stop('SIGTERM')).toBe(0);
     expect(serve.lines.some((l) => jsonLine(l)?.msg === 'shutting down')).toBe(true);
+  });
+
+  test('a second service on the same data dir exits 1 and names the dir; ferry admin still works beside the first; after kill -9 the dir is free at once', async () => {
+    const dir = path.join(root, 'shared');
+    const args = ['serve', '--listen', '127.0.0.1:0', '--s3-listen', '127.0.0.1:0', '--data-dir', dir, '--init-owner', 'o@example.com:pw-pw-pw-pw'];
+    const isReady = (l: string) => jsonLine(l)?.msg === 'ferry hosted service ready';
+    const first = launch(args);
+    const url = jsonLine(await first.waitFor(isReady, 'ready line'))!.url as string;
+
+    const second = launch(args);
+    expect(await second.done()).toBe(1);
+    expect(second.stderr()).toContain(`another ferry service is using ${dir}`);
+    expect((await call(url, 'GET', '/v1/system/packages/spec')).status).toBe(200);
+    const admin = await ferry(['admin', 'list', '--data-dir', dir, '--json']);
+    expect(admin.code, admin.stderr).toBe(0);
+    expect(admin.stdout).toContain('o@example.com');
+
+    await first.stop('SIGKILL');
+    const third = launch(args);
+    await third.waitFor(isReady, 'ready line after the kill');
   });
 
   test('a bad --listen exits 1 with a message', async () => {
