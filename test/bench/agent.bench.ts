@@ -39,7 +39,7 @@ type CpuPhase = 'agentUpload' | 'agentDownload' | 'rcloneUpload' | 'rcloneDownlo
 const mbps = (bytes: number, ms: number): number => bytes / MiB / (ms / 1000);
 const best = (a?: number, b?: number): number | undefined => (a === undefined ? b : b === undefined ? a : Math.max(a, b));
 const least = (a?: number, b?: number): number | undefined => (a === undefined ? b : b === undefined ? a : Math.min(a, b));
-const fmt = (n: number | undefined): string => (n === undefined ? '-' : n.toFixed(0));
+const f = (n: number | undefined, d = 0): string => (n === undefined || !Number.isFinite(n) ? '-' : n.toFixed(d));
 const sleep = (ms: number): Promise<void> => new Promise((ok) => setTimeout(ok, ms));
 
 async function sha256File(path: string): Promise<string> {
@@ -278,7 +278,7 @@ async function main(): Promise<void> {
       });
       for (const row of ['raw', 'agent', 'rclone'] as const) {
         const g = got[row];
-        console.log(`    ${row.padEnd(6)} up ${fmt(g.uploadMBps)} MiB/s, down ${fmt(g.downloadMBps)} MiB/s, small ${fmt(g.smallFilesPerSec)} files/s`);
+        console.log(`    ${row.padEnd(6)} up ${f(g.uploadMBps)} MiB/s, down ${f(g.downloadMBps)} MiB/s, small ${f(g.smallFilesPerSec)} files/s`);
         rows[row] = { uploadMBps: best(rows[row].uploadMBps, g.uploadMBps), downloadMBps: best(rows[row].downloadMBps, g.downloadMBps), smallFilesPerSec: best(rows[row].smallFilesPerSec, g.smallFilesPerSec) };
       }
     }
@@ -291,7 +291,6 @@ async function main(): Promise<void> {
     await rm(work, { recursive: true, force: true });
   }
 
-  const f = (n: number | undefined, d = 0): string => (n === undefined || !Number.isFinite(n) ? '-' : n.toFixed(d));
   const ratio = (a: number | undefined, b: number | undefined): number | undefined => (a === undefined || b === undefined ? undefined : a / b);
   const table = (['raw', 'agent', 'rclone'] as const).map((name) => {
     const r = rows[name];
