@@ -6,14 +6,14 @@
 // Reuse is safe because the consumer (undici writing to a socket) pulls the next
 // chunk only once the socket has taken the previous one: it awaits 'drain' when
 // write() returns false, and write() returns true only while the socket holds
-// less than its high-water mark (16 KiB), under one chunk. So when chunk n+1 is
+// less than its high-water mark (16 KiB), far under one chunk. So when chunk n+1 is
 // read, at most the tail of chunk n is still queued and the buffer of chunk n-2
 // is free. Should a consumer ever break that rule, the part's bytes would not
 // match the MD5 computed here and the store's ETag would say so (partUpload.ts).
 import { open } from 'node:fs/promises';
 
-/** Bytes read (and held) at a time. */
-export const READ_CHUNK = 256 * 1024;
+/** Bytes read at a time; a part in flight holds three of them. */
+export const READ_CHUNK = 1024 * 1024;
 const RING = 3;
 
 export class FileShrankError extends Error {}
