@@ -54,7 +54,7 @@ function holdDataDir(dataDir: string): { release(): void } {
 export async function startHostedService(config: HostedConfig, log: Logger = pino({ level: config.logLevel })): Promise<RunningHosted> {
   await fs.mkdir(config.dataDir, { recursive: true });
   const lock = holdDataDir(config.dataDir);
-  const cleanups: (() => Promise<unknown> | unknown)[] = [() => lock.release()];
+  const cleanups: (() => Promise<unknown> | unknown)[] = [lock.release];
   const cleanup = async () => {
     for (const c of cleanups.reverse()) await c();
   };

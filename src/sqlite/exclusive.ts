@@ -10,27 +10,28 @@ import Database from 'better-sqlite3';
 export class HeldElsewhereError extends Error {}
 
 /** How long taking the lock waits: a process killed a moment ago may still be letting go. */
-export const LOCK_WAIT_MS = 5000;
+const LOCK_WAIT_MS = 5000;
 
 /**
- * Puts `db` in exclusive locking mode and takes its write lock; closes it and
- * throws HeldElsewhereError when another process holds it. Call it before WAL
- * is first used: the WAL index then lives in memory (no -shm file).
+ * Opens `file` in exclusive locking mode with its write lock taken, or throws
+ * HeldElsewhereError when another process holds it. The lock is taken before
+ * WAL is first used, so a WAL index then lives in memory (no -shm file).
  */
-export function holdExclusive(db: Database.Database): void {
+export function openExclusive(file: string, waitMs = LOCK_WAIT_MS): Database.Database {
+  const db = new Database(file, { timeout: waitMs });
   db.pragma('locking_mode = EXCLUSIVE');
   try {
     db.exec('BEGIN EXCLUSIVE; COMMIT');
   } catch (err) {
     db.close();
-    if ((err as { code?: string }).code === 'SQLITE_BUSY') throw new HeldElsewhereError(`${db.name} is locked by another process`);
+    if ((err as { code?: string }).code === 'SQLITE_BUSY') throw new HeldElsewhereError(`${file} is locked by another process`);
     throw err;
   }
+  return db;
 }
 
 /** Holds `file` (a small SQLite file made for this) until release() or the process ends. */
 export function holdLockFile(file: string, waitMs = LOCK_WAIT_MS): { release(): void } {
-  const db = new Database(file, { timeout: waitMs });
-  holdExclusive(db);
+  const db = openExclusive(file, waitMs);
   return { release: () => db.close() };
 }

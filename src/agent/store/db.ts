@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { migrations } from './migrations.js';
 import { WalSync } from './walSync.js';
 import { statementCache } from '../../sqlite/statements.js';
-import { HeldElsewhereError, holdExclusive, LOCK_WAIT_MS } from '../../sqlite/exclusive.js';
+import { HeldElsewhereError, openExclusive } from '../../sqlite/exclusive.js';
 
 export interface AgentDb extends Database.Database {
   /** The statement for `sql`, compiled once: progress reads run many times a second. */
@@ -22,12 +22,12 @@ export interface AgentDb extends Database.Database {
 export class ConfigDirInUseError extends Error {}
 
 export function openAgentDb(file: string): AgentDb {
-  const db = new Database(file, { timeout: LOCK_WAIT_MS });
   // One agent per config dir: two would both resume the same transfers. Held
   // from here until the agent stops (src/sqlite/exclusive.ts), which also
   // spares each transaction its file-lock calls.
+  let db: Database.Database;
   try {
-    holdExclusive(db);
+    db = openExclusive(file);
   } catch (err) {
     if (!(err instanceof HeldElsewhereError)) throw err;
     throw new ConfigDirInUseError(`another ferry agent is using ${path.dirname(file)} (its agent.db is locked); stop it, or give this one another --config-dir`);
