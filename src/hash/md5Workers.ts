@@ -3,19 +3,24 @@
 // transfer at that speed (the embedded store receiving bodies from many clients).
 // Workers instead re-read bytes that were just written or read (they are in the
 // page cache, so the read is a cheap copy) and hash them as the caller reports
-// progress; only offsets cross the thread boundary, never data.
+// progress; only offsets cross the thread boundary, never data. With the
+// md5lanes addon one worker hashes all jobs together (src/hash/md5Lanes.ts).
 
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { md5LanesAddonFile } from './md5Lanes.js';
 
 // Plain CommonJS, evaluated in place: no extra file to resolve under tsx, vitest or a bundler.
 // Jobs are hashed one slice at a time in turn, yielding between rounds, so a long range
-// neither starves the other jobs of its worker nor delays a cancel.
+// neither starves the other jobs of its worker nor delays a cancel. With the md5lanes
+// addon (workerData.addon), a round's slices are hashed together, a job per SIMD lane.
 const WORKER_SOURCE = `
-const { parentPort } = require('node:worker_threads');
+const { parentPort, workerData } = require('node:worker_threads');
 const fs = require('node:fs');
 const crypto = require('node:crypto');
-const buf = Buffer.allocUnsafe(4 << 20);
+const lanes = workerData.addon ? require(workerData.addon) : null;
+const SLICE = 1 << 20;
+const bufs = [];
 const jobs = new Map();
 const ready = new Set();
 let scheduled = false;
@@ -25,36 +30,66 @@ function fail(id, err) {
   ready.delete(id);
   parentPort.postMessage({ id, error: String(err && err.message || err) });
 }
-function step(id) {
-  const j = jobs.get(id);
-  if (!j) return void ready.delete(id);
-  if (j.hashed < j.available) {
-    const n = fs.readSync(j.fd, buf, 0, Math.min(buf.length, j.available - j.hashed), j.start + j.hashed);
-    if (n <= 0) throw new Error('file shorter than reported');
-    j.hash.update(buf.subarray(0, n));
-    j.hashed += n;
+function newHash() {
+  if (!lanes) return crypto.createHash('md5');
+  const state = new Uint8Array(lanes.stateBytes);
+  lanes.init(state);
+  return state;
+}
+// Reads the job's next slice into its own buffer; returns it, or undefined when caught up.
+function read(j, slot) {
+  if (j.hashed >= j.available) return undefined;
+  const buf = (bufs[slot] ??= Buffer.allocUnsafe(SLICE));
+  const n = fs.readSync(j.fd, buf, 0, Math.min(SLICE, j.available - j.hashed), j.start + j.hashed);
+  if (n <= 0) throw new Error('file shorter than reported');
+  j.hashed += n;
+  return buf.subarray(0, n);
+}
+// With lanes, a job waits until it has a slice's worth of bytes (or has ended), and a
+// round waits until most jobs have, so each round fills as many lanes as it can;
+// BACKLOG bounds the wait (the bytes are still in the page cache).
+const BACKLOG = 8 * SLICE;
+const pendingBytes = (j) => j.available - j.hashed;
+const ripe = (j) => pendingBytes(j) >= SLICE || (j.end !== undefined && pendingBytes(j) > 0);
+function worthARound() {
+  if (!lanes) return ready.size > 0;
+  let ripeJobs = 0;
+  for (const id of ready) {
+    const j = jobs.get(id);
+    if (!j || j.end !== undefined || pendingBytes(j) >= BACKLOG) return true;
+    if (ripe(j)) ripeJobs++;
   }
-  if (j.hashed < j.available) return;
-  ready.delete(id);
-  if (j.end !== undefined && j.hashed >= j.end) {
-    fs.closeSync(j.fd);
-    jobs.delete(id);
-    parentPort.postMessage({ id, md5: j.hash.digest() });
-  }
+  return ripeJobs > 0 && ripeJobs >= Math.min(jobs.size, 8);
 }
 function round() {
   scheduled = false;
+  const hashing = [];
+  const slices = [];
   for (const id of ready) {
-    try { step(id); } catch (err) { fail(id, err); }
+    const j = jobs.get(id);
+    if (!j) { ready.delete(id); continue; }
+    try {
+      const slice = !lanes || ripe(j) ? read(j, slices.length) : undefined;
+      if (slice) { hashing.push(j); slices.push(slice); }
+      if (j.hashed >= j.available) ready.delete(id);
+    } catch (err) { fail(id, err); }
+  }
+  if (lanes) lanes.update(hashing.map((j) => j.hash), slices.map((s) => [s]));
+  else hashing.forEach((j, i) => j.hash.update(slices[i]));
+  for (const [id, j] of jobs) {
+    if (j.end === undefined || j.hashed < j.end) continue;
+    fs.closeSync(j.fd);
+    jobs.delete(id);
+    parentPort.postMessage({ id, md5: lanes ? lanes.digest(j.hash) : j.hash.digest() });
   }
   schedule();
 }
 function schedule() {
-  if (!scheduled && ready.size > 0) { scheduled = true; setImmediate(round); }
+  if (!scheduled && worthARound()) { scheduled = true; setImmediate(round); }
 }
 parentPort.on('message', (m) => {
   try {
-    if (m.op === 'open') jobs.set(m.id, { fd: fs.openSync(m.path, 'r'), start: m.start, hash: crypto.createHash('md5'), hashed: 0, available: 0, end: undefined });
+    if (m.op === 'open') jobs.set(m.id, { fd: fs.openSync(m.path, 'r'), start: m.start, hash: newHash(), hashed: 0, available: 0, end: undefined });
     else if (m.op === 'cancel') fail(m.id, 'cancelled');
     else {
       const j = jobs.get(m.id);
@@ -74,14 +109,17 @@ interface Pending {
   reject(err: Error): void;
 }
 
-class Pool {
+class Pool implements Md5Pool {
   private readonly workers: Array<Worker | undefined>;
   /** Jobs in flight per worker slot: a worker keeps the process alive only while it has some. */
   private readonly busy: number[];
   private readonly pending = new Map<number, Pending>();
   private nextId = 0;
 
-  constructor(size: number) {
+  constructor(
+    size: number,
+    private readonly addon: string | undefined,
+  ) {
     this.workers = new Array<Worker | undefined>(size).fill(undefined);
     this.busy = new Array<number>(size).fill(0);
   }
@@ -90,7 +128,7 @@ class Pool {
   private worker(slot: number): Worker {
     let w = this.workers[slot];
     if (!w) {
-      w = new Worker(WORKER_SOURCE, { eval: true });
+      w = new Worker(WORKER_SOURCE, { eval: true, workerData: { addon: this.addon } });
       w.on('message', (m: { id: number; md5?: Uint8Array; error?: string }) => {
         const p = this.pending.get(m.id);
         if (!p) return;
@@ -122,7 +160,7 @@ class Pool {
     if (--this.busy[p.slot]! === 0) this.workers[p.slot]?.unref();
   }
 
-  start(path: string, start: number): Md5Job {
+  start(path: string, start = 0): Md5Job {
     const id = this.nextId++;
     const slot = id % this.workers.length;
     const w = this.worker(slot);
@@ -151,10 +189,25 @@ export interface Md5Job {
   cancel(): void;
 }
 
-let pool: Pool | undefined;
+export interface Md5Pool {
+  /** Starts hashing the bytes of `path` from `start` on, as they are reported; see Md5Job. */
+  start(path: string, start?: number): Md5Job;
+}
 
-/** Starts hashing the bytes of `path` from `start` on, as they are reported; see Md5Job. */
+/**
+ * Workers that hash file ranges. With `lanes` (and the addon built), one worker
+ * hashes every job together, faster than a core receives them; without, a job
+ * takes a core's worth of MD5, so a few workers share them.
+ */
+export function md5Pool(lanes: boolean): Md5Pool {
+  const addon = lanes ? md5LanesAddonFile() : undefined;
+  return addon ? new Pool(1, addon) : new Pool(Math.max(1, Math.min(4, availableParallelism())), undefined);
+}
+
+let shared: Md5Pool | undefined;
+
+/** Starts hashing the bytes of `path` from `start` on, in the process's shared pool; see Md5Job. */
 export function startMd5(path: string, start = 0): Md5Job {
-  pool ??= new Pool(Math.max(1, Math.min(4, availableParallelism())));
-  return pool.start(path, start);
+  shared ??= md5Pool(true);
+  return shared.start(path, start);
 }

@@ -12,16 +12,17 @@
 // match the MD5 computed here and the store's ETag would say so (partUpload.ts).
 import { open } from 'node:fs/promises';
 
-/** Bytes read at a time; a part in flight holds three of them. */
+/** Bytes read at a time; a part in flight holds RING of them. */
 export const READ_CHUNK = 1024 * 1024;
-const RING = 3;
+/** Buffers per range: chunk n is overwritten when chunk n + RING is read. */
+export const RING = 3;
 
 export class FileShrankError extends Error {}
 
 /**
  * Yields `length` bytes of `file` from `start`, each chunk passed to `onChunk`
- * before it is yielded. A chunk is only valid until the consumer asks for the
- * chunk after next.
+ * before it is yielded. A chunk's bytes stay in place until chunk n + RING is
+ * read, which is when the consumer asks for it.
  */
 export async function* fileChunks(file: string, start: number, length: number, onChunk: (chunk: Buffer) => void): AsyncGenerator<Buffer> {
   const size = Math.max(1, Math.min(READ_CHUNK, length));

@@ -3,11 +3,15 @@
 // disk with their Content-Length, and their MD5 is computed on the way out so a
 // part can be checked against the ETag the store answers. (Here, not in worker
 // threads as the store does: each worker is a V8 isolate, and the agent must
-// stay small; docs/agent-api-notes/uploads.md.)
-import { createHash } from 'node:crypto';
+// stay small; docs/agent-api-notes/uploads.md.) The parts in flight are hashed
+// together, one per SIMD lane, where the md5lanes addon is built (src/hash/md5Lanes.ts).
 import { Agent, type Dispatcher } from 'undici';
 import type { Blueprint } from '../../api/hosted/blueprint.js';
-import { fileChunks } from './fileChunks.js';
+import { Md5Batch } from '../../hash/md5Lanes.js';
+import { fileChunks, RING } from './fileChunks.js';
+
+/** Every part this process sends shares the lanes. */
+const partHashes = new Md5Batch();
 
 export interface ObjectHttpOptions {
   /** headersTimeout and bodyTimeout: a store that goes quiet this long fails the request. */
@@ -55,7 +59,8 @@ export class ObjectHttp {
    * MD5 of what went out.
    */
   async putFileRange(bp: Blueprint, file: string, start: number, length: number, signal?: AbortSignal): Promise<PutAnswer> {
-    const hash = createHash('md5');
+    // A hasher holds chunks until it flushes; fileChunks keeps the last RING in place.
+    const hash = partHashes.hasher(RING - 1);
     // Our own stall guard, independent of how undici arms its timers: the request fails when
     // the store takes no bytes for timeoutMs, or has not answered timeoutMs after the last one.
     const stalled = new AbortController();
@@ -76,6 +81,9 @@ export class ObjectHttp {
     try {
       const both = signal ? AbortSignal.any([signal, stalled.signal]) : stalled.signal;
       answer = await this.request(bp, body as unknown as Dispatcher.DispatchOptions['body'], length, both);
+    } catch (err) {
+      hash.discard();
+      throw err;
     } finally {
       clearTimeout(timer);
       // Closes the file should the body have been left part-read.
@@ -83,7 +91,7 @@ export class ObjectHttp {
     }
     const raw = answer.headers.etag;
     const etag = typeof raw === 'string' ? raw.replace(/"/g, '').trim() : undefined;
-    return { ...answer, etag, md5: hash.digest('hex') };
+    return { ...answer, etag, md5: hash.digest().toString('hex') };
   }
 
   private async request(bp: Blueprint, body: Dispatcher.DispatchOptions['body'], length: number, signal?: AbortSignal): Promise<ObjectAnswer> {
