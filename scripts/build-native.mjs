@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'native', 'md5lanes');
 const gyp = process.env.npm_config_node_gyp;
-const run = gyp ? spawnSync(process.execPath, [gyp, 'rebuild'], { cwd: dir, stdio: 'inherit' }) : spawnSync('node-gyp', ['rebuild'], { cwd: dir, stdio: 'inherit', shell: true });
+const run = gyp ? spawnSync(process.execPath, [gyp, 'rebuild', '--loglevel=warn'], { cwd: dir, stdio: 'inherit' }) : spawnSync('node-gyp', ['rebuild', '--loglevel=warn'], { cwd: dir, stdio: 'inherit', shell: true });
 if (run.status !== 0) {
   console.warn('ferry: the md5lanes addon did not build; parts will be hashed one at a time with node:crypto (slower uploads, same bytes).');
 }

@@ -133,9 +133,12 @@ static unsigned min_lanes; // fewer active streams than this go through the scal
 
 #ifdef HAVE_X86_LANES
 // Once, when the library is loaded, before any thread (worker) can call in.
+// FERRY_MD5_LANES=8 picks the AVX2 kernel on an AVX-512 CPU (to test it).
 __attribute__((constructor)) static void pick_kernel(void) {
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) { kernel = md5_x16; lanes = 16; min_lanes = 2; }
+  const char *want = getenv("FERRY_MD5_LANES");
+  int avx2_only = want && strcmp(want, "8") == 0;
+  if (__builtin_cpu_supports("avx512f") && !avx2_only) { kernel = md5_x16; lanes = 16; min_lanes = 2; }
   else if (__builtin_cpu_supports("avx2")) { kernel = md5_x8; lanes = 8; min_lanes = 3; }
 }
 #endif

@@ -3,21 +3,13 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { Md5Batch, md5Lanes } from '../../src/hash/md5Lanes.js';
+import { interleavedStreams } from '../helpers/md5Streams.js';
 
 const md5 = (...parts: Uint8Array[]) => {
   const h = createHash('md5');
   for (const p of parts) h.update(p);
   return h.digest();
 };
-
-/** A small deterministic generator, so a failing case can be rerun. */
-function rng(seed: number): (n: number) => number {
-  let x = seed;
-  return (n) => {
-    x = (Math.imul(x, 1_103_515_245) + 12_345) >>> 0;
-    return x % n;
-  };
-}
 
 const cpuHasAvx2 = (() => {
   try {
@@ -37,21 +29,11 @@ describe('md5Lanes', () => {
   });
 
   test('streams fed in interleaved chunks of any size each get their own MD5', () => {
-    const rand = rng(7);
-    const batch = new Md5Batch();
-    // More streams than AVX-512 has lanes, with lengths around the 64-byte block and the 55-byte padding edge.
-    const datas = Array.from({ length: 37 }, (_, i) => randomBytes(i < 10 ? [0, 1, 55, 56, 63, 64, 65, 119, 120, 128][i]! : rand(300_000)));
-    const hashers = datas.map(() => batch.hasher(1 + rand(4)));
-    const fed = datas.map(() => 0);
-    for (let round = 0; fed.some((f, i) => f < datas[i]!.length) && round < 10_000; round++) {
-      const i = rand(datas.length);
-      const n = Math.min(datas[i]!.length - fed[i]!, rand(3) === 0 ? rand(70) : rand(40_000));
-      // Each chunk is its own copy, as a reused read buffer would be until the hasher flushes.
-      hashers[i]!.update(Buffer.from(datas[i]!.subarray(fed[i], fed[i]! + n)));
-      fed[i]! += n;
-    }
-    expect(fed).toEqual(datas.map((d) => d.length));
-    hashers.forEach((h, i) => expect(h.digest().toString('hex'), `stream ${i}`).toBe(md5(datas[i]!).toString('hex')));
+    expect(interleavedStreams(7)).toEqual({ lanes: md5Lanes(), streams: 37, wrong: [] });
+  });
+
+  test.runIf(cpuHasAvx2)('the AVX2 kernel (8 lanes) hashes them alike', () => {
+    expect(inChild('8', 'interleavedStreams(11)')).toEqual({ lanes: 8, streams: 37, wrong: [] });
   });
 
   laneTest('a hasher hashes its held chunks before taking more than `hold`, so the oldest buffer may be reused', () => {
@@ -111,16 +93,17 @@ describe('md5Lanes', () => {
   });
 
   test('with FERRY_MD5_LANES=0 the addon is not loaded and hashers use node:crypto', () => {
-    const script = `
-      import { Md5Batch, md5Lanes } from './src/hash/md5Lanes.ts';
-      const h = new Md5Batch().hasher(2);
-      h.update(Buffer.from('ferry'));
-      console.log(JSON.stringify({ lanes: md5Lanes(), md5: h.digest().toString('hex') }));`;
-    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-      env: { ...process.env, FERRY_MD5_LANES: '0' },
-      encoding: 'utf8',
-    });
-    expect(run.status, run.stderr).toBe(0);
-    expect(JSON.parse(run.stdout)).toEqual({ lanes: 0, md5: md5(Buffer.from('ferry')).toString('hex') });
+    expect(inChild('0', 'interleavedStreams(13)')).toEqual({ lanes: 0, streams: 37, wrong: [] });
   });
 });
+
+/** Runs `expr` (of test/helpers/md5Streams.ts) in a process with FERRY_MD5_LANES set: the addon picks its kernel once, at load. */
+function inChild(lanes: string, expr: string): unknown {
+  const script = `import { interleavedStreams } from './test/helpers/md5Streams.ts'; console.log(JSON.stringify(${expr}));`;
+  const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    env: { ...process.env, FERRY_MD5_LANES: lanes },
+    encoding: 'utf8',
+  });
+  expect(run.status, run.stderr).toBe(0);
+  return JSON.parse(run.stdout);
+}
