@@ -127,6 +127,10 @@ __attribute__((target("avx2"))) static void md5_x8(lane_rows st, const uint8_t *
 }
 #endif
 
+// Blocks hashed: by the kernel counting every lane, by the kernel counting busy lanes, and by the scalar code.
+static uint64_t counted[3];
+#define COUNT(i, n) __atomic_fetch_add(&counted[i], (uint64_t)(n), __ATOMIC_RELAXED)
+
 static lanes_kernel kernel;
 static unsigned lanes;     // 16, 8, or 0 (no kernel: one stream at a time)
 static unsigned min_lanes; // fewer active streams than this go through the scalar code
@@ -265,12 +269,15 @@ static napi_value update(napi_env env, napi_callback_info info) {
     if (active == 0) break;
     if (kernel && active >= min_lanes) {
       kernel(st, ptr, mask, (size_t)common);
+      COUNT(0, (uint64_t)common * width);
+      COUNT(1, (uint64_t)common * active);
       for (unsigned l = 0; l < width; l++) if (in[l]) consumed(in[l], ptr[l], (size_t)common);
     } else {
       for (unsigned l = 0; l < width; l++) {
         if (!in[l]) continue;
         uint32_t s[4] = {st[0][l], st[1][l], st[2][l], st[3][l]};
         md5_blocks_scalar(s, ptr[l], (size_t)run[l]);
+        COUNT(2, run[l]);
         for (int r = 0; r < 4; r++) st[r][l] = s[r];
         consumed(in[l], ptr[l], (size_t)run[l]);
       }
@@ -278,6 +285,18 @@ static napi_value update(napi_env env, napi_callback_info info) {
   }
   free(streams);
   return NULL;
+}
+
+// stats(): [kernel lane-blocks, of which busy, scalar blocks], for this process so far.
+static napi_value stats(napi_env env, napi_callback_info info) {
+  (void)info;
+  napi_value arr, v;
+  napi_create_array_with_length(env, 3, &arr);
+  for (uint32_t i = 0; i < 3; i++) {
+    napi_create_double(env, (double)__atomic_load_n(&counted[i], __ATOMIC_RELAXED), &v);
+    napi_set_element(env, arr, i, v);
+  }
+  return arr;
 }
 
 // init(state): a fresh stream.
@@ -323,6 +342,8 @@ NAPI_MODULE_INIT() {
   napi_set_named_property(env, exports, "init", fn);
   napi_create_function(env, "digest", NAPI_AUTO_LENGTH, digest, NULL, &fn);
   napi_set_named_property(env, exports, "digest", fn);
+  napi_create_function(env, "stats", NAPI_AUTO_LENGTH, stats, NULL, &fn);
+  napi_set_named_property(env, exports, "stats", fn);
   napi_create_uint32(env, lanes, &num);
   napi_set_named_property(env, exports, "lanes", num);
   napi_create_uint32(env, STATE_BYTES, &num);

@@ -1,10 +1,9 @@
 // MD5 of many streams together, through the md5lanes addon (native/md5lanes):
 // one stream per SIMD lane, so the 8 parts a transfer has in flight cost about
 // what one would with node:crypto (docs/benchmarks.md). Chunks given to update()
-// are held, not copied, and hashed at the next flush, together with every other
-// stream's held chunks. A batch flushes once its hashers hold as many chunks as
-// there are open streams (at most a lane's worth), or when one of them would hold
-// more than its `hold`: streams fed at the same pace then fill most lanes.
+// are held, not copied. When a stream would hold more than its `hold` chunks, its
+// oldest chunk is hashed, and with it as many bytes of every other stream's held
+// chunks, each in its own lane: streams fed at the same pace fill the lanes.
 //
 // Without the addon (not built, or a CPU without AVX2), each hasher is a plain
 // node:crypto hash and nothing is held.
@@ -21,6 +20,8 @@ interface Addon {
   init(state: Uint8Array): void;
   update(states: Uint8Array[], chunks: Uint8Array[][]): void;
   digest(state: Uint8Array): Buffer;
+  /** Blocks hashed in this process: [by the kernel, counting every lane; of those, in busy lanes; by the scalar code]. */
+  stats(): [number, number, number];
 }
 
 const ADDON = path.join('native', 'md5lanes', 'build', 'Release', 'md5lanes.node');
@@ -49,12 +50,35 @@ function loadAddon(): Addon | null {
     addon = null; // built for another platform or Node: hash one stream at a time
   }
   if (addon) addonFile = file;
+  if (addon && process.env.FERRY_MD5_STATS === '1') {
+    process.once('exit', () => {
+      const st = md5LaneStats()!;
+      process.stderr.write(`md5lanes: ${(st.laneBlocks / st.rounds).toFixed(2)} of ${st.lanes} lanes busy per round; ${st.scalarBlocks} blocks one stream at a time\n`);
+    });
+  }
   return addon;
 }
 
 /** Lanes hashed at once: 0 when each stream is hashed alone by node:crypto. */
 export function md5Lanes(): number {
   return loadAddon()?.lanes ?? 0;
+}
+
+export interface LaneStats {
+  lanes: number;
+  /** Kernel calls times their blocks: what a full kernel would have hashed, in blocks per lane. */
+  rounds: number;
+  /** Blocks the kernel hashed in busy lanes, and blocks hashed one stream at a time. */
+  laneBlocks: number;
+  scalarBlocks: number;
+}
+
+/** Blocks hashed so far in this process (FERRY_MD5_STATS=1 prints busy lanes per round at exit). */
+export function md5LaneStats(): LaneStats | undefined {
+  const a = loadAddon();
+  if (!a) return undefined;
+  const [all, laneBlocks, scalarBlocks] = a.stats();
+  return { lanes: a.lanes, rounds: all / a.lanes, laneBlocks, scalarBlocks };
 }
 
 /** The addon's file, for worker threads to load; undefined when it is not in use. */
@@ -64,7 +88,7 @@ export function md5LanesAddonFile(): string | undefined {
 }
 
 export interface Md5Hasher {
-  /** Adds a chunk; it must stay unchanged until this hasher next flushes (at most `hold` chunks later). */
+  /** Adds a chunk; it must stay unchanged until `hold` more chunks have been given (or digest). */
   update(chunk: Uint8Array): void;
   /** The MD5 of everything given. */
   digest(): Buffer;
@@ -74,72 +98,88 @@ export interface Md5Hasher {
 
 class LaneHasher implements Md5Hasher {
   readonly state: Uint8Array;
+  /** Chunks given but not hashed yet; the first may be the tail of a chunk. */
   held: Uint8Array[] = [];
-  private closed = false;
+  heldBytes = 0;
 
   constructor(
     private readonly batch: Md5Batch,
-    private readonly addon: Addon,
+    addon: Addon,
     private readonly hold: number,
   ) {
     this.state = new Uint8Array(addon.stateBytes);
     addon.init(this.state);
-    batch.open++;
   }
 
   update(chunk: Uint8Array): void {
-    if (this.held.length >= this.hold) this.batch.flush();
+    if (this.held.length >= this.hold) this.batch.hashUpTo(this.held[0]!.length);
     if (chunk.length === 0) return;
     this.held.push(chunk);
+    this.heldBytes += chunk.length;
     this.batch.waiting.add(this);
-    if (++this.batch.heldChunks >= Math.min(this.batch.open, this.addon.lanes)) this.batch.flush();
   }
 
   digest(): Buffer {
-    if (this.held.length > 0) this.batch.flush();
-    this.close();
-    return this.addon.digest(this.state);
+    if (this.heldBytes > 0) this.batch.hashUpTo(this.heldBytes);
+    return this.batch.addon.digest(this.state);
   }
 
   discard(): void {
-    this.close();
-    this.batch.heldChunks -= this.held.length;
     this.held = [];
+    this.heldBytes = 0;
     this.batch.waiting.delete(this);
   }
 
-  private close(): void {
-    if (!this.closed) this.batch.open--;
-    this.closed = true;
+  /** Views of the first n held bytes (or all, if fewer), no longer held. */
+  takeFront(n: number): Uint8Array[] {
+    const out: Uint8Array[] = [];
+    let left = Math.min(n, this.heldBytes);
+    this.heldBytes -= left;
+    while (left > 0) {
+      const c = this.held[0]!;
+      if (c.length <= left) {
+        out.push(c);
+        this.held.shift();
+        left -= c.length;
+      } else {
+        out.push(c.subarray(0, left));
+        this.held[0] = c.subarray(left);
+        left = 0;
+      }
+    }
+    return out;
   }
 }
 
 /** Hashers whose held chunks are hashed together, a stream per lane. */
 export class Md5Batch {
-  /** Hashers holding chunks, how many chunks they hold between them, and hashers not yet digested. */
+  /** Hashers holding chunks. */
   readonly waiting = new Set<LaneHasher>();
-  heldChunks = 0;
-  open = 0;
+  private native: Addon | undefined;
 
-  /** A new MD5 stream; it holds up to `hold` chunks (at least 1) before flushing. */
-  hasher(hold: number): Md5Hasher {
-    const native = loadAddon();
-    if (!native) return cryptoHasher();
-    return new LaneHasher(this, native, Math.max(1, hold));
+  get addon(): Addon {
+    return (this.native ??= loadAddon()!);
   }
 
-  /** Hashes every held chunk of every hasher. */
-  flush(): void {
-    if (this.waiting.size === 0) return;
-    const hashers = [...this.waiting];
-    this.waiting.clear();
-    this.heldChunks = 0;
-    const chunks = hashers.map((h) => h.held);
-    for (const h of hashers) h.held = [];
-    loadAddon()!.update(
-      hashers.map((h) => h.state),
-      chunks,
-    );
+  /** A new MD5 stream; it holds up to `hold` chunks (at least 1) before they are hashed. */
+  hasher(hold: number): Md5Hasher {
+    if (!loadAddon()) return cryptoHasher();
+    return new LaneHasher(this, this.addon, Math.max(1, hold));
+  }
+
+  /**
+   * Hashes the first n held bytes of every hasher (all of them where it holds
+   * fewer). The same length in every lane keeps the lanes in step to the end.
+   */
+  hashUpTo(n: number): void {
+    const states: Uint8Array[] = [];
+    const chunks: Uint8Array[][] = [];
+    for (const h of this.waiting) {
+      states.push(h.state);
+      chunks.push(h.takeFront(n));
+      if (h.heldBytes === 0) this.waiting.delete(h);
+    }
+    if (states.length > 0) this.addon.update(states, chunks);
   }
 }
 

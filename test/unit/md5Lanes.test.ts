@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { Md5Batch, md5Lanes } from '../../src/hash/md5Lanes.js';
+import { Md5Batch, md5LaneStats, md5Lanes } from '../../src/hash/md5Lanes.js';
 import { interleavedStreams } from '../helpers/md5Streams.js';
 
 const md5 = (...parts: Uint8Array[]) => {
@@ -36,10 +36,26 @@ describe('md5Lanes', () => {
     expect(inChild('8', 'interleavedStreams(11)')).toEqual({ lanes: 8, streams: 37, wrong: [] });
   });
 
+  laneTest('eight streams fed in step are hashed eight lanes at a time', () => {
+    const batch = new Md5Batch();
+    const streams = Array.from({ length: 8 }, () => ({ h: batch.hasher(2), data: [] as Buffer[] }));
+    const before = md5LaneStats()!;
+    for (let round = 0; round < 6; round++) {
+      for (const s of streams) {
+        const chunk = randomBytes(64 * 1024);
+        s.data.push(chunk);
+        s.h.update(chunk);
+      }
+    }
+    streams.forEach((s) => expect(s.h.digest().equals(md5(...s.data))).toBe(true));
+    const after = md5LaneStats()!;
+    expect(after.scalarBlocks - before.scalarBlocks).toBe(0);
+    expect(after.laneBlocks - before.laneBlocks).toBe((8 * 6 * 64 * 1024) / 64); // padding is hashed apart, by digest
+    expect((after.laneBlocks - before.laneBlocks) / (after.rounds - before.rounds)).toBeGreaterThan(7.5);
+  });
+
   laneTest('a hasher hashes its held chunks before taking more than `hold`, so the oldest buffer may be reused', () => {
     const batch = new Md5Batch();
-    // Idle streams keep the batch from flushing on its own count (a chunk per open stream).
-    for (let i = 0; i < 4; i++) batch.hasher(2);
     const h = batch.hasher(2);
     const a = randomBytes(1000);
     const b = randomBytes(2000);
@@ -47,38 +63,32 @@ describe('md5Lanes', () => {
     const aCopy = Buffer.from(a);
     h.update(a);
     h.update(b);
-    h.update(c); // holds two already: a and b are hashed first
+    h.update(c); // holds two already: the oldest, a, is hashed first
     a.fill(0); // a reused buffer
     expect(h.digest().equals(md5(aCopy, b, c))).toBe(true);
   });
 
-  laneTest("one hasher's flush hashes the chunks other hashers hold", () => {
+  laneTest('when one stream hashes its oldest chunk, the others hash as many of their held bytes', () => {
     const batch = new Md5Batch();
     const first = batch.hasher(8);
     const second = batch.hasher(1);
     const held = randomBytes(5000);
     const heldCopy = Buffer.from(held);
     first.update(held);
-    second.update(randomBytes(10));
-    second.update(randomBytes(10)); // flushes the batch, `first` included
-    held.fill(1);
+    const a = randomBytes(3000);
+    second.update(a);
+    second.update(randomBytes(10)); // second holds one already: its 3000 bytes are hashed, and 3000 of first's
+    held.fill(1, 0, 3000); // hashed already: no effect
     expect(first.digest().equals(md5(heldCopy))).toBe(true);
-  });
 
-  laneTest('a batch flushes once its streams hold a chunk each, not before', () => {
-    const batch = new Md5Batch();
-    const hashers = [batch.hasher(4), batch.hasher(4), batch.hasher(4)];
-    const chunks = hashers.map(() => randomBytes(100));
-    const copies = chunks.map((c) => Buffer.from(c));
-    hashers[0]!.update(chunks[0]!);
-    hashers[1]!.update(chunks[1]!);
-    chunks[0]!.fill(0); // still held: this changes what will be hashed
-    hashers[2]!.update(chunks[2]!); // three held for three streams: all hashed now
-    chunks[1]!.fill(0);
-    chunks[2]!.fill(0);
-    expect(hashers[0]!.digest().equals(md5(chunks[0]!))).toBe(true);
-    expect(hashers[1]!.digest().equals(md5(copies[1]!))).toBe(true);
-    expect(hashers[2]!.digest().equals(md5(copies[2]!))).toBe(true);
+    const third = batch.hasher(8);
+    const fourth = batch.hasher(1);
+    const tail = randomBytes(5000);
+    third.update(tail);
+    fourth.update(randomBytes(3000));
+    fourth.update(randomBytes(10));
+    tail.fill(2, 3000); // still held: this is what third hashes
+    expect(third.digest().equals(md5(Buffer.concat([tail.subarray(0, 3000), Buffer.alloc(2000, 2)])))).toBe(true);
   });
 
   test('a discarded hasher leaves the batch, and the others are unaffected', () => {
