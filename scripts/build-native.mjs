@@ -7,7 +7,8 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'native', 'md5lanes');
+// The addon's folder; another may be given (the tests build a copy).
+const dir = process.argv[2] ? path.resolve(process.argv[2]) : path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'native', 'md5lanes');
 const gyp = process.env.npm_config_node_gyp;
 const run = gyp ? spawnSync(process.execPath, [gyp, 'rebuild', '--loglevel=warn'], { cwd: dir, stdio: 'inherit' }) : spawnSync('node-gyp', ['rebuild', '--loglevel=warn'], { cwd: dir, stdio: 'inherit', shell: true });
 if (run.status !== 0) {

@@ -1,6 +1,6 @@
 // MD5 of many streams together, through the md5lanes addon (native/md5lanes):
-// one stream per SIMD lane, so the 8 parts a transfer has in flight cost about
-// what one would with node:crypto (docs/benchmarks.md). Chunks given to update()
+// one stream per SIMD lane, so hashing the 8 parts a transfer has in flight
+// takes about a fifth of the CPU node:crypto would (docs/benchmarks.md). Chunks given to update()
 // are held, not copied. When a stream would hold more than its `hold` chunks, its
 // oldest chunk is hashed, and with it as many bytes of every other stream's held
 // chunks, each in its own lane: streams fed at the same pace fill the lanes.
@@ -66,7 +66,7 @@ export function md5Lanes(): number {
 
 export interface LaneStats {
   lanes: number;
-  /** Kernel calls times their blocks: what a full kernel would have hashed, in blocks per lane. */
+  /** Steps the kernel took, each hashing one block in every busy lane. */
   rounds: number;
   /** Blocks the kernel hashed in busy lanes, and blocks hashed one stream at a time. */
   laneBlocks: number;
