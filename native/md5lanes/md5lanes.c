@@ -77,53 +77,51 @@ typedef void (*lanes_kernel)(lane_rows st, const uint8_t *const ptr[MAX_LANES], 
 #include <immintrin.h>
 #define HAVE_X86_LANES 1
 
-// Message words are gathered straight from each lane's block (little-endian, as
-// MD5 wants); masked-off lanes load nothing and their results are ignored.
+// A kernel's body: the lanes' states in, ROUNDS over each of n blocks, states out.
+// GATHER(w, off) yields the vector of message word w of every lane's block at byte
+// offset off: gathered straight from each lane's pointer (little-endian, as MD5
+// wants); masked-off lanes load nothing and their results are ignored.
+#define KERNEL_BODY(BYTES, GATHER)                                            \
+  typedef uint32_t T __attribute__((vector_size(BYTES)));                     \
+  T a, b, c, d;                                                               \
+  memcpy(&a, st[0], BYTES); memcpy(&b, st[1], BYTES);                         \
+  memcpy(&c, st[2], BYTES); memcpy(&d, st[3], BYTES);                         \
+  for (size_t blk = 0; blk < n; blk++) {                                      \
+    T M[16];                                                                  \
+    for (int w = 0; w < 16; w++) {                                            \
+      GATHER(blk * 64 + w * 4);                                               \
+      memcpy(&M[w], &v, BYTES);                                               \
+    }                                                                         \
+    T aa = a, bb = b, cc = c, dd = d;                                         \
+    ROUNDS                                                                    \
+    a += aa; b += bb; c += cc; d += dd;                                       \
+  }                                                                           \
+  memcpy(st[0], &a, BYTES); memcpy(st[1], &b, BYTES);                         \
+  memcpy(st[2], &c, BYTES); memcpy(st[3], &d, BYTES);
+
 __attribute__((target("avx512f"))) static void md5_x16(lane_rows st, const uint8_t *const ptr[MAX_LANES], unsigned mask, size_t n) {
-  typedef uint32_t T __attribute__((vector_size(64)));
-  T a, b, c, d;
-  memcpy(&a, st[0], 64); memcpy(&b, st[1], 64); memcpy(&c, st[2], 64); memcpy(&d, st[3], 64);
   __m512i p0 = _mm512_loadu_si512((const void *)ptr), p1 = _mm512_loadu_si512((const void *)(ptr + 8));
   __mmask8 m0 = (__mmask8)(mask & 0xff), m1 = (__mmask8)(mask >> 8);
-  for (size_t blk = 0; blk < n; blk++) {
-    T M[16];
-    for (int w = 0; w < 16; w++) {
-      __m512i off = _mm512_set1_epi64((long long)(blk * 64 + w * 4));
-      __m256i lo = _mm512_mask_i64gather_epi32(_mm256_setzero_si256(), m0, _mm512_add_epi64(p0, off), NULL, 1);
-      __m256i hi = _mm512_mask_i64gather_epi32(_mm256_setzero_si256(), m1, _mm512_add_epi64(p1, off), NULL, 1);
-      __m512i v = _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
-      memcpy(&M[w], &v, 64);
-    }
-    T aa = a, bb = b, cc = c, dd = d;
-    ROUNDS
-    a += aa; b += bb; c += cc; d += dd;
-  }
-  memcpy(st[0], &a, 64); memcpy(st[1], &b, 64); memcpy(st[2], &c, 64); memcpy(st[3], &d, 64);
+#define GATHER16(at)                                                                                              \
+  __m512i off = _mm512_set1_epi64((long long)(at));                                                               \
+  __m256i lo = _mm512_mask_i64gather_epi32(_mm256_setzero_si256(), m0, _mm512_add_epi64(p0, off), NULL, 1);       \
+  __m256i hi = _mm512_mask_i64gather_epi32(_mm256_setzero_si256(), m1, _mm512_add_epi64(p1, off), NULL, 1);       \
+  __m512i v = _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1)
+  KERNEL_BODY(64, GATHER16)
 }
 
 __attribute__((target("avx2"))) static void md5_x8(lane_rows st, const uint8_t *const ptr[MAX_LANES], unsigned mask, size_t n) {
-  typedef uint32_t T __attribute__((vector_size(32)));
-  T a, b, c, d;
-  memcpy(&a, st[0], 32); memcpy(&b, st[1], 32); memcpy(&c, st[2], 32); memcpy(&d, st[3], 32);
   __m256i p0 = _mm256_loadu_si256((const void *)ptr), p1 = _mm256_loadu_si256((const void *)(ptr + 4));
   // AVX2 gathers take their mask as a vector: all ones in the lanes that load.
   __m128i bits = _mm_setr_epi32(1, 2, 4, 8);
   __m128i m0 = _mm_cmpeq_epi32(_mm_and_si128(_mm_set1_epi32((int)(mask & 0xf)), bits), bits);
   __m128i m1 = _mm_cmpeq_epi32(_mm_and_si128(_mm_set1_epi32((int)((mask >> 4) & 0xf)), bits), bits);
-  for (size_t blk = 0; blk < n; blk++) {
-    T M[16];
-    for (int w = 0; w < 16; w++) {
-      __m256i off = _mm256_set1_epi64x((long long)(blk * 64 + w * 4));
-      __m128i lo = _mm256_mask_i64gather_epi32(_mm_setzero_si128(), NULL, _mm256_add_epi64(p0, off), m0, 1);
-      __m128i hi = _mm256_mask_i64gather_epi32(_mm_setzero_si128(), NULL, _mm256_add_epi64(p1, off), m1, 1);
-      __m256i v = _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
-      memcpy(&M[w], &v, 32);
-    }
-    T aa = a, bb = b, cc = c, dd = d;
-    ROUNDS
-    a += aa; b += bb; c += cc; d += dd;
-  }
-  memcpy(st[0], &a, 32); memcpy(st[1], &b, 32); memcpy(st[2], &c, 32); memcpy(st[3], &d, 32);
+#define GATHER8(at)                                                                                        \
+  __m256i off = _mm256_set1_epi64x((long long)(at));                                                       \
+  __m128i lo = _mm256_mask_i64gather_epi32(_mm_setzero_si128(), NULL, _mm256_add_epi64(p0, off), m0, 1);   \
+  __m128i hi = _mm256_mask_i64gather_epi32(_mm_setzero_si128(), NULL, _mm256_add_epi64(p1, off), m1, 1);   \
+  __m256i v = _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1)
+  KERNEL_BODY(32, GATHER8)
 }
 #endif
 
