@@ -59,7 +59,7 @@ export class ObjectHttp {
    * MD5 of what went out.
    */
   async putFileRange(bp: Blueprint, file: string, start: number, length: number, signal?: AbortSignal): Promise<PutAnswer> {
-    // A hasher holds chunks until it flushes; fileChunks keeps the last RING in place.
+    // The hasher keeps at most RING - 1 chunks unhashed; fileChunks keeps the last RING in place.
     const hash = partHashes.hasher(RING - 1);
     // Our own stall guard, independent of how undici arms its timers: the request fails when
     // the store takes no bytes for timeoutMs, or has not answered timeoutMs after the last one.
