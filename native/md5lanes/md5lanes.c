@@ -146,45 +146,37 @@ __attribute__((constructor)) static void pick_kernel(void) {
 #endif
 
 typedef struct {
+  const uint8_t *p;
+  size_t n;
+} chunk;
+
+typedef struct {
   md5_state st;
   uint8_t *out;            // the caller's state bytes, written back when done
-  napi_value chunks;       // JS array of Uint8Array
+  const chunk *chunks;     // its chunks, in order
   uint32_t nchunks, ci;    // chunk count, current chunk
-  const uint8_t *p;        // current chunk's bytes
-  size_t n, off;           // its length, bytes of it consumed
+  size_t off;              // bytes of the current chunk consumed
 } stream;
 
-static int next_chunk(napi_env env, stream *s) {
-  while (s->off >= s->n) {
-    if (s->ci >= s->nchunks) return 0;
-    napi_value v;
-    void *data; size_t len;
-    if (napi_get_element(env, s->chunks, s->ci++, &v) != napi_ok) return -1;
-    napi_typedarray_type type;
-    if (napi_get_typedarray_info(env, v, &type, &len, &data, NULL, NULL) != napi_ok || type != napi_uint8_array) return -1;
-    s->p = data; s->n = len; s->off = 0;
-  }
-  return 1;
-}
-
 // The run of whole blocks the stream can hash next: *ptr and the block count,
-// or 0 when its bytes are used up (any tail is then in its carry), -1 on bad input.
-static long long next_run(napi_env env, stream *s, const uint8_t **ptr) {
-  for (;;) {
-    int more = next_chunk(env, s);
-    if (more <= 0) return more;
-    if (s->st.carry_len > 0 || s->n - s->off < 64) {
+// or 0 when its bytes are used up (any tail is then in its carry).
+static size_t next_run(stream *s, const uint8_t **ptr) {
+  for (; s->ci < s->nchunks; s->ci++, s->off = 0) {
+    const chunk *c = &s->chunks[s->ci];
+    while (s->off < c->n) {
+      if (s->st.carry_len == 0 && c->n - s->off >= 64) {
+        *ptr = c->p + s->off;
+        return (c->n - s->off) / 64;
+      }
       size_t take = 64 - s->st.carry_len;
-      if (take > s->n - s->off) take = s->n - s->off;
-      memcpy(s->st.carry + s->st.carry_len, s->p + s->off, take);
+      if (take > c->n - s->off) take = c->n - s->off;
+      memcpy(s->st.carry + s->st.carry_len, c->p + s->off, take);
       s->st.carry_len += (uint32_t)take;
       s->off += take;
       if (s->st.carry_len == 64) { *ptr = s->st.carry; return 1; }
-      continue;
     }
-    *ptr = s->p + s->off;
-    return (long long)((s->n - s->off) / 64);
   }
+  return 0;
 }
 
 static void consumed(stream *s, const uint8_t *ptr, size_t blocks) {
@@ -207,53 +199,69 @@ static int state_bytes(napi_env env, napi_value v, uint8_t **out) {
   return 1;
 }
 
+// Fills `streams` from the JS arguments, with their chunks listed in `*table`
+// (the caller frees both); NULL when they are well formed, else what is wrong.
+static const char *read_args(napi_env env, napi_value states, napi_value lists, uint32_t count, stream *streams, chunk **table) {
+  uint32_t total = 0, n;
+  napi_value list, v;
+  for (uint32_t i = 0; i < count; i++) {
+    if (napi_get_element(env, states, i, &v) != napi_ok || !state_bytes(env, v, &streams[i].out)) return "update: each state must be a 96-byte Uint8Array";
+    memcpy(&streams[i].st, streams[i].out, STATE_BYTES);
+    if (napi_get_element(env, lists, i, &list) != napi_ok || napi_get_array_length(env, list, &n) != napi_ok) return "update: chunks[i] must be an array";
+    streams[i].nchunks = n;
+    total += n;
+  }
+  chunk *c = *table = calloc(total ? total : 1, sizeof(chunk));
+  if (!c) return "update: out of memory";
+  for (uint32_t i = 0; i < count; i++) {
+    napi_get_element(env, lists, i, &list);
+    streams[i].chunks = c;
+    for (uint32_t k = 0; k < streams[i].nchunks; k++, c++) {
+      napi_typedarray_type type;
+      void *data;
+      if (napi_get_element(env, list, k, &v) != napi_ok || napi_get_typedarray_info(env, v, &type, &c->n, &data, NULL, NULL) != napi_ok || type != napi_uint8_array) return "update: every chunk must be a Uint8Array";
+      c->p = data;
+      streams[i].st.len += c->n;
+    }
+  }
+  return NULL;
+}
+
 // update(states: Uint8Array[], chunks: Uint8Array[][]): feeds chunks[i], in order,
 // to the stream whose state is states[i]. A state must appear only once.
 static napi_value update(napi_env env, napi_callback_info info) {
   size_t argc = 2;
   napi_value argv[2];
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  uint32_t count, nchunks;
+  uint32_t count;
   if (argc < 2 || napi_get_array_length(env, argv[0], &count) != napi_ok) return fail(env, "update(states, chunks): states must be an array");
   stream *streams = calloc(count ? count : 1, sizeof(stream));
-  if (!streams) return fail(env, "update: out of memory");
-  for (uint32_t i = 0; i < count; i++) {
-    napi_value v;
-    napi_get_element(env, argv[0], i, &v);
-    if (!state_bytes(env, v, &streams[i].out)) { free(streams); return fail(env, "update: each state must be a 96-byte Uint8Array"); }
-    memcpy(&streams[i].st, streams[i].out, STATE_BYTES);
-    if (napi_get_element(env, argv[1], i, &streams[i].chunks) != napi_ok ||
-        napi_get_array_length(env, streams[i].chunks, &nchunks) != napi_ok) { free(streams); return fail(env, "update: chunks[i] must be an array"); }
-    streams[i].nchunks = nchunks;
-    for (uint32_t k = 0; k < nchunks; k++) {
-      napi_value c;
-      void *data; size_t len;
-      napi_typedarray_type type;
-      napi_get_element(env, streams[i].chunks, k, &c);
-      if (napi_get_typedarray_info(env, c, &type, &len, &data, NULL, NULL) != napi_ok || type != napi_uint8_array) { free(streams); return fail(env, "update: every chunk must be a Uint8Array"); }
-      streams[i].st.len += len;
-    }
+  chunk *table = NULL;
+  const char *problem = streams ? read_args(env, argv[0], argv[1], count, streams, &table) : "update: out of memory";
+  if (problem) {
+    free(streams);
+    free(table);
+    return fail(env, problem);
   }
 
   // Each lane holds one stream until its bytes run out, then takes the next.
   stream *in[MAX_LANES] = {0};
   const uint8_t *ptr[MAX_LANES] = {0};
-  long long run[MAX_LANES] = {0};
+  size_t run[MAX_LANES] = {0};
   lane_rows st = {{0}};
   unsigned width = lanes ? lanes : 1;
   uint32_t next = 0;
   for (;;) {
     unsigned mask = 0, active = 0;
-    long long common = 0;
+    size_t common = 0;
     for (unsigned l = 0; l < width; l++) {
       while (in[l] || next < count) {
         if (!in[l]) {
           in[l] = &streams[next++];
           for (int r = 0; r < 4; r++) st[r][l] = in[l]->st.s[r];
         }
-        run[l] = next_run(env, in[l], &ptr[l]);
+        run[l] = next_run(in[l], &ptr[l]);
         if (run[l] > 0) break;
-        if (run[l] < 0) { free(streams); return fail(env, "update: every chunk must be a Uint8Array"); }
         for (int r = 0; r < 4; r++) in[l]->st.s[r] = st[r][l];
         memcpy(in[l]->out, &in[l]->st, STATE_BYTES);
         in[l] = NULL;
@@ -266,22 +274,23 @@ static napi_value update(napi_env env, napi_callback_info info) {
     }
     if (active == 0) break;
     if (kernel && active >= min_lanes) {
-      kernel(st, ptr, mask, (size_t)common);
+      kernel(st, ptr, mask, common);
       COUNT(0, (uint64_t)common * width);
       COUNT(1, (uint64_t)common * active);
-      for (unsigned l = 0; l < width; l++) if (in[l]) consumed(in[l], ptr[l], (size_t)common);
+      for (unsigned l = 0; l < width; l++) if (in[l]) consumed(in[l], ptr[l], common);
     } else {
       for (unsigned l = 0; l < width; l++) {
         if (!in[l]) continue;
         uint32_t s[4] = {st[0][l], st[1][l], st[2][l], st[3][l]};
-        md5_blocks_scalar(s, ptr[l], (size_t)run[l]);
+        md5_blocks_scalar(s, ptr[l], run[l]);
         COUNT(2, run[l]);
         for (int r = 0; r < 4; r++) st[r][l] = s[r];
-        consumed(in[l], ptr[l], (size_t)run[l]);
+        consumed(in[l], ptr[l], run[l]);
       }
     }
   }
   free(streams);
+  free(table);
   return NULL;
 }
 

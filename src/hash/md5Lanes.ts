@@ -104,7 +104,7 @@ class LaneHasher implements Md5Hasher {
 
   constructor(
     private readonly batch: Md5Batch,
-    addon: Addon,
+    private readonly addon: Addon,
     private readonly hold: number,
   ) {
     this.state = new Uint8Array(addon.stateBytes);
@@ -121,7 +121,7 @@ class LaneHasher implements Md5Hasher {
 
   digest(): Buffer {
     if (this.heldBytes > 0) this.batch.hashUpTo(this.heldBytes);
-    return this.batch.addon.digest(this.state);
+    return this.addon.digest(this.state);
   }
 
   discard(): void {
@@ -155,16 +155,11 @@ class LaneHasher implements Md5Hasher {
 export class Md5Batch {
   /** Hashers holding chunks. */
   readonly waiting = new Set<LaneHasher>();
-  private native: Addon | undefined;
-
-  get addon(): Addon {
-    return (this.native ??= loadAddon()!);
-  }
 
   /** A new MD5 stream; it holds up to `hold` chunks (at least 1) before they are hashed. */
   hasher(hold: number): Md5Hasher {
-    if (!loadAddon()) return cryptoHasher();
-    return new LaneHasher(this, this.addon, Math.max(1, hold));
+    const addon = loadAddon();
+    return addon ? new LaneHasher(this, addon, Math.max(1, hold)) : cryptoHasher();
   }
 
   /**
@@ -179,7 +174,8 @@ export class Md5Batch {
       chunks.push(h.takeFront(n));
       if (h.heldBytes === 0) this.waiting.delete(h);
     }
-    if (states.length > 0) this.addon.update(states, chunks);
+    // Only lane hashers wait here, so the addon is loaded.
+    if (states.length > 0) loadAddon()!.update(states, chunks);
   }
 }
 

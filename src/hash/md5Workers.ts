@@ -46,8 +46,10 @@ function read(j, slot) {
   return buf.subarray(0, n);
 }
 // With lanes, a job waits until it has a slice's worth of bytes (or has ended), and a
-// round waits until most jobs have, so each round fills as many lanes as it can;
-// BACKLOG bounds the wait (the bytes are still in the page cache).
+// round waits until FULL_ROUND jobs have (all of them, when fewer are open), so each
+// round fills as many lanes as it can; BACKLOG bounds the wait (the bytes are still
+// in the page cache). FULL_ROUND is the parts a client sends at once by default.
+const FULL_ROUND = 8;
 const BACKLOG = 8 * SLICE;
 const pendingBytes = (j) => j.available - j.hashed;
 const ripe = (j) => pendingBytes(j) >= SLICE || (j.end !== undefined && pendingBytes(j) > 0);
@@ -59,7 +61,7 @@ function worthARound() {
     if (!j || j.end !== undefined || pendingBytes(j) >= BACKLOG) return true;
     if (ripe(j)) ripeJobs++;
   }
-  return ripeJobs > 0 && ripeJobs >= Math.min(jobs.size, 8);
+  return ripeJobs > 0 && ripeJobs >= Math.min(jobs.size, FULL_ROUND);
 }
 function round() {
   scheduled = false;

@@ -20,7 +20,7 @@ import { signInAgent } from '../helpers/agent.js';
 import { AgentClient } from '../../src/cli/agentClient.js';
 import { followTransfer } from '../../src/cli/transfers/follow.js';
 import { Md5Batch, md5Lanes } from '../../src/hash/md5Lanes.js';
-import { MiB, settleDisk } from './lib/loopback.js';
+import { fmt as f, mbps, MiB, settleDisk } from './lib/loopback.js';
 import { measureRaw } from './lib/rawLimit.js';
 import { rclone } from './lib/rclone.js';
 import { startAgentProcess, startServedService, type Program, type ServedService } from './lib/processes.js';
@@ -37,10 +37,8 @@ interface Figures { uploadMBps?: number; downloadMBps?: number; smallFilesPerSec
 interface PhaseCpu { agent?: number; service?: number }
 type CpuPhase = 'agentUpload' | 'agentDownload' | 'rcloneUpload' | 'rcloneDownload' | 'agentSmall' | 'rcloneSmall';
 
-const mbps = (bytes: number, ms: number): number => bytes / MiB / (ms / 1000);
 const best = (a?: number, b?: number): number | undefined => (a === undefined ? b : b === undefined ? a : Math.max(a, b));
 const least = (a?: number, b?: number): number | undefined => (a === undefined ? b : b === undefined ? a : Math.min(a, b));
-const f = (n: number | undefined, d = 0): string => (n === undefined || !Number.isFinite(n) ? '-' : n.toFixed(d));
 const sleep = (ms: number): Promise<void> => new Promise((ok) => setTimeout(ok, ms));
 
 async function sha256File(path: string): Promise<string> {
@@ -204,7 +202,6 @@ async function measureRss(svc: ServedService, teamId: string, work: string, gib:
   }
 }
 
-/** MD5 MiB/s on one core of this machine: an upload hashes each byte twice (the agent's check, the store's ETag). */
 /** MiB/s per core of MD5: one stream (node:crypto), and CONCURRENCY streams in lanes as parts in flight are hashed. */
 function md5Speed(): { one: number; parts: number | undefined } {
   const block = randomFillSync(Buffer.alloc(4 * MiB));

@@ -17,9 +17,8 @@ import { createRequire } from 'node:module';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { getRange, pool, putRange, serveRaw, settleDisk } from './lib/loopback.js';
+import { fmt as f, getRange, mbps, MiB, pool, putRange, serveRaw, settleDisk } from './lib/loopback.js';
 
-const MiB = 1024 * 1024;
 const PART = 16 * MiB;
 const CONCURRENCY = 8;
 const BUCKET = 'bench';
@@ -195,12 +194,11 @@ async function runTarget(target: Target, work: string, source: string, size: num
     const downloadMs = performance.now() - t;
     const downloadCpu = (await serverCpu(proc)) - cpu;
     const verified = target === 'raw' ? undefined : (await md5File(dest)) === sourceMd5;
-    const mbps = (ms: number): number => size / MiB / (ms / 1000);
     const gib = size / (1024 * MiB);
     return {
       target,
-      uploadMBps: mbps(uploadMs),
-      downloadMBps: mbps(downloadMs),
+      uploadMBps: mbps(size, uploadMs),
+      downloadMBps: mbps(size, downloadMs),
       uploadCpuPerGiB: uploadCpu / gib,
       downloadCpuPerGiB: downloadCpu / gib,
       ...(completeMs === undefined ? {} : { completeMs, completePct: (completeMs / uploadMs) * 100 }),
@@ -282,7 +280,6 @@ async function main(): Promise<void> {
 
   const results = targets.map((t) => summarise(t, samples));
   const by = Object.fromEntries(results.map((r) => [r.target, r])) as Record<Target, Result>;
-  const f = (n: number | undefined, d = 0): string => (n === undefined || !Number.isFinite(n) ? '-' : n.toFixed(d));
   const rows = results.map((r) => [
     r.target,
     f(r.uploadMBps),

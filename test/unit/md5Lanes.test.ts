@@ -91,15 +91,20 @@ describe('md5Lanes', () => {
     expect(third.digest().equals(md5(Buffer.concat([tail.subarray(0, 3000), Buffer.alloc(2000, 2)])))).toBe(true);
   });
 
-  test('a discarded hasher leaves the batch, and the others are unaffected', () => {
+  laneTest('a discarded hasher leaves the batch: its held chunks are never hashed, and the others are unaffected', () => {
     const batch = new Md5Batch();
     const gone = batch.hasher(4);
     const kept = batch.hasher(4);
-    gone.update(randomBytes(100));
-    const data = randomBytes(100);
+    gone.update(randomBytes(64 * 100));
+    const data = randomBytes(64 * 3);
     kept.update(data);
     gone.discard();
+    const before = md5LaneStats()!;
     expect(kept.digest().equals(md5(data))).toBe(true);
+    const after = md5LaneStats()!;
+    // kept's three blocks alone, one stream at a time; had gone stayed, its blocks would go along in a second lane.
+    expect(after.scalarBlocks - before.scalarBlocks).toBe(3);
+    expect(after.laneBlocks - before.laneBlocks).toBe(0);
   });
 
   test('with FERRY_MD5_LANES=0 the addon is not loaded and hashers use node:crypto', () => {

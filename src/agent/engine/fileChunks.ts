@@ -9,7 +9,8 @@
 // less than its high-water mark (16 KiB), far under one chunk. So when chunk n+1 is
 // read, at most the tail of chunk n is still queued and the buffer of chunk n-2
 // is free. Should a consumer ever break that rule, the part's bytes would not
-// match the MD5 computed here and the store's ETag would say so (partUpload.ts).
+// match the MD5 its hasher took of each chunk before the buffer was reused, and
+// the store's ETag would say so (partUpload.ts).
 import { open } from 'node:fs/promises';
 
 /** Bytes read at a time; a part in flight holds RING of them. */

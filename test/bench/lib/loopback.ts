@@ -8,6 +8,12 @@ import { pipeline } from 'node:stream/promises';
 
 export const MiB = 1024 * 1024;
 
+/** MiB per second for `bytes` moved in `ms`. */
+export const mbps = (bytes: number, ms: number): number => bytes / MiB / (ms / 1000);
+
+/** A figure for a table: `d` decimals, or '-' when it was not measured. */
+export const fmt = (n: number | undefined, d = 0): string => (n === undefined || !Number.isFinite(n) ? '-' : n.toFixed(d));
+
 /** A node:http server that discards uploaded bodies and streams zeros for (ranged) GETs. */
 export async function serveRaw(): Promise<http.Server> {
   const zeros = Buffer.alloc(MiB);

@@ -7,9 +7,7 @@ import { open, rm } from 'node:fs/promises';
 import http from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { getRange, MiB, pool, putRange, settleDisk } from './loopback.js';
-
-const mbps = (bytes: number, ms: number): number => bytes / MiB / (ms / 1000);
+import { getRange, mbps, pool, putRange, settleDisk } from './loopback.js';
 
 export async function measureRaw(source: string, size: number, work: string, part: number, concurrency: number): Promise<{ uploadMBps: number; downloadMBps: number }> {
   const proc = fork(fileURLToPath(new URL('./rawServer.ts', import.meta.url)), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });

@@ -26,7 +26,7 @@ describe('fileChunks', () => {
     const got = createHash('md5');
     let total = 0;
     for await (const chunk of fileChunks(file, start, length, (c) => seen.update(c))) {
-      got.update(chunk); // a chunk is valid until the one after next is asked for
+      got.update(chunk); // hashed at once: a buffer is reused RING chunks later
       total += chunk.length;
     }
     const want = createHash('md5').update(data.subarray(start, start + length)).digest('hex');
