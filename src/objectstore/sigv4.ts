@@ -4,13 +4,13 @@
 // differently on the wire (e.g. `!` raw vs `%21`) still verify: S3 signs the
 // once-encoded path and never normalises `.`/`..` or double slashes.
 
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { ALGORITHM, awsUriEncode, canonicalQuery, signCanonical, signingKey, UNSIGNED_PAYLOAD } from '../sigv4/sign.js';
 import { s3err } from './errors.js';
 
-export const UNSIGNED_PAYLOAD = 'UNSIGNED-PAYLOAD';
+export { awsUriEncode, UNSIGNED_PAYLOAD };
 export const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
-const ALGORITHM = 'AWS4-HMAC-SHA256';
 const MAX_SKEW_MS = 15 * 60 * 1000;
 const MAX_PRESIGN_SECONDS = 7 * 24 * 3600;
 
@@ -29,11 +29,6 @@ export interface AuthContext {
   amzDate: string;
   scope: string;
   signingKey: Buffer;
-}
-
-/** RFC 3986 encoding as AWS wants it: unreserved kept, everything else %XX upper-case. */
-export function awsUriEncode(s: string): string {
-  return encodeURIComponent(s).replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());
 }
 
 function decodeComponent(s: string): string {
@@ -59,15 +54,6 @@ export function parseQuery(rawQuery: string): Array<[string, string]> {
   });
 }
 
-function canonicalQuery(pairs: Array<[string, string]>, skip?: string): string {
-  return pairs
-    .filter(([k]) => k !== skip)
-    .map(([k, v]) => [awsUriEncode(k), awsUriEncode(v)] as const)
-    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0))
-    .map(([k, v]) => `${k}=${v}`)
-    .join('&');
-}
-
 /** Values of the signed headers from rawHeaders (repeats joined by ','; spaces collapsed). */
 function canonicalHeaders(req: IncomingMessage, signed: string[]): string {
   const values = new Map<string, string[]>();
@@ -80,21 +66,6 @@ function canonicalHeaders(req: IncomingMessage, signed: string[]): string {
     values.set(name, list);
   }
   return signed.map((h) => `${h}:${(values.get(h) ?? []).join(',')}\n`).join('');
-}
-
-const sha256hex = (s: string): string => createHash('sha256').update(s, 'utf8').digest('hex');
-const hmac = (key: Buffer | string, data: string): Buffer => createHmac('sha256', key).update(data, 'utf8').digest();
-
-const keyCache = new Map<string, Buffer>();
-function signingKey(secret: string, date: string, region: string): Buffer {
-  const id = `${secret}\n${date}\n${region}`;
-  let key = keyCache.get(id);
-  if (!key) {
-    key = hmac(hmac(hmac(hmac('AWS4' + secret, date), region), 's3'), 'aws4_request');
-    if (keyCache.size > 64) keyCache.clear();
-    keyCache.set(id, key);
-  }
-  return key;
 }
 
 /** Constant-time comparison of two hex signatures. */
@@ -213,9 +184,8 @@ export function verifySignature(
     p.payloadHash,
   ].join('\n');
   const scope = `${date}/${region}/s3/aws4_request`;
-  const stringToSign = `${ALGORITHM}\n${p.amzDate}\n${scope}\n${sha256hex(canonical)}`;
   const key = signingKey(creds.secretKey, date, region);
-  const expected = createHmac('sha256', key).update(stringToSign, 'utf8').digest('hex');
+  const expected = signCanonical(canonical, p.amzDate, scope, key);
   if (!signaturesEqual(expected, p.signature)) throw s3err('SignatureDoesNotMatch');
   return { payloadHash: p.payloadHash, presigned, seedSignature: p.signature, amzDate: p.amzDate, scope, signingKey: key };
 }

@@ -225,7 +225,10 @@ export class UploadRun implements Transfer {
     if (this.stopped) return;
     setFileRegistration(this.e.db, this.id, f.row.idx, reg);
     f.row = { ...f.row, ...reg };
-    await this.e.db.synced();
+    // Lost to power loss, a registration is only made again (the service lets a pending entry
+    // give way), and a file's first part flushes it anyway. An entry without parts is finalized
+    // on the service next (a folder already is): that one must be on disk before.
+    if (!reg.part_count) await this.e.db.synced();
   }
 
   // ---- blueprints and parts ----
@@ -324,9 +327,9 @@ export class UploadRun implements Transfer {
       return this.fail(err);
     }
     if (this.stopped || epoch !== f.epoch) return;
+    // Not flushed here: lost, it is only finalized again, which the service takes as done.
+    // The package finalize flushes first (services/uploads.ts).
     markFileDone(this.e.db, this.id, r.idx);
-    await this.e.db.synced();
-    if (this.stopped || epoch !== f.epoch) return;
     if (!f.row.done) this.filesLeft--;
     f.row = { ...f.row, done: 1 };
     this.active.splice(this.active.indexOf(f), 1);

@@ -87,6 +87,8 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
     const running = finalizing.get(id);
     if (running) return running;
     const p = (async () => {
+      // Every file marked done is on disk before the service closes the package to changes.
+      await db.synced();
       await finalizeOnService(session.hosted, mustGet(id), tuning.retry, closing.signal);
       if (!getUpload(db, id)) return; // deleted meanwhile
       setUploadState(db, id, 'complete');

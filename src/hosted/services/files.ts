@@ -90,9 +90,8 @@ export async function abortQuietly(ctx: HostedContext, f: Pick<FilesTable, 'obje
   });
 }
 
-async function pendingFile(ctx: HostedContext, pkg: Pkg, fileId: string): Promise<FilesTable & { object_key: string }> {
-  requireNew(pkg);
-  const f = await getFile(ctx, pkg.id, fileId);
+/** The file, if it still takes parts: 409 for a directory or a finalized file. */
+function pending(f: FilesTable): FilesTable & { object_key: string } {
   if (f.kind !== 'file' || !f.object_key) throw conflict('a directory has no content to upload', 'not_a_file');
   if (f.state !== 'pending') throw conflict('file is already finalized', 'file_finalized');
   return f as FilesTable & { object_key: string };
@@ -128,7 +127,8 @@ export async function partBlueprints(
   if (start + count > CHUNK_LIMITS.max_chunk_count) {
     throw badRequest(`start + count must not exceed max_chunk_count (${CHUNK_LIMITS.max_chunk_count})`, 'too_many_chunks');
   }
-  const f = await pendingFile(ctx, pkg, fileId);
+  requireNew(pkg);
+  const f = pending(await getFile(ctx, pkg.id, fileId));
   await adoptUpload(ctx, f, uploadId);
   return ctx.storage.partBlueprints(f.object_key, uploadId, start + 1, count);
 }
@@ -206,7 +206,7 @@ export async function finalizeFile(ctx: HostedContext, pkg: Pkg, fileId: string,
   const current = await getFile(ctx, pkg.id, fileId);
   // A retry of a finalize that went through (its answer lost) is not an error.
   if (current.state === 'finalized' && current.kind === 'file' && current.size === body.size) return;
-  const f = await pendingFile(ctx, pkg, fileId);
+  const f = pending(current);
   const uploadId = body.file_extras.upload_id;
   if (parts.length === 0) {
     if (body.size !== 0) throw conflict(`no parts named, but size is ${body.size}`, 'size_mismatch');

@@ -163,6 +163,28 @@ describe('a link-type upload (no recipients)', () => {
   });
 });
 
+describe('a file that changes while it is uploaded', () => {
+  test('stops the upload with an error naming the file, and the Package never takes the file', async () => {
+    const file = path.join(tmp, 'growing.bin');
+    await fs.writeFile(file, Buffer.alloc(30 * MiB, 5));
+    const r = await call(agent.url, 'POST', '/uploads', { body: { team_id: owner.teamId, paths: [file] } });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    // After the walk, before the file's finalize (at the latest) checks it again.
+    await fs.appendFile(file, 'more');
+    const failed = await vi.waitFor(
+      async () => {
+        const u = (await call(agent.url, 'GET', `/uploads/${r.body.upload_id}`)).body;
+        expect(u.state).toBe('error');
+        return u;
+      },
+      { timeout: 45_000, interval: 50 },
+    );
+    expect(JSON.stringify(failed)).toContain(`${file} changed while it was being uploaded`);
+    const pkg = await call(svc.url, 'GET', `/v1/packages/${r.body.package_id}`, { headers: owner.h });
+    expect(pkg.body).toMatchObject({ state: 'new', total_files: 0 });
+  });
+});
+
 describe('with --auto-finalize false', () => {
   test('the upload stays idle until POST /uploads/{id}/finalize, which completes it', async () => {
     const file = path.join(tmp, 'manual.bin');

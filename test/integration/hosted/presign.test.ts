@@ -7,7 +7,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPresigner, type Presign } from '../../../src/hosted/storage/presign.js';
+import { S3RequestPresigner } from '@aws-sdk/s3-request-presigner';
+import { createPresigner, type Presign, type PresignMethod } from '../../../src/hosted/storage/presign.js';
 import { startObjectStore, type RunningObjectStore } from '../../../src/objectstore/index.js';
 
 const BUCKET = 'presign';
@@ -16,8 +17,8 @@ let dir: string;
 let store: RunningObjectStore;
 let presign: Presign;
 
-const client = (opts: { endpoint?: string; pathStyle: boolean; region: string }) =>
-  new S3Client({ endpoint: opts.endpoint, region: opts.region, forcePathStyle: opts.pathStyle, credentials: creds, requestChecksumCalculation: 'WHEN_REQUIRED' });
+const client = (opts: { endpoint?: string; pathStyle: boolean; region: string; credentials?: typeof creds & { sessionToken?: string } }) =>
+  new S3Client({ endpoint: opts.endpoint, region: opts.region, forcePathStyle: opts.pathStyle, credentials: opts.credentials ?? creds, requestChecksumCalculation: 'WHEN_REQUIRED' });
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'ferry-presign-'));
@@ -68,5 +69,28 @@ describe('pre-signed URLs made without the SDK per call', () => {
     const local = new URL(await presign('GET', 'a/b', {}, 60));
     expect(local.pathname).toBe(`/${BUCKET}/a/b`);
     expect(local.searchParams.get('X-Amz-Expires')).toBe('60');
+  });
+
+  it('signs exactly as the AWS SDK presigner does, with and without a session token', async () => {
+    const at = new Date('2026-11-22T10:11:12Z');
+    const cases: [PresignMethod, string, Record<string, string>][] = [
+      ['PUT', 'packages/a b/ü+&=(1)!*~.txt', { partNumber: '7', uploadId: 'x y/+=' }],
+      ['POST', 'packages/p/k', { uploads: '' }],
+      ['GET', 'k', { 'response-content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent('a b.txt')}` }],
+    ];
+    for (const credentials of [creds, { ...creds, sessionToken: 'session/token+=' }]) {
+      const c = client({ endpoint: 'http://127.0.0.1:9000', pathStyle: true, region: 'eu-central-1', credentials });
+      const ours = await createPresigner(c, 'bkt', 'eu-central-1', () => at);
+      const sdk = new S3RequestPresigner({ ...c.config, region: 'eu-central-1', signingName: 's3' });
+      for (const [method, key, query] of cases) {
+        const url = new URL(await ours(method, key, query, 900));
+        const signed = await sdk.presign(
+          { method, protocol: 'http:', hostname: '127.0.0.1', port: 9000, path: url.pathname, query: { ...query }, headers: { host: '127.0.0.1:9000' } },
+          { expiresIn: 900, signingDate: at },
+        );
+        expect(url.pathname.startsWith('/bkt/')).toBe(true);
+        expect(Object.fromEntries(url.searchParams)).toEqual(signed.query);
+      }
+    }
   });
 });
