@@ -6,7 +6,9 @@
 // is answered, and the rest of it is drained so the client still reads that answer.
 
 import { createHash } from 'node:crypto';
-import { open, unlink } from 'node:fs/promises';
+import { closeSync, openSync, writev, writevSync } from 'node:fs';
+import { unlink } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import { startMd5, type Md5Job } from '../hash/md5Workers.js';
@@ -18,6 +20,7 @@ const FLUSH_BYTES = 1 << 20;
 /** Writes queued before the socket is paused (backpressure at ~4 MiB per request). */
 const MAX_PENDING_WRITES = 4;
 const SHA256_HEX = /^[0-9a-f]{64}$/;
+const writevAt = promisify(writev);
 
 export interface Received {
   size: number;
@@ -59,8 +62,16 @@ function checkDigests(req: IncomingMessage, auth: AuthContext, sha256: string | 
 
 /** Streams the body into `path` (created exclusively); removes it on any failure. */
 export async function receiveToFile(req: IncomingMessage, auth: AuthContext, path: string): Promise<Received> {
-  // Opened before the body starts flowing: listeners must be attached in the same tick as the pipe.
-  const fh = await open(path, 'wx');
+  // Opened (synchronously, as the store's other metadata calls: disk.ts) before the body flows.
+  const fd = openSync(path, 'wx');
+  let fdOpen = true;
+  const closeFd = (): void => {
+    // Never twice: the number may already name another file of this process.
+    if (fdOpen) {
+      fdOpen = false;
+      closeSync(fd);
+    }
+  };
   const sha = SHA256_HEX.test(auth.payloadHash) ? createHash('sha256') : undefined;
   let decoder: AwsChunkedDecoder | undefined;
   let job: Md5Job | undefined;
@@ -89,7 +100,7 @@ export async function receiveToFile(req: IncomingMessage, auth: AuthContext, pat
         pending++;
         job ??= startMd5(path);
         writes = writes.then(async () => {
-          await fh.writev(buffers, at);
+          await writevAt(fd, buffers, at);
           pending--;
           job!.grow(at + size);
           if (pending < MAX_PENDING_WRITES && source.isPaused()) source.resume();
@@ -119,21 +130,25 @@ export async function receiveToFile(req: IncomingMessage, auth: AuthContext, pat
     if (job) {
       md5 = await job.finish(queued);
     } else {
-      // Small body, still whole in memory: hash it here and write it once.
+      // Small body (under FLUSH_BYTES), still whole in memory: hash it here and write it at once.
       const h = createHash('md5');
       for (const b of batch) h.update(b);
       md5 = h.digest();
-      if (batch.length > 0) await fh.writev(batch, 0);
+      if (batch.length > 0) writevSync(fd, batch, 0);
       queued = batchBytes;
     }
     checkDigests(req, auth, sha?.digest('hex'), md5);
-    await fh.close();
+    closeFd();
     return { size: queued, md5 };
   } catch (err) {
     job?.cancel();
     drain(req, decoder);
     await writes.catch(() => undefined);
-    await fh.close().catch(() => undefined);
+    try {
+      closeFd();
+    } catch {
+      // the failure is already on its way
+    }
     await unlink(path).catch(() => undefined);
     throw err;
   }

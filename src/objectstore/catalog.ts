@@ -3,7 +3,7 @@
 // the file system cannot give key order anyway). The loader also removes what
 // a crash can leave behind: data directories no manifest points to.
 
-import { mkdir, readdir, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { isNotFound, s3err } from './errors.js';
@@ -92,7 +92,7 @@ export class Catalog {
   }
 
   private async loadBucket(name: string): Promise<BucketIndex> {
-    const meta = await readJson<{ created: string }>(join(this.layout.bucket(name), 'bucket.json'));
+    const meta = readJson<{ created: string }>(join(this.layout.bucket(name), 'bucket.json'));
     const created = meta?.created ?? (await stat(this.layout.bucket(name))).mtime.toISOString();
     const index = new BucketIndex(created);
     const referenced = new Set<string>();
@@ -101,8 +101,9 @@ export class Catalog {
     for (const fan of await listDir(objects)) {
       for (const f of await listDir(join(objects, fan))) if (f.endsWith('.json')) files.push(join(objects, fan, f));
     }
+    // Read in parallel, not with the synchronous hot-path calls: at start, a cold disk holds them.
     await eachLimit(files, 32, async (file) => {
-      const m = await readJson<Manifest>(file).catch(() => undefined);
+      const m = await readFile(file, 'utf8').then((text) => JSON.parse(text) as Manifest).catch(() => undefined);
       if (!m || typeof m.key !== 'string') return;
       index.set(m.key, { size: m.size, etag: m.etag, lastModified: m.lastModified, data: m.data });
       referenced.add(m.data);
@@ -138,7 +139,7 @@ export class Catalog {
     for (const dir of [this.layout.objects(bucket), this.layout.dataRoot(bucket), this.layout.uploads(bucket)]) {
       await mkdir(dir, { recursive: true });
     }
-    await writeJsonAtomic(this.layout, join(this.layout.bucket(bucket), 'bucket.json'), { created });
+    writeJsonAtomic(this.layout, join(this.layout.bucket(bucket), 'bucket.json'), { created });
     if (!this.buckets.has(bucket)) this.buckets.set(bucket, new BucketIndex(created));
   }
 

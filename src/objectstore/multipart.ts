@@ -4,7 +4,7 @@
 // writes a manifest, O(number of parts) whatever the object size.
 
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { mkdirSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { receiveSmall, receiveToFile } from './body.js';
 import { isNotFound, S3Error, s3err } from './errors.js';
@@ -22,11 +22,11 @@ export async function createUpload(ctx: StoreContext, r: S3Request): Promise<voi
   ctx.catalog.get(r.bucket);
   const uploadId = newId();
   const dir = ctx.layout.upload(r.bucket, uploadId);
-  await mkdir(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true });
   const info: UploadInfo = { v: 1, key: r.key, initiated: new Date().toISOString(), ...storedHeaders(r.req) };
   // Written in place, not through a temp file: nobody knows the id before this answer, and
   // a half-written record (a crash now) only loses an upload whose id never reached a client.
-  await writeFile(join(dir, 'upload.json'), JSON.stringify(info), { flag: 'wx' });
+  writeFileSync(join(dir, 'upload.json'), JSON.stringify(info), { flag: 'wx' });
   rememberUpload(ctx, `${r.bucket}/${uploadId}`, info);
   sendXml(r.res, 200, xmlDocument('InitiateMultipartUploadResult', [
     el('Bucket', r.bucket),
@@ -49,7 +49,7 @@ async function loadUpload(ctx: StoreContext, bucket: string, key: string, id: st
   const cacheId = `${bucket}/${id}`;
   let info = ctx.uploads.get(cacheId);
   if (!info) {
-    info = await readJson<UploadInfo>(join(dir, 'upload.json'));
+    info = readJson<UploadInfo>(join(dir, 'upload.json'));
     if (info) rememberUpload(ctx, cacheId, info);
   }
   if (!info || info.key !== key) throw s3err('NoSuchUpload');
@@ -81,23 +81,41 @@ export async function uploadPart(ctx: StoreContext, r: S3Request): Promise<void>
     // Per-upload lock: two uploads of one part number cannot delete each other's file, and
     // Complete never sees a part replaced between its check and its rename (completeUpload).
     await ctx.locks.run(uploadLock(upload.id), async () => {
-      const fresh = await mkdir(partDir).then(
-        () => true,
-        (err: NodeJS.ErrnoException) => {
-          if (err.code !== 'EEXIST') throw err;
-          return false;
-        },
-      );
+      let fresh = true;
+      try {
+        mkdirSync(partDir);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+        fresh = false;
+      }
       // ENOENT here means the upload was completed or aborted meanwhile: never recreate it.
-      await rename(tmp, join(partDir, md5hex));
+      renameSync(tmp, join(partDir, md5hex));
       // A part sent again may have other bytes: only its latest file stays.
-      if (!fresh) for (const f of await readdir(partDir)) if (f !== md5hex) await unlink(join(partDir, f)).catch(() => undefined);
+      if (!fresh) for (const f of readdirSync(partDir)) if (f !== md5hex) unlinkQuietly(join(partDir, f));
     });
   } catch (err) {
-    await unlink(tmp).catch(() => undefined);
+    unlinkQuietly(tmp);
     throw isNotFound(err) ? s3err('NoSuchUpload') : err;
   }
   sendEmpty(r.res, 200, { ETag: `"${md5hex}"` });
+}
+
+function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // already gone
+  }
+}
+
+const statOrUndefined = (path: string) => statSync(path, { throwIfNoEntry: false });
+
+function listQuietly(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
 }
 
 export interface StoredPart {
@@ -108,13 +126,13 @@ export interface StoredPart {
 }
 
 /** Parts currently in an upload, by number. */
-async function storedParts(dir: string): Promise<StoredPart[]> {
+function storedParts(dir: string): StoredPart[] {
   const parts: StoredPart[] = [];
-  for (const name of await readdir(dir)) {
+  for (const name of readdirSync(dir)) {
     if (!/^\d{5}$/.test(name)) continue;
-    for (const file of await readdir(join(dir, name)).catch(() => [])) {
+    for (const file of listQuietly(join(dir, name))) {
       if (!MD5_HEX.test(file)) continue;
-      const st = await stat(join(dir, name, file)).catch(() => undefined);
+      const st = statOrUndefined(join(dir, name, file));
       if (st) parts.push({ n: Number(name), md5: file, size: st.size, mtime: st.mtime });
     }
   }
@@ -142,7 +160,7 @@ export async function listParts(ctx: StoreContext, r: S3Request): Promise<void> 
   const upload = await uploadOf(ctx, r);
   const maxParts = Math.min(Number(r.query.get('max-parts') ?? 1000) || 1000, 1000);
   const marker = Number(r.query.get('part-number-marker') ?? 0) || 0;
-  const all = (await storedParts(upload.dir)).filter((p) => p.n > marker);
+  const all = storedParts(upload.dir).filter((p) => p.n > marker);
   const page = all.slice(0, maxParts);
   const truncated = all.length > page.length;
   sendXml(r.res, 200, xmlDocument('ListPartsResult', [
@@ -178,25 +196,17 @@ export async function abortUpload(ctx: StoreContext, r: S3Request): Promise<void
   sendEmpty(r.res, 204);
 }
 
-/** One stat per listed part (the file name is its MD5), a few in flight: O(parts), no byte is read. */
-async function checkParts(dir: string, requested: CompletePart[]): Promise<PartRef[]> {
-  const parts: PartRef[] = new Array(requested.length);
-  let next = 0;
-  const check = async (): Promise<void> => {
-    while (next < requested.length) {
-      const i = next++;
-      const p = requested[i]!;
-      // Clients send ETags quoted or bare; the hex check also keeps the value out of path tricks.
-      const md5 = p.etag.replace(/"/g, '').trim().toLowerCase();
-      const file = `${partDirName(p.partNumber)}/${md5}`;
-      const st = MD5_HEX.test(md5) ? await stat(join(dir, file)).catch(() => undefined) : undefined;
-      if (!st) throw s3err('InvalidPart');
-      if (st.size < MIN_PART_SIZE && i < requested.length - 1) throw s3err('EntityTooSmall');
-      parts[i] = { n: p.partNumber, file, size: st.size, md5 };
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(16, requested.length) }, check));
-  return parts;
+/** One stat per listed part (the file name is its MD5): O(parts), no byte is read. */
+function checkParts(dir: string, requested: CompletePart[]): PartRef[] {
+  return requested.map((p, i) => {
+    // Clients send ETags quoted or bare; the hex check also keeps the value out of path tricks.
+    const md5 = p.etag.replace(/"/g, '').trim().toLowerCase();
+    const file = `${partDirName(p.partNumber)}/${md5}`;
+    const st = MD5_HEX.test(md5) ? statOrUndefined(join(dir, file)) : undefined;
+    if (!st) throw s3err('InvalidPart');
+    if (st.size < MIN_PART_SIZE && i < requested.length - 1) throw s3err('EntityTooSmall');
+    return { n: p.partNumber, file, size: st.size, md5 };
+  });
 }
 
 export async function completeUpload(ctx: StoreContext, r: S3Request): Promise<void> {
@@ -230,11 +240,11 @@ async function completeOpen(ctx: StoreContext, bucket: string, upload: OpenUploa
   const dataDir = ctx.layout.data(bucket, upload.id);
   let total = 0;
   const parts = await ctx.locks.run(uploadLock(upload.id), async () => {
-    const found = await checkParts(upload.dir, requested);
+    const found = checkParts(upload.dir, requested);
     for (const p of found) total += p.size;
     if (size !== undefined && total !== size) throw s3err('InvalidPart', `the parts hold ${total} bytes, not ${size}`);
     try {
-      await rename(upload.dir, dataDir);
+      renameSync(upload.dir, dataDir);
     } catch (err) {
       throw isNotFound(err) ? s3err('NoSuchUpload') : err;
     } finally {
@@ -264,6 +274,6 @@ async function completeOpen(ctx: StoreContext, bucket: string, upload: OpenUploa
   // Parts uploaded but left out of the list are discarded, as S3 does. upload.json stays (a
   // few bytes): on a busy ext4 every unlink can wait for a journal commit, and this is the hot path.
   const keep = new Set(parts.map((p) => partDirName(p.n)).concat('upload.json'));
-  for (const name of await readdir(dataDir)) if (!keep.has(name)) await removeQuietly(join(dataDir, name));
+  for (const name of readdirSync(dataDir)) if (!keep.has(name)) await removeQuietly(join(dataDir, name));
   return manifest;
 }

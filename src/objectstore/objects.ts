@@ -1,7 +1,8 @@
 // Object operations: PutObject, GetObject/HeadObject (ranges across part
 // files), DeleteObject, DeleteObjects, CopyObject.
 
-import { copyFile, link, mkdir, rename, unlink } from 'node:fs/promises';
+import { mkdirSync, renameSync } from 'node:fs';
+import { copyFile, link, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { receiveSmall, receiveToFile } from './body.js';
 import { isNotFound, s3err } from './errors.js';
@@ -20,8 +21,8 @@ export async function putObject(ctx: StoreContext, r: S3Request): Promise<void> 
   const id = newId();
   const dataDir = ctx.layout.data(r.bucket, id);
   try {
-    await mkdir(dataDir);
-    await rename(tmp, join(dataDir, 'part'));
+    mkdirSync(dataDir);
+    renameSync(tmp, join(dataDir, 'part'));
     const md5hex = md5.toString('hex');
     const manifest: Manifest = {
       v: 1,
@@ -153,7 +154,7 @@ async function copyObject(ctx: StoreContext, r: S3Request, source: string): Prom
   const dataDir = ctx.layout.data(r.bucket, id);
   const srcDir = ctx.layout.data(src.bucket, m.data);
   try {
-    await mkdir(dataDir);
+    mkdirSync(dataDir);
     const parts: PartRef[] = [];
     for (const part of m.parts) {
       const file = partDirName(part.n);

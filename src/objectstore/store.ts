@@ -4,7 +4,7 @@
 // Readers pin the version they stream, so replacing or deleting an object
 // never cuts a download of the old bytes short.
 
-import { rename, unlink } from 'node:fs/promises';
+import { renameSync, unlinkSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Catalog } from './catalog.js';
@@ -52,7 +52,7 @@ export async function discard(ctx: StoreContext, path: string): Promise<boolean>
   }
   const trash = ctx.layout.tempFile();
   try {
-    await rename(path, trash);
+    renameSync(path, trash);
   } catch (err) {
     if (isNotFound(err)) return false;
     throw err;
@@ -74,7 +74,7 @@ export async function pinCurrent(
 ): Promise<{ manifest: Manifest; release: () => void } | undefined> {
   const index = ctx.catalog.get(bucket);
   for (let attempt = 0; attempt < 10; attempt++) {
-    const manifest = await readManifest(ctx.layout, bucket, key);
+    const manifest = readManifest(ctx.layout, bucket, key);
     if (!manifest) return undefined;
     // No await between the check and the pin: a commit either ran before (we retry) or finds us pinned.
     if (index.entries.get(key)?.data !== manifest.data) continue;
@@ -102,7 +102,7 @@ export async function commitObject(ctx: StoreContext, bucket: string, manifest: 
   await ctx.locks.run(lockId(bucket, manifest.key), async () => {
     // The index is authoritative (loaded at start, changed only under this lock): no manifest read needed.
     const old = index.entries.get(manifest.key);
-    await writeJsonAtomic(ctx.layout, ctx.layout.manifest(bucket, manifest.key), manifest);
+    writeJsonAtomic(ctx.layout, ctx.layout.manifest(bucket, manifest.key), manifest);
     index.set(manifest.key, { size: manifest.size, etag: manifest.etag, lastModified: manifest.lastModified, data: manifest.data });
     if (old && old.data !== manifest.data) await discard(ctx, ctx.layout.data(bucket, old.data));
   });
@@ -115,7 +115,7 @@ export async function removeObject(ctx: StoreContext, bucket: string, key: strin
     const old = index.entries.get(key);
     if (!old) return;
     try {
-      await unlink(ctx.layout.manifest(bucket, key));
+      unlinkSync(ctx.layout.manifest(bucket, key));
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }
