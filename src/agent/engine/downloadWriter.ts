@@ -3,14 +3,13 @@
 // the checks and no-clobber rename that turn a whole partial file into the file.
 import fs, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import type { Dispatcher } from 'undici';
 import type { AgentDb } from '../store/db.js';
 import type { DownloadSource } from './downloadSource.js';
 import type { DownloadItem } from './downloadItem.js';
 import type { EngineTuning } from './retry.js';
 import * as store from '../store/downloadStore.js';
 import { ItemError } from './downloadErrors.js';
-import { fetchRange, RangeHttpError } from './rangeFetch.js';
+import { fetchRange, RangeHttpError, type RangeTransport } from './rangeFetch.js';
 import { resolveInside } from './safePath.js';
 import { applyOwner, ensureDirs, exists, md5File, partPathOf, plainMd5, publishPart, reopenPart, reservePart, sameFile, type Owner } from './downloadFiles.js';
 
@@ -25,7 +24,7 @@ export interface WriterDeps {
   rootSegs: string[];
   owner: Owner;
   source: DownloadSource;
-  dispatcher: Dispatcher;
+  transport: RangeTransport;
   tuning: EngineTuning;
 }
 
@@ -69,7 +68,7 @@ export class DownloadWriter {
         const url = await this.urlOf(item, failed, signal);
         item.inFlight.set(idx, 0);
         try {
-          const etag = await fetchRange({ url, start, end, total: item.size, etag: item.etag, fh, signal, dispatcher: this.d.dispatcher, onBytes });
+          const etag = await fetchRange({ url, start, end, total: item.size, etag: item.etag, fh, signal, transport: this.d.transport, onBytes });
           if (etag && !item.etag && item.epoch === epoch) {
             item.etag = etag;
             store.setItemEtag(this.d.db, this.d.downloadId, item.fileId, etag);

@@ -5,6 +5,7 @@ import type { FileHandle } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { Agent, request, type Dispatcher } from 'undici';
 import { BatchedWriter, LocalWriteError } from './batchedWriter.js';
+import { PlainGetUnsupported, PlainPool, type PlainBody } from './plainGet.js';
 
 /** The store answered with an HTTP error status. */
 export class RangeHttpError extends Error {
@@ -20,9 +21,30 @@ export class RangeHttpError extends Error {
 export class RangeMismatchError extends Error {}
 
 
-/** stallMs: how long the store may stay silent (no headers, no body bytes) before the range is given up and retried. */
-export function createRangeDispatcher(stallMs: number): Dispatcher {
-  return new Agent({ headersTimeout: stallMs, bodyTimeout: stallMs, connect: { timeout: stallMs }, keepAliveTimeout: 10_000 });
+/** How ranges are fetched: plain http through PlainPool (reused read buffers), the rest through undici. */
+export interface RangeTransport {
+  undici: Dispatcher;
+  plain: PlainPool;
+  /** How long the store may stay silent (no headers, no body bytes) before the range is given up and retried. */
+  stallMs: number;
+  /** Origins that answered something PlainPool cannot read: undici serves them from then on. */
+  notPlain: Set<string>;
+  close(): Promise<void>;
+}
+
+export function createRangeTransport(stallMs: number): RangeTransport {
+  const undici = new Agent({ headersTimeout: stallMs, bodyTimeout: stallMs, connect: { timeout: stallMs }, keepAliveTimeout: 10_000 });
+  const plain = new PlainPool();
+  return {
+    undici,
+    plain,
+    stallMs,
+    notPlain: new Set(),
+    async close() {
+      plain.close();
+      await undici.close();
+    },
+  };
 }
 
 export interface RangeRequest {
@@ -36,7 +58,7 @@ export interface RangeRequest {
   etag: string | null;
   fh: FileHandle;
   signal: AbortSignal;
-  dispatcher: Dispatcher;
+  transport: RangeTransport;
   /** Called as bytes land in the file, for progress. */
   onBytes(n: number): void;
 }
@@ -49,13 +71,29 @@ function parseContentRange(v: string | string[] | undefined): [number, number, n
 const header = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 
 /** Fetches bytes start..end into the file at the same offsets; resolves with the object's ETag. */
+interface Answer {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Dispatcher.ResponseData['body'] | PlainBody;
+}
+
+async function get(r: RangeRequest): Promise<Answer> {
+  const headers = { range: `bytes=${r.start}-${r.end}` };
+  const url = new URL(r.url);
+  const t = r.transport;
+  if (url.protocol === 'http:' && !t.notPlain.has(url.origin)) {
+    try {
+      return await t.plain.get(url, { headers, signal: r.signal, stallMs: t.stallMs });
+    } catch (err) {
+      if (!(err instanceof PlainGetUnsupported)) throw err;
+      t.notPlain.add(url.origin);
+    }
+  }
+  return request(r.url, { method: 'GET', headers, signal: r.signal, dispatcher: t.undici });
+}
+
 export async function fetchRange(r: RangeRequest): Promise<string | null> {
-  const res = await request(r.url, {
-    method: 'GET',
-    headers: { range: `bytes=${r.start}-${r.end}` },
-    signal: r.signal,
-    dispatcher: r.dispatcher,
-  });
+  const res = await get(r);
   try {
     if (res.statusCode >= 400) {
       const text = (await res.body.text().catch(() => '')).slice(0, 300);
@@ -83,7 +121,11 @@ export async function fetchRange(r: RangeRequest): Promise<string | null> {
         }
       },
       r.start,
-      r.onBytes,
+      (n) => {
+        // Written: the plain client may read into those bytes' buffers again.
+        if ('release' in res.body) res.body.release(n);
+        r.onBytes(n);
+      },
     );
     try {
       await receive(res.body, writer, length);
@@ -104,7 +146,7 @@ export async function fetchRange(r: RangeRequest): Promise<string | null> {
  * write. Flowing 'data' events hand over each chunk as read; the async
  * iterator would concatenate (copy) whatever piled up meanwhile.
  */
-function receive(body: Readable, writer: BatchedWriter, length: number): Promise<void> {
+function receive(body: Readable | PlainBody, writer: BatchedWriter, length: number): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     let received = 0;
     let settled = false;

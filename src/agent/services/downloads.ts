@@ -18,7 +18,7 @@ import { DownloadWriter } from '../engine/downloadWriter.js';
 import { DownloadSource } from '../engine/downloadSource.js';
 import { planDownload } from '../engine/downloadPlan.js';
 import { packageFolderName } from '../engine/safePath.js';
-import { createRangeDispatcher } from '../engine/rangeFetch.js';
+import { createRangeTransport } from '../engine/rangeFetch.js';
 import { ThrottledFeed } from '../engine/feed.js';
 import { engineTuning } from '../engine/retry.js';
 import { removeQuietly, partPathOf } from '../engine/downloadFiles.js';
@@ -62,7 +62,7 @@ export function createDownloadsService(ctx: AgentContext) {
   const jobs = new Map<string, DownloadJob>();
   const clients = new Map<string, HostedHttp>();
   const tuning = engineTuning();
-  const dispatcher = createRangeDispatcher(tuning.timeoutMs);
+  const transport = createRangeTransport(tuning.timeoutMs);
   const hostedOrigin = URL.canParse(ctx.config.hostedUrl) ? new URL(ctx.config.hostedUrl).origin : '';
 
   /** The agent's own service keeps its path prefix; a Link of another host is served from its origin. */
@@ -87,7 +87,7 @@ export function createDownloadsService(ctx: AgentContext) {
       rootSegs: JSON.parse(row.root_segments) as string[],
       owner: { uid: row.user_id, gid: row.group_id },
       source,
-      dispatcher,
+      transport,
       tuning,
     });
     const items = stored.items.map((r) => new DownloadItem(r, row.chunk_size, stored.ranges.get(r.file_id) ?? []));
@@ -251,7 +251,7 @@ export function createDownloadsService(ctx: AgentContext) {
       feed.close();
       await Promise.all(all().map((j) => j.stop()));
       await Promise.all([...clients.values()].map((c) => c.close().catch(() => {})));
-      await dispatcher.close().catch(() => {});
+      await transport.close().catch(() => {});
     },
   };
 }

@@ -1,0 +1,202 @@
+// The plain-HTTP GET client of downloads (src/agent/engine/plainGet.ts) against
+// real sockets: raw `net` servers, so each test controls exactly what the
+// "store" sends and when.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, test } from 'vitest';
+import { PlainGetUnsupported, PlainPool, type PlainAnswer } from '../../../src/agent/engine/plainGet.js';
+import { createRangeTransport, fetchRange } from '../../../src/agent/engine/rangeFetch.js';
+
+interface Served {
+  url: URL;
+  connections: () => number;
+  close(): Promise<void>;
+}
+
+const open: Served[] = [];
+const pools: PlainPool[] = [];
+afterEach(async () => {
+  for (const p of pools.splice(0)) p.close();
+  await Promise.all(open.splice(0).map((s) => s.close()));
+});
+
+/** A server that answers every request on a connection with `answer(socket, n)` (n counts requests on it). */
+async function serve(answer: (socket: net.Socket, n: number) => void): Promise<Served> {
+  let connections = 0;
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    connections++;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => undefined);
+    let buf = '';
+    let n = 0;
+    socket.on('data', (d) => {
+      buf += d.toString('latin1');
+      while (buf.includes('\r\n\r\n')) {
+        buf = buf.slice(buf.indexOf('\r\n\r\n') + 4);
+        answer(socket, n++);
+      }
+    });
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  const served = {
+    url: new URL(`http://127.0.0.1:${(server.address() as net.AddressInfo).port}/bucket/key?x=1`),
+    connections: () => connections,
+    close: () =>
+      new Promise<void>((ok) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => ok());
+      }),
+  };
+  open.push(served);
+  return served;
+}
+
+const head = (length: number, status = 206) => `HTTP/1.1 ${status} X\r\nContent-Length: ${length}\r\nETag: "abc"\r\n\r\n`;
+
+function pool(): PlainPool {
+  const p = new PlainPool();
+  pools.push(p);
+  return p;
+}
+
+const get = (p: PlainPool, s: Served, stallMs = 5_000, signal = new AbortController().signal) =>
+  p.get(s.url, { headers: { range: 'bytes=0-9' }, signal, stallMs });
+
+/** Reads the whole body; with `release`, gives each chunk back at once (as the writer does once it is written). */
+function readAll(a: PlainAnswer, release = true): Promise<{ data: Buffer; buffers: Set<ArrayBufferLike> }> {
+  return new Promise((ok, no) => {
+    const parts: Buffer[] = [];
+    const buffers = new Set<ArrayBufferLike>();
+    a.body.on('error', no);
+    a.body.on('end', () => ok({ data: Buffer.concat(parts), buffers }));
+    a.body.on('data', (c) => {
+      parts.push(Buffer.from(c));
+      buffers.add(c.buffer);
+      if (release) a.body.release(c.length);
+    });
+  });
+}
+
+describe('plainGet', () => {
+  test('reads a head split over several writes and a large body in order, into a fixed ring of buffers', async () => {
+    const body = randomBytes(8 << 20);
+    const s = await serve((socket) => {
+      const h = head(body.length);
+      socket.write(h.slice(0, 7));
+      setTimeout(() => socket.write(h.slice(7) + body.subarray(0, 100).toString('latin1'), 'latin1'), 20);
+      setTimeout(() => socket.write(body.subarray(100)), 40);
+    });
+    const a = await get(pool(), s);
+    expect(a.statusCode).toBe(206);
+    expect(a.headers.etag).toBe('"abc"');
+    const { data, buffers } = await readAll(a);
+    expect(data.equals(body)).toBe(true);
+    // 8 MiB came in 64 KiB reads or smaller: all of them into the same few buffers, none allocated per read.
+    expect(buffers.size).toBeLessThanOrEqual(24);
+    a.body.destroy();
+  });
+
+  test('keeps the connection for the next GET once the answer is read and released', async () => {
+    const s = await serve((socket) => socket.write(head(10) + '0123456789'));
+    const p = pool();
+    for (let i = 0; i < 3; i++) {
+      const a = await get(p, s);
+      expect((await readAll(a)).data.toString()).toBe('0123456789');
+      a.body.destroy();
+    }
+    expect(s.connections()).toBe(1);
+  });
+
+  test('stops reading while every buffer is held, and goes on as they are released', async () => {
+    const body = randomBytes(4 << 20);
+    const s = await serve((socket) => socket.write(head(body.length) + body.toString('latin1'), 'latin1'));
+    const a = await get(pool(), s);
+    const held: Buffer[] = [];
+    const parts: Buffer[] = [];
+    let seen = 0;
+    const ended = new Promise<void>((ok, no) => {
+      a.body.on('end', ok);
+      a.body.on('error', no);
+    });
+    a.body.on('data', (c) => {
+      held.push(c);
+      parts.push(Buffer.from(c));
+      seen += c.length;
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    // Nothing released: at most the ring (24 x 64 KiB) was read.
+    expect(seen).toBeLessThanOrEqual(24 * 64 * 1024);
+    expect(seen).toBeLessThan(body.length);
+    const releaser = setInterval(() => {
+      const c = held.shift();
+      if (c) a.body.release(c.length);
+    }, 1);
+    await ended;
+    clearInterval(releaser);
+    expect(Buffer.concat(parts).equals(body)).toBe(true);
+    a.body.destroy();
+  });
+
+  test('refuses an answer without Content-Length, which the caller then gets elsewhere', async () => {
+    const s = await serve((socket) => socket.write('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n'));
+    await expect(get(pool(), s)).rejects.toBeInstanceOf(PlainGetUnsupported);
+  });
+
+  test('fails a store that falls silent with ETIMEDOUT, but not while the reader holds the bytes', async () => {
+    const s = await serve((socket) => socket.write(head(10) + '01234'));
+    const a = await get(pool(), s, 150);
+    const failure = new Promise<Error>((ok) => a.body.on('error', ok));
+    a.body.on('data', () => undefined);
+    expect(((await failure) as NodeJS.ErrnoException).code).toBe('ETIMEDOUT');
+
+    const quiet = await serve((socket) => socket.write(head(10) + '0123456789'));
+    const b = await get(pool(), quiet, 100);
+    b.body.pause();
+    await new Promise((r) => setTimeout(r, 300)); // paused longer than stallMs: our wait, not the store's
+    expect((await readAll(b)).data.toString()).toBe('0123456789');
+  });
+
+  test('ends with an error when the store closes early, sends too much, or the caller aborts', async () => {
+    const early = await serve((socket) => socket.end(head(10) + '01234'));
+    const a = await get(pool(), early);
+    await expect(readAll(a)).rejects.toMatchObject({ code: 'ECONNRESET' });
+
+    const much = await serve((socket) => socket.write(head(3) + '0123456789'));
+    const b = await get(pool(), much);
+    await expect(readAll(b)).rejects.toMatchObject({ code: 'EPROTO' });
+
+    const slow = await serve((socket) => socket.write(head(10) + '01'));
+    const ac = new AbortController();
+    const c = await get(pool(), slow, 5_000, ac.signal);
+    const read = readAll(c);
+    ac.abort();
+    await expect(read).rejects.toMatchObject({ name: 'AbortError' });
+  });
+
+  test('fetchRange reads through it, and turns to undici for an origin that answers without Content-Length', async () => {
+    const chunked = await serve((socket) =>
+      socket.write('HTTP/1.1 206 X\r\nContent-Range: bytes 0-9/10\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n01234\r\n5\r\n56789\r\n0\r\n\r\n'),
+    );
+    const plain = await serve((socket) => socket.write('HTTP/1.1 206 X\r\nContent-Range: bytes 0-9/10\r\nContent-Length: 10\r\n\r\nabcdefghij'));
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-plainget-'));
+    const transport = createRangeTransport(5_000);
+    try {
+      for (const [s, want] of [[plain, 'abcdefghij'], [chunked, '0123456789']] as const) {
+        const fh = await fs.open(path.join(dir, 'f'), 'w+');
+        const etag = await fetchRange({ url: s.url.href, start: 0, end: 9, total: 10, etag: null, fh, signal: new AbortController().signal, transport, onBytes: () => undefined });
+        await fh.close();
+        expect(etag).toBeNull();
+        expect(await fs.readFile(path.join(dir, 'f'), 'utf8')).toBe(want);
+      }
+      expect([...transport.notPlain]).toEqual([chunked.url.origin]);
+    } finally {
+      await transport.close();
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+});
