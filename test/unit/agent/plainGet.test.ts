@@ -2,19 +2,10 @@
 // real sockets: raw `net` servers, so each test controls exactly what the
 // "store" sends and when.
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs/promises';
 import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { PlainGetUnsupported, PlainPool, type PlainAnswer } from '../../../src/agent/engine/plainGet.js';
-import { createRangeTransport, fetchRange } from '../../../src/agent/engine/rangeFetch.js';
-
-interface Served {
-  url: URL;
-  connections: () => number;
-  close(): Promise<void>;
-}
+import { serveRaw, type Served } from '../../helpers/rawHttp.js';
 
 const open: Served[] = [];
 const pools: PlainPool[] = [];
@@ -23,37 +14,10 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((s) => s.close()));
 });
 
-/** A server that answers every request on a connection with `answer(socket, n)` (n counts requests on it). */
 async function serve(answer: (socket: net.Socket, n: number) => void): Promise<Served> {
-  let connections = 0;
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((socket) => {
-    connections++;
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => undefined);
-    let buf = '';
-    let n = 0;
-    socket.on('data', (d) => {
-      buf += d.toString('latin1');
-      while (buf.includes('\r\n\r\n')) {
-        buf = buf.slice(buf.indexOf('\r\n\r\n') + 4);
-        answer(socket, n++);
-      }
-    });
-  });
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  const served = {
-    url: new URL(`http://127.0.0.1:${(server.address() as net.AddressInfo).port}/bucket/key?x=1`),
-    connections: () => connections,
-    close: () =>
-      new Promise<void>((ok) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => ok());
-      }),
-  };
-  open.push(served);
-  return served;
+  const s = await serveRaw(answer);
+  open.push(s);
+  return s;
 }
 
 const head = (length: number, status = 206) => `HTTP/1.1 ${status} X\r\nContent-Length: ${length}\r\nETag: "abc"\r\n\r\n`;
@@ -176,27 +140,5 @@ describe('plainGet', () => {
     const read = readAll(c);
     ac.abort();
     await expect(read).rejects.toMatchObject({ name: 'AbortError' });
-  });
-
-  test('fetchRange reads through it, and turns to undici for an origin that answers without Content-Length', async () => {
-    const chunked = await serve((socket) =>
-      socket.write('HTTP/1.1 206 X\r\nContent-Range: bytes 0-9/10\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n01234\r\n5\r\n56789\r\n0\r\n\r\n'),
-    );
-    const plain = await serve((socket) => socket.write('HTTP/1.1 206 X\r\nContent-Range: bytes 0-9/10\r\nContent-Length: 10\r\n\r\nabcdefghij'));
-    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-plainget-'));
-    const transport = createRangeTransport(5_000);
-    try {
-      for (const [s, want] of [[plain, 'abcdefghij'], [chunked, '0123456789']] as const) {
-        const fh = await fs.open(path.join(dir, 'f'), 'w+');
-        const etag = await fetchRange({ url: s.url.href, start: 0, end: 9, total: 10, etag: null, fh, signal: new AbortController().signal, transport, onBytes: () => undefined });
-        await fh.close();
-        expect(etag).toBeNull();
-        expect(await fs.readFile(path.join(dir, 'f'), 'utf8')).toBe(want);
-      }
-      expect([...transport.notPlain]).toEqual([chunked.url.origin]);
-    } finally {
-      await transport.close();
-      await fs.rm(dir, { recursive: true, force: true });
-    }
   });
 });
