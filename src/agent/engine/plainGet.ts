@@ -111,7 +111,14 @@ export class PlainPool {
     if (this.closed) return Promise.reject(new Error('the download connections are closed'));
     const port = Number(url.port || 80);
     const key = `${url.hostname}:${port}`;
-    return exchange(this.take(key, url.hostname, port), url, o, (c) => this.keep(key, c));
+    const keep = (c: Conn) => this.keep(key, c);
+    const idle = this.takeIdle(key);
+    if (!idle) return exchange(new Conn(url.hostname, port), url, o, keep);
+    // A kept connection the store closed meanwhile fails before any answer: a GET can go again, once, on a new one.
+    return exchange(idle, url, o, keep).catch((err: NodeJS.ErrnoException) => {
+      if (o.signal.aborted || (err.code !== 'ECONNRESET' && err.code !== 'EPIPE')) throw err;
+      return exchange(new Conn(url.hostname, port), url, o, keep);
+    });
   }
 
   /** Closes the idle connections; exchanges under way end by themselves. */
@@ -120,9 +127,9 @@ export class PlainPool {
     for (const [key, list] of this.idle) for (const c of [...list]) this.drop(key, c);
   }
 
-  private take(key: string, host: string, port: number): Conn {
+  private takeIdle(key: string): Conn | undefined {
     const c = this.idle.get(key)?.pop();
-    if (!c) return new Conn(host, port);
+    if (!c) return undefined;
     clearTimeout(c.idleTimer);
     c.socket.ref();
     return c;

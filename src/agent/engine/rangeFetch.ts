@@ -20,7 +20,6 @@ export class RangeHttpError extends Error {
 /** The answer does not fit the object we are fetching (another size, another ETag): retrying will not help. */
 export class RangeMismatchError extends Error {}
 
-
 /** How ranges are fetched: plain http through PlainPool (reused read buffers), the rest through undici. */
 export interface RangeTransport {
   undici: Dispatcher;
@@ -70,7 +69,6 @@ function parseContentRange(v: string | string[] | undefined): [number, number, n
 
 const header = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 
-/** Fetches bytes start..end into the file at the same offsets; resolves with the object's ETag. */
 interface Answer {
   statusCode: number;
   headers: Record<string, string | string[] | undefined>;
@@ -104,6 +102,7 @@ function inTurn<T>(fh: FileHandle, fn: () => Promise<T>): Promise<T> {
   return p;
 }
 
+/** Fetches bytes start..end into the file at the same offsets; resolves with the object's ETag. */
 export async function fetchRange(r: RangeRequest): Promise<string | null> {
   const res = await get(r);
   try {

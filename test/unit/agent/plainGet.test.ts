@@ -76,6 +76,18 @@ describe('plainGet', () => {
     expect(s.connections()).toBe(1);
   });
 
+  test('sends a GET again on a new connection when a kept one turns out closed, once', async () => {
+    // The store drops each connection at its second request, as one whose idle timeout just ran out.
+    const s = await serve((socket, n) => (n === 0 ? socket.write(head(10) + '0123456789') : socket.destroy()));
+    const p = pool();
+    for (let i = 0; i < 2; i++) {
+      const a = await get(p, s);
+      expect((await readAll(a)).data.toString()).toBe('0123456789');
+      a.body.destroy();
+    }
+    expect(s.connections()).toBe(2);
+  });
+
   test('stops reading while every buffer is held, and goes on as they are released', async () => {
     const body = randomBytes(4 << 20);
     const s = await serve((socket) => socket.write(head(body.length) + body.toString('latin1'), 'latin1'));
