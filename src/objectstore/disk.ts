@@ -58,7 +58,17 @@ export interface UploadInfo {
 }
 
 const ID_RE = /^[0-9a-f]{32}$/;
-export const newId = (): string => randomBytes(16).toString('hex');
+let idPool = Buffer.alloc(0);
+let idAt = 0;
+/** 32 random hex digits; random bytes are drawn 4 KiB at a time (three ids per small object). */
+export function newId(): string {
+  if (idAt === idPool.length) {
+    idPool = randomBytes(4096);
+    idAt = 0;
+  }
+  idAt += 16;
+  return idPool.toString('hex', idAt - 16, idAt);
+}
 export const isId = (s: string): boolean => ID_RE.test(s);
 export const keyHash = (key: string): string => createHash('sha256').update(key, 'utf8').digest('hex');
 export const partDirName = (n: number): string => String(n).padStart(5, '0');
