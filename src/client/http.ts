@@ -41,15 +41,18 @@ function authHeaders(c: Credentials | undefined): Record<string, string> {
 export class HostedHttp {
   private readonly pool: Pool;
   readonly baseUrl: string;
+  /** The base URL's path, put before every request path. */
+  private readonly prefix: string;
 
   constructor(baseUrl: string) {
     this.baseUrl = baseUrl.replace(/\/+$/, '');
     const u = new URL(this.baseUrl);
+    this.prefix = u.pathname.replace(/\/+$/, '');
     this.pool = new Pool(u.origin, { connections: 32, keepAliveTimeout: 10_000 });
   }
 
   async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
-    const prefix = new URL(this.baseUrl).pathname.replace(/\/+$/, '');
+    const prefix = this.prefix;
     const qs = new URLSearchParams();
     for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) qs.set(k, String(v));
     const fullPath = `${prefix}${path}${qs.size ? `?${qs}` : ''}`;

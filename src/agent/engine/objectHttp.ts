@@ -77,14 +77,19 @@ export class ObjectHttp {
       timer.refresh();
     }
     const body = sent();
+    // The caller's abort ends the request too. A listener, not AbortSignal.any: that one costs
+    // ~20 µs a part on Node 20 and keeps each part's signal on the run's until a collection.
+    const onAbort = () => stalled.abort(signal!.reason);
+    if (signal?.aborted) onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
     let answer: ObjectAnswer;
     try {
-      const both = signal ? AbortSignal.any([signal, stalled.signal]) : stalled.signal;
-      answer = await this.request(bp, body as unknown as Dispatcher.DispatchOptions['body'], length, both);
+      answer = await this.request(bp, body as unknown as Dispatcher.DispatchOptions['body'], length, stalled.signal);
     } catch (err) {
       hash.discard();
       throw err;
     } finally {
+      signal?.removeEventListener('abort', onAbort);
       clearTimeout(timer);
       // Closes the file should the body have been left part-read.
       await body.return(undefined);
