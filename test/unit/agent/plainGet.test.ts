@@ -46,6 +46,18 @@ function readAll(a: PlainAnswer, release = true): Promise<{ data: Buffer; buffer
   });
 }
 
+/** `n` GETs one after the other through one pool, each read whole and ended: their bodies. */
+async function getsInTurn(s: Served, n: number): Promise<string[]> {
+  const p = pool();
+  const bodies: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const a = await get(p, s);
+    bodies.push((await readAll(a)).data.toString());
+    a.body.destroy();
+  }
+  return bodies;
+}
+
 describe('plainGet', () => {
   test('reads a head split over several writes and a large body in order, into a fixed ring of buffers', async () => {
     const body = randomBytes(8 << 20);
@@ -67,24 +79,14 @@ describe('plainGet', () => {
 
   test('keeps the connection for the next GET once the answer is read and released', async () => {
     const s = await serve((socket) => socket.write(head(10) + '0123456789'));
-    const p = pool();
-    for (let i = 0; i < 3; i++) {
-      const a = await get(p, s);
-      expect((await readAll(a)).data.toString()).toBe('0123456789');
-      a.body.destroy();
-    }
+    expect(await getsInTurn(s, 3)).toEqual(Array(3).fill('0123456789'));
     expect(s.connections()).toBe(1);
   });
 
   test('sends a GET again on a new connection when a kept one turns out closed, once', async () => {
     // The store drops each connection at its second request, as one whose idle timeout just ran out.
     const s = await serve((socket, n) => (n === 0 ? socket.write(head(10) + '0123456789') : socket.destroy()));
-    const p = pool();
-    for (let i = 0; i < 2; i++) {
-      const a = await get(p, s);
-      expect((await readAll(a)).data.toString()).toBe('0123456789');
-      a.body.destroy();
-    }
+    expect(await getsInTurn(s, 2)).toEqual(Array(2).fill('0123456789'));
     expect(s.connections()).toBe(2);
   });
 
