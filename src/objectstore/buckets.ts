@@ -4,7 +4,7 @@
 import { s3err } from './errors.js';
 import { sendEmpty, sendXml } from './http.js';
 import { listPage, type ListPage } from './listing.js';
-import { awsUriEncode } from './sigv4.js';
+import { awsUriEncode } from '../sigv4/sign.js';
 import type { S3Request, StoreContext } from './store.js';
 import { el, xmlDocument, type XmlChild } from './xml.js';
 

@@ -10,7 +10,7 @@ import { receiveSmall, receiveToFile } from './body.js';
 import { isNotFound, S3Error, s3err } from './errors.js';
 import { isId, newId, partDirName, readJson, removeQuietly, type Manifest, type PartRef, type UploadInfo } from './disk.js';
 import { sendEmpty, sendXml, storedHeaders } from './http.js';
-import { awsUriEncode } from './sigv4.js';
+import { awsUriEncode } from '../sigv4/sign.js';
 import { commitObject, discard, type S3Request, type StoreContext } from './store.js';
 import { el, parseCompleteMultipartUpload, xmlDocument, type CompletePart } from './xml.js';
 

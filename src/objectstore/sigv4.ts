@@ -9,7 +9,6 @@ import type { IncomingMessage } from 'node:http';
 import { ALGORITHM, awsUriEncode, canonicalQuery, signCanonical, signingKey, UNSIGNED_PAYLOAD } from '../sigv4/sign.js';
 import { s3err } from './errors.js';
 
-export { awsUriEncode, UNSIGNED_PAYLOAD };
 export const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
 const MAX_SKEW_MS = 15 * 60 * 1000;
 const MAX_PRESIGN_SECONDS = 7 * 24 * 3600;

@@ -13,7 +13,7 @@ export function awsUriEncode(s: string): string {
   return encodeURIComponent(s).replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());
 }
 
-export const sha256hex = (s: string): string => createHash('sha256').update(s, 'utf8').digest('hex');
+const sha256hex = (s: string): string => createHash('sha256').update(s, 'utf8').digest('hex');
 const hmac = (key: Buffer | string, data: string): Buffer => createHmac('sha256', key).update(data, 'utf8').digest();
 
 const keyCache = new Map<string, Buffer>();
@@ -46,7 +46,7 @@ export function signCanonical(canonical: string, amzDate: string, scope: string,
 }
 
 /** yyyymmddThhmmssZ of a date. */
-export const amzDateOf = (d: Date): string => d.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+const amzDateOf = (d: Date): string => d.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
 
 export interface PresignInput {
   method: string;
