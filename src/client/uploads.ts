@@ -23,8 +23,9 @@ export const getPackage = (http: HostedHttp, packageId: string, c: Call) =>
 export const setPackageExpiry = (http: HostedHttp, packageId: string, body: ExpiryBody, c: Call) =>
   http.request<Package>('PUT', `/v1/packages/${encodeURIComponent(packageId)}/expiry`, { body, ...c });
 
-export const registerFile = (http: HostedHttp, packageId: string, body: RegisterFileBody, c: Call) =>
-  http.request<RegisterFileAnswer>('POST', `/v1/packages/${encodeURIComponent(packageId)}/files`, { body, ...c });
+/** With `count`, asks the service to start the upload and sign parts 1..count too (Ferry's services only; others ignore it). */
+export const registerFile = (http: HostedHttp, packageId: string, body: RegisterFileBody, c: Call, count?: number) =>
+  http.request<RegisterFileAnswer>('POST', `/v1/packages/${encodeURIComponent(packageId)}/files`, { body, query: { count }, ...c });
 
 /** Blueprints of parts `start + 1 .. start + count` (start is zero-based), in order. */
 export const partBlueprints = (http: HostedHttp, packageId: string, fileId: string, start: number, count: number, uploadId: string, c: Call) =>

@@ -1,14 +1,16 @@
 // The store's multipart control calls for the service that embeds it, made
-// in-process: listing parts, completing and aborting happen once or twice for
-// every file, and over HTTP each would cost a request, a SigV4 check, XML both
-// ways and the SDK's middleware on the service side. Failures are the same
+// in-process: starting, listing parts, completing and aborting happen once or
+// twice for every file, and over HTTP each would cost a request, a SigV4 check,
+// XML both ways and the SDK's middleware on the service side. Failures are the same
 // S3Error (code and status) an HTTP client would have been answered with.
-import { abort, complete, isOpen, partsOf } from './multipart.js';
+import { abort, complete, isOpen, openUpload, partsOf } from './multipart.js';
 import type { StoreContext } from './store.js';
 
 export interface LocalPart { partNumber: number; etag: string; size: number }
 
 export interface LocalStore {
+  /** Starts a multipart upload of `key` (no stored headers); resolves its id. */
+  createUpload(bucket: string, key: string): Promise<string>;
   listParts(bucket: string, key: string, uploadId: string): Promise<LocalPart[]>;
   /** Whether `uploadId` is an open upload of `key` (its record is cached: no part is looked at). */
   uploadExists(bucket: string, key: string, uploadId: string): Promise<boolean>;
@@ -19,6 +21,7 @@ export interface LocalStore {
 
 export function localStore(ctx: StoreContext): LocalStore {
   return {
+    createUpload: async (bucket, key) => openUpload(ctx, bucket, key, { headers: {}, meta: {} }),
     async listParts(bucket, key, uploadId) {
       return (await partsOf(ctx, bucket, key, uploadId)).map((p) => ({ partNumber: p.n, etag: `"${p.md5}"`, size: p.size }));
     },

@@ -19,20 +19,26 @@ const MAX_PARTS = 10_000;
 const MD5_HEX = /^[0-9a-f]{32}$/;
 
 export async function createUpload(ctx: StoreContext, r: S3Request): Promise<void> {
-  ctx.catalog.get(r.bucket);
-  const uploadId = newId();
-  const dir = ctx.layout.upload(r.bucket, uploadId);
-  mkdirSync(dir, { recursive: true });
-  const info: UploadInfo = { v: 1, key: r.key, initiated: new Date().toISOString(), ...storedHeaders(r.req) };
-  // Written in place, not through a temp file: nobody knows the id before this answer, and
-  // a half-written record (a crash now) only loses an upload whose id never reached a client.
-  writeFileSync(join(dir, 'upload.json'), JSON.stringify(info), { flag: 'wx' });
-  rememberUpload(ctx, `${r.bucket}/${uploadId}`, info);
+  const uploadId = openUpload(ctx, r.bucket, r.key, storedHeaders(r.req));
   sendXml(r.res, 200, xmlDocument('InitiateMultipartUploadResult', [
     el('Bucket', r.bucket),
     el('Key', r.key),
     el('UploadId', uploadId),
   ]));
+}
+
+/** Starts a multipart upload of `key` whose object will carry `stored` headers; returns its id. */
+export function openUpload(ctx: StoreContext, bucket: string, key: string, stored: Pick<UploadInfo, 'headers' | 'meta'>): string {
+  ctx.catalog.get(bucket);
+  const uploadId = newId();
+  const dir = ctx.layout.upload(bucket, uploadId);
+  mkdirSync(dir, { recursive: true });
+  const info: UploadInfo = { v: 1, key, initiated: new Date().toISOString(), ...stored };
+  // Written in place, not through a temp file: nobody knows the id before this answer, and
+  // a half-written record (a crash now) only loses an upload whose id never reached a client.
+  writeFileSync(join(dir, 'upload.json'), JSON.stringify(info), { flag: 'wx' });
+  rememberUpload(ctx, `${bucket}/${uploadId}`, info);
+  return uploadId;
 }
 
 function rememberUpload(ctx: StoreContext, id: string, info: UploadInfo): void {

@@ -74,6 +74,7 @@ export async function startObjectStoreThread(opts: Omit<ObjectStoreOptions, 'log
   }
   running = true;
   const local: LocalStore = {
+    createUpload: (...a) => call('createUpload', a),
     listParts: (...a) => call('listParts', a),
     uploadExists: (...a) => call('uploadExists', a),
     completeUpload: (...a) => call('completeUpload', a),

@@ -20,13 +20,14 @@ export async function createPackage(svc: TestService, actor: Actor, body: Record
   return { id: r.body.id, token: r.body.access_token, h: { 'x-package-token': r.body.access_token }, body: r.body };
 }
 
-export async function register(svc: TestService, pkg: Pkg, entry: { kind?: 'file' | 'directory'; name: string; path?: string; size?: number }) {
-  const r = await call(svc.url, 'POST', `/v1/packages/${pkg.id}/files`, {
+/** Registers an entry; with `count`, asks the service to start the upload and sign parts 1..count too. */
+export async function register(svc: TestService, pkg: Pkg, entry: { kind?: 'file' | 'directory'; name: string; path?: string; size?: number }, count?: number) {
+  const r = await call(svc.url, 'POST', `/v1/packages/${pkg.id}/files${count === undefined ? '' : `?count=${count}`}`, {
     headers: pkg.h,
     body: { kind: entry.kind ?? 'file', name: entry.name, path: entry.path ?? '', last_modified: '2024-05-01T10:00:00Z', size: entry.size },
   });
   expect(r.status, JSON.stringify(r.body)).toBe(201);
-  return r.body as { create_blueprint: any; file: any; max_chunk_count: number };
+  return r.body as { create_blueprint: any; file: any; max_chunk_count: number; upload_id?: string; upload_blueprints?: any[] };
 }
 
 /** Runs create_blueprint exactly as given and reads the UploadId out of the XML answer. */
@@ -50,9 +51,14 @@ export async function putParts(svc: TestService, pkg: Pkg, fileId: string, uploa
   });
   expect(r.status, JSON.stringify(r.body)).toBe(200);
   expect(r.body).toHaveLength(count);
+  return putWith(r.body, data, partSize);
+}
+
+/** PUTs `data` in parts of `partSize` through part blueprints 1, 2, ...; returns the parts as finalize wants them. */
+export async function putWith(blueprints: { url: string; method: string; headers: Record<string, string> }[], data: Buffer, partSize = 5 * MiB): Promise<Part[]> {
   const parts: Part[] = [];
-  for (let i = 0; i < count; i++) {
-    const bp = r.body[i];
+  for (let i = 0; i * partSize < data.length || i === 0; i++) {
+    const bp = blueprints[i]!;
     expect(bp.method).toBe('PUT');
     const res = await fetch(bp.url, { method: 'PUT', headers: bp.headers, body: data.subarray(i * partSize, (i + 1) * partSize) });
     expect(res.status, await res.clone().text()).toBe(200);

@@ -221,10 +221,11 @@ export class UploadRun implements Transfer {
   }
 
   private async register(f: FileTransfer): Promise<void> {
-    const reg = await registerOnService(this.e, this.u, f.row, this.abort.signal);
+    const { registration: reg, blueprints } = await registerOnService(this.e, this.u, f.row, this.abort.signal);
     if (this.stopped) return;
     setFileRegistration(this.e.db, this.id, f.row.idx, reg);
     f.row = { ...f.row, ...reg };
+    blueprints.slice(0, f.partCount).forEach((bp, i) => f.blueprints.set(i + 1, { bp, gen: f.gen }));
     // Lost to power loss, a registration is only made again (the service lets a pending entry
     // give way), and a file's first part flushes it anyway. An entry without parts is finalized
     // on the service next (a folder already is): that one must be on disk before.

@@ -1,7 +1,8 @@
 // A file's two conversations with the service outside its parts: registration
-// (plus starting its multipart upload on the store) and its finalize.
+// (plus starting its multipart upload) and its finalize.
 import { finalizeFile, registerFile } from '../../client/uploads.js';
 import type { HostedHttp } from '../../client/http.js';
+import type { Blueprint } from '../../api/hosted/blueprint.js';
 import type { PartRow, UploadFileRow, UploadRow } from '../store/uploadStore.js';
 import type { ObjectHttp } from './objectHttp.js';
 import { isTransientStatus, retrying, type EngineTuning } from './retry.js';
@@ -25,12 +26,22 @@ const xmlText = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').rep
 
 const callOf = (u: UploadRow, signal: AbortSignal) => ({ auth: { packageToken: u.package_token }, signal });
 
+/** A registration, with the part blueprints that came with it (Ferry's services only). */
+export interface Registered {
+  registration: Registration;
+  blueprints: Blueprint[];
+}
+
 /**
- * Registers the entry; for a file also runs its create blueprint and picks its
+ * Registers the entry; for a file also starts its multipart upload and picks its
  * chunk size within the limits the registration answered. A pending entry of an
  * earlier attempt at the same place gives way on the service.
+ *
+ * The service is asked to start the upload itself and to sign the first parts
+ * (`count`); one that does not runs neither, and then the create blueprint is
+ * run here, as the spec says.
  */
-export async function registerOnService(s: ServiceSide, u: UploadRow, r: UploadFileRow, signal: AbortSignal): Promise<Registration> {
+export async function registerOnService(s: ServiceSide, u: UploadRow, r: UploadFileRow, signal: AbortSignal): Promise<Registered> {
   const isFile = r.kind === 'file';
   // Not checked against the walk here: each part is, before it is read, and the file before its finalize.
   const body = {
@@ -40,11 +51,22 @@ export async function registerOnService(s: ServiceSide, u: UploadRow, r: UploadF
     last_modified: new Date(r.mtime_ms).toISOString(),
     ...(isFile ? { size: r.size } : {}),
   };
-  const reg = await retrying(() => registerFile(s.hosted, u.package_id, body, callOf(u, signal)), s.tuning.retry, signal);
-  if (!isFile || !reg.create_blueprint) return { file_id: reg.file.id, s3_upload_id: null, chunk_size: null, part_count: 0 };
-
+  // Parts at the wished chunk size; the chosen size may differ, and a blueprint too many is never used.
+  const count = isFile ? Math.min(s.tuning.blueprintBatch, Math.max(1, Math.ceil(r.size / u.chunk_size))) : undefined;
+  const reg = await retrying(() => registerFile(s.hosted, u.package_id, body, callOf(u, signal), count), s.tuning.retry, signal);
+  if (!isFile || !reg.create_blueprint) {
+    return { registration: { file_id: reg.file.id, s3_upload_id: null, chunk_size: null, part_count: 0 }, blueprints: [] };
+  }
   const chunk = chooseChunkSize(u.chunk_size, r.size, { min: reg.min_chunk_size, max: reg.max_chunk_size, maxCount: reg.max_chunk_count });
-  const bp = reg.create_blueprint;
+  const uploadId = reg.upload_id ?? (await startUpload(s, r, reg.create_blueprint, signal));
+  return {
+    registration: { file_id: reg.file.id, s3_upload_id: uploadId, chunk_size: chunk, part_count: r.size === 0 ? 0 : Math.ceil(r.size / chunk) },
+    blueprints: reg.upload_id ? (reg.upload_blueprints ?? []) : [],
+  };
+}
+
+/** Runs the create blueprint on the store; resolves the UploadId it answers. */
+async function startUpload(s: ServiceSide, r: UploadFileRow, bp: Blueprint, signal: AbortSignal): Promise<string> {
   const started = await retrying(
     async () => {
       const a = await s.objects.send(bp, signal);
@@ -56,7 +78,7 @@ export async function registerOnService(s: ServiceSide, u: UploadRow, r: UploadF
   );
   const m = /<UploadId>([^<]+)<\/UploadId>/.exec(started.text);
   if (started.status !== 200 || !m) throw new Error(`the store refused to start the upload of ${r.local_path} (${started.status})`);
-  return { file_id: reg.file.id, s3_upload_id: xmlText(m[1]!), chunk_size: chunk, part_count: r.size === 0 ? 0 : Math.ceil(r.size / chunk) };
+  return xmlText(m[1]!);
 }
 
 /** Completes the file on the service from the recorded parts (an empty file has none). */

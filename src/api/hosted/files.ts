@@ -13,6 +13,9 @@ export const FileParams = Type.Object({
 });
 export type FileParams = Static<typeof FileParams>;
 
+/** At most this many part blueprints per request. */
+export const MAX_BLUEPRINTS_PER_REQUEST = 1000;
+
 export const RegisterFileBody = Type.Object({
   kind: Type.Union([Type.Literal('file'), Type.Literal('directory')]),
   name: Type.String({ minLength: 1, maxLength: 255, pattern: NAME }),
@@ -23,6 +26,16 @@ export const RegisterFileBody = Type.Object({
   chunk_size: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
 });
 export type RegisterFileBody = Static<typeof RegisterFileBody>;
+
+/**
+ * Ferry's addition to the spec's registration: with `count`, the service starts
+ * the file's multipart upload itself and answers its id with the blueprints of
+ * parts 1..count, which saves the client two round trips.
+ */
+export const RegisterFileQuery = Type.Object({
+  count: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_BLUEPRINTS_PER_REQUEST })),
+});
+export type RegisterFileQuery = Static<typeof RegisterFileQuery>;
 
 export const FileKind = Type.Union([
   Type.Literal('file'),
@@ -53,14 +66,14 @@ export const RegisterFileAnswer = Type.Object({
   /** null for directories, which have no content to upload. */
   create_blueprint: Type.Union([Blueprint, Type.Null()]),
   file: RegisteredFile,
+  /** Only when `count` was asked for a file: the upload the service started, and its first part blueprints. */
+  upload_id: Type.Optional(Type.String()),
+  upload_blueprints: Type.Optional(Type.Array(Blueprint)),
   max_chunk_count: Type.Integer(),
   max_chunk_size: Type.Integer(),
   min_chunk_size: Type.Integer(),
 });
 export type RegisterFileAnswer = Static<typeof RegisterFileAnswer>;
-
-/** At most this many part blueprints per request. */
-export const MAX_BLUEPRINTS_PER_REQUEST = 1000;
 
 export const PartBlueprintsQuery = Type.Object({
   start: Type.Integer({ minimum: 0, maximum: 9999 }),

@@ -10,6 +10,7 @@ import {
   PartBlueprintsQuery,
   RegisterFileAnswer,
   RegisterFileBody,
+  RegisterFileQuery,
   UploadIdBody,
 } from '../../api/hosted/files.js';
 import { PackageParams } from '../../api/hosted/packages.js';
@@ -19,11 +20,11 @@ import { finalizePackage } from '../services/finalize.js';
 const routes: RouteModule = (app, ctx) => {
   app.post(
     '/v1/packages/:package_id/files',
-    { schema: { params: PackageParams, body: RegisterFileBody, response: { 201: RegisterFileAnswer } } },
+    { schema: { params: PackageParams, querystring: RegisterFileQuery, body: RegisterFileBody, response: { 201: RegisterFileAnswer } } },
     async (req, reply) => {
       const { pkg } = await authorizePackage(ctx, req, req.params.package_id, 'upload');
       reply.code(201);
-      return registerFile(ctx, pkg, req.body);
+      return registerFile(ctx, pkg, req.body, req.query.count);
     },
   );
 

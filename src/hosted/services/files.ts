@@ -35,7 +35,12 @@ export async function getFile(ctx: HostedContext, packageId: string, fileId: str
   return f;
 }
 
-export async function registerFile(ctx: HostedContext, pkg: Pkg, body: RegisterFileBody): Promise<RegisterFileAnswer> {
+/**
+ * Registers an entry. With `count` (a file only) the service also starts its
+ * multipart upload and signs the first `count` part blueprints: the client skips
+ * the create request and its first blueprint request.
+ */
+export async function registerFile(ctx: HostedContext, pkg: Pkg, body: RegisterFileBody, count?: number): Promise<RegisterFileAnswer> {
   requireNew(pkg);
   const problem = nameProblem(body.name) ?? pathProblem(body.path);
   if (problem) throw badRequest(problem, 'invalid_path');
@@ -62,6 +67,9 @@ export async function registerFile(ctx: HostedContext, pkg: Pkg, body: RegisterF
   };
   // Signing is local work; a blueprint left unused when the insert fails costs nothing.
   const createBlueprint = row.object_key ? await ctx.storage.createUploadBlueprint(row.object_key) : null;
+  // Kept in the answer even when the upload is started here: a client that runs it
+  // anyway gets a second upload, which the file adopts (the first is aborted).
+  if (row.object_key && count) row.upload_id = await ctx.storage.createUpload(row.object_key);
   // A second entry at the same place would clash in every download; a pending one
   // is a client's earlier attempt that it restarts, so it gives way.
   const replaced = await ctx.db.transaction().execute(async (trx) => {
@@ -78,9 +86,15 @@ export async function registerFile(ctx: HostedContext, pkg: Pkg, body: RegisterF
     await checkPortalFile(trx, pkg, body);
     await trx.insertInto('files').values(row).execute();
     return same;
+  }).catch(async (err: unknown) => {
+    await abortQuietly(ctx, row);
+    throw err;
   });
   for (const old of replaced) await abortQuietly(ctx, old);
-  return { create_blueprint: createBlueprint, file: { ...fileObject(row), chunk_size: row.chunk_size }, ...CHUNK_LIMITS };
+  const answer: RegisterFileAnswer = { create_blueprint: createBlueprint, file: { ...fileObject(row), chunk_size: row.chunk_size }, ...CHUNK_LIMITS };
+  if (!row.upload_id || !row.object_key || !count) return answer;
+  const blueprints = await ctx.storage.partBlueprints(row.object_key, row.upload_id, 1, Math.min(count, CHUNK_LIMITS.max_chunk_count));
+  return { ...answer, upload_id: row.upload_id, upload_blueprints: blueprints };
 }
 
 export async function abortQuietly(ctx: HostedContext, f: Pick<FilesTable, 'object_key' | 'upload_id'>): Promise<void> {

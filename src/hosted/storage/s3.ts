@@ -5,6 +5,7 @@ import type { Readable } from 'node:stream';
 import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
   CreateBucketCommand,
   DeleteObjectCommand,
   GetObjectCommand,
@@ -34,6 +35,8 @@ export interface Storage {
   readonly bucket: string;
   ensureBucket(): Promise<void>;
   createUploadBlueprint(key: string): Promise<Blueprint>;
+  /** Starts a multipart upload of `key` itself (what the create blueprint does for a client); resolves its id. */
+  createUpload(key: string): Promise<string>;
   partBlueprints(key: string, uploadId: string, firstPart: number, count: number): Promise<Blueprint[]>;
   listParts(key: string, uploadId: string): Promise<StoredPart[]>;
   /** Whether `uploadId` is an open multipart upload of `key`. */
@@ -88,6 +91,11 @@ export function createS3Storage(s: S3Settings, blueprintTtlSeconds: number): Sto
       }
     },
     createUploadBlueprint: (key) => blueprint('POST', key, { uploads: '' }),
+    async createUpload(Key) {
+      const r = await client.send(new CreateMultipartUploadCommand({ Bucket, Key }));
+      if (!r.UploadId) throw new Error(`the store answered no UploadId for ${Key}`);
+      return r.UploadId;
+    },
     async partBlueprints(key, uploadId, firstPart, count) {
       const out: Blueprint[] = [];
       for (let n = firstPart; n < firstPart + count; n++) out.push(await blueprint('PUT', key, { partNumber: String(n), uploadId }));

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { startObjectStore, type RunningObjectStore } from '../../../src/objectstore/index.js';
 import { ownerActor } from '../../helpers/auth.js';
-import { MiB, createPackage, downloadAll, finalizeFile, finalizePackage, makeLink, putParts, register, sha256, startUpload, uploadFile } from '../../helpers/flow.js';
+import { MiB, createPackage, downloadAll, finalizeFile, finalizePackage, makeLink, putParts, putWith, register, sha256, startUpload, uploadFile } from '../../helpers/flow.js';
 import { call, startTestService, type TestService } from '../../helpers/hosted.js';
 
 const creds = { accessKey: 'CUSTOMERKEY0001', secretKey: 'customer-secret-not-the-services-own' };
@@ -74,4 +74,16 @@ test('through the SDK too, blueprints need an open upload of the file, and a fin
   expect(missing.status).toBe(409);
   expect(missing.body.code).toBe('part_missing');
   expect((await finalizeFile(svc, pkg, reg.file.id, uploadId, parts, 3)).status).toBe(204);
+});
+
+test('a registration with count starts the upload on the external store, and its blueprints upload the file', async () => {
+  const pkg = await createPackage(svc, await ownerActor(svc), { name: 'started on the customer bucket' });
+  const data = Buffer.alloc(5 * MiB + 3, 4);
+  const reg = await register(svc, pkg, { name: 'started.bin', size: data.length }, 2);
+  expect(reg.upload_id).toMatch(/\S/);
+  const parts = await putWith(reg.upload_blueprints!, data);
+  expect((await finalizeFile(svc, pkg, reg.file.id, reg.upload_id!, parts, data.length)).status).toBe(204);
+  await finalizePackage(svc, pkg);
+  const got = await downloadAll(svc, await makeLink(svc, pkg));
+  expect(sha256(got.get('started.bin')!)).toBe(sha256(data));
 });
