@@ -4,7 +4,7 @@
 import type { HostedHttp, Credentials } from './http.js';
 import type { Blueprint } from '../api/hosted/blueprint.js';
 import type { CreatePackageBody, ExpiryBody, Package } from '../api/hosted/packages.js';
-import type { FinalizeFileBody, RegisterFileAnswer, RegisterFileBody } from '../api/hosted/files.js';
+import type { FinalizeFileBody, FinalizeFilesAnswer, FinalizeFilesBody, RegisterFileAnswer, RegisterFileBody } from '../api/hosted/files.js';
 import type { CreateLinkBody, CreatedLink } from '../api/hosted/links.js';
 
 export type { Blueprint, Package, RegisterFileAnswer, CreatedLink };
@@ -37,6 +37,10 @@ export const partBlueprints = (http: HostedHttp, packageId: string, fileId: stri
 
 export const finalizeFile = (http: HostedHttp, packageId: string, fileId: string, body: FinalizeFileBody, c: Call) =>
   http.request<void>('POST', `/v1/packages/${encodeURIComponent(packageId)}/files/${encodeURIComponent(fileId)}/finalize`, { body, ...c });
+
+/** Several file finalizes in one request; Ferry's services only (others answer 404). */
+export const finalizeFiles = (http: HostedHttp, packageId: string, body: FinalizeFilesBody, c: Call) =>
+  http.request<FinalizeFilesAnswer>('POST', `/v1/packages/${encodeURIComponent(packageId)}/finalize_files`, { body, ...c });
 
 export const finalizePackage = (http: HostedHttp, packageId: string, c: Call) =>
   http.request<void>('POST', `/v1/packages/${encodeURIComponent(packageId)}/finalize`, c);

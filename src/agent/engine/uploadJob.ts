@@ -22,8 +22,9 @@ import type { PartTask, Scheduler, Transfer } from './scheduler.js';
 import type { ObjectHttp } from './objectHttp.js';
 import { backoffMs, describe, isRecoverable, retrying, type EngineTuning } from './retry.js';
 import { FileTransfer, type KnownBlueprint } from './uploadFile.js';
-import { sendPart } from './partUpload.js';
-import { finalizeOnServiceFile, registerOnService } from './uploadRegister.js';
+import { checkUnchanged, sendPart } from './partUpload.js';
+import { finalizeBody, registerOnService } from './uploadRegister.js';
+import { FileFinalizer } from './fileFinalizer.js';
 
 export interface UploadEngine {
   db: AgentDb;
@@ -65,6 +66,7 @@ export class UploadRun implements Transfer {
   private filesLeft: number;
   private workers = 0;
   private slotWaiters: (() => void)[] = [];
+  private readonly finalizer: FileFinalizer;
 
   constructor(
     private readonly e: UploadEngine,
@@ -73,6 +75,7 @@ export class UploadRun implements Transfer {
     this.id = u.id;
     this.priority = u.priority;
     setMaxListeners(0, this.abort.signal);
+    this.finalizer = new FileFinalizer(e.hosted, u.package_id, u.package_token, e.tuning.retry, this.abort.signal);
     this.files = uploadFiles(e.db, u.id).map((r) => new FileTransfer(r, r.done ? [] : fileParts(e.db, u.id, r.idx)));
     this.prepQueue = this.files.filter((f) => !f.row.done);
     this.filesLeft = this.prepQueue.length;
@@ -321,7 +324,10 @@ export class UploadRun implements Transfer {
     const epoch = f.epoch;
     const r = f.row;
     try {
-      if (r.kind === 'file') await finalizeOnServiceFile(this.e, this.u, r, [...f.done.values()], this.abort.signal);
+      if (r.kind === 'file') {
+        await checkUnchanged(r);
+        await this.finalizer.finalize(r.file_id!, finalizeBody(r, [...f.done.values()]));
+      }
     } catch (err) {
       if (this.stopped || epoch !== f.epoch) return;
       if (err instanceof HostedApiError && err.status === 409 && REDO_CODES.has(err.code)) return this.restartFile(f, err);

@@ -1,13 +1,14 @@
 // A file's two conversations with the service outside its parts: registration
-// (plus starting its multipart upload) and its finalize.
-import { finalizeFile, registerFile } from '../../client/uploads.js';
+// (plus starting its multipart upload) and what its finalize says
+// (fileFinalizer.ts sends it).
+import { registerFile } from '../../client/uploads.js';
 import type { HostedHttp } from '../../client/http.js';
 import type { Blueprint } from '../../api/hosted/blueprint.js';
+import type { FinalizeFileBody } from '../../api/hosted/files.js';
 import type { PartRow, UploadFileRow, UploadRow } from '../store/uploadStore.js';
 import type { ObjectHttp } from './objectHttp.js';
 import { isTransientStatus, retrying, type EngineTuning } from './retry.js';
 import { chooseChunkSize } from './uploadFile.js';
-import { checkUnchanged } from './partUpload.js';
 
 export interface ServiceSide {
   hosted: HostedHttp;
@@ -81,14 +82,12 @@ async function startUpload(s: ServiceSide, r: UploadFileRow, bp: Blueprint, sign
   return xmlText(m[1]!);
 }
 
-/** Completes the file on the service from the recorded parts (an empty file has none). */
-export async function finalizeOnServiceFile(s: ServiceSide, u: UploadRow, r: UploadFileRow, parts: PartRow[], signal: AbortSignal): Promise<void> {
-  await checkUnchanged(r);
-  const body = {
+/** What a file's finalize says: its recorded parts (an empty file has none), its upload and size. */
+export function finalizeBody(r: UploadFileRow, parts: PartRow[]): FinalizeFileBody {
+  return {
     chunk_extras: [...parts].sort((a, b) => a.part_number - b.part_number).map((p) => ({ part_number: String(p.part_number), etag: p.etag })),
     file_extras: { upload_id: r.s3_upload_id! },
     size: r.size,
     ...(r.chunk_size ? { chunk_size: r.chunk_size } : {}),
   };
-  await retrying(() => finalizeFile(s.hosted, u.package_id, r.file_id!, body, callOf(u, signal)), s.tuning.retry, signal);
 }

@@ -103,6 +103,34 @@ export const FinalizeFileBody = Type.Object({
 });
 export type FinalizeFileBody = Static<typeof FinalizeFileBody>;
 
+/** At most this many files per batch finalize. */
+export const MAX_FILES_PER_FINALIZE = 100;
+
+/**
+ * Ferry's addition: `POST /v1/packages/{id}/finalize_files` finalizes several
+ * files, each exactly as its own file finalize would.
+ */
+export const FinalizeFilesBody = Type.Object({
+  files: Type.Array(
+    Type.Object({ file_id: Type.String({ minLength: 1, maxLength: 100 }), ...FinalizeFileBody.properties }),
+    { minItems: 1, maxItems: MAX_FILES_PER_FINALIZE },
+  ),
+});
+export type FinalizeFilesBody = Static<typeof FinalizeFilesBody>;
+
+/** One file's outcome: the status its own finalize would have answered, with `{code, message}` unless 204. */
+export const FileOutcome = Type.Object({
+  file_id: Type.String(),
+  status: Type.Integer(),
+  code: Type.Optional(Type.String()),
+  message: Type.Optional(Type.String()),
+});
+export type FileOutcome = Static<typeof FileOutcome>;
+
+/** In the order of the request's files. */
+export const FinalizeFilesAnswer = Type.Object({ results: Type.Array(FileOutcome) });
+export type FinalizeFilesAnswer = Static<typeof FinalizeFilesAnswer>;
+
 export const FileList = Type.Array(FileObject);
 
 export const ZIP_KINDS = ['zip_windows', 'zip_mac'] as const;

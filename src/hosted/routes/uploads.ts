@@ -1,11 +1,13 @@
 // The upload flow of a Package (package token with full access, while the
-// Package is new): register files, hand out part blueprints, finalize files,
-// then finalize the Package.
+// Package is new): register files, hand out part blueprints, finalize files
+// (one, or several at once), then finalize the Package.
 import type { RouteModule } from '../app.js';
 import { authorizePackage } from '../auth/credentials.js';
 import {
   FileParams,
   FinalizeFileBody,
+  FinalizeFilesAnswer,
+  FinalizeFilesBody,
   PartBlueprintsAnswer,
   PartBlueprintsQuery,
   RegisterFileAnswer,
@@ -14,7 +16,7 @@ import {
   UploadIdBody,
 } from '../../api/hosted/files.js';
 import { PackageParams } from '../../api/hosted/packages.js';
-import { finalizeFile, partBlueprints, registerFile } from '../services/files.js';
+import { finalizeFile, finalizeFiles, partBlueprints, registerFile } from '../services/files.js';
 import { finalizePackage } from '../services/finalize.js';
 
 const routes: RouteModule = (app, ctx) => {
@@ -44,6 +46,15 @@ const routes: RouteModule = (app, ctx) => {
       const { pkg } = await authorizePackage(ctx, req, req.params.package_id, 'upload');
       await finalizeFile(ctx, pkg, req.params.file_id, req.body);
       reply.code(204).send();
+    },
+  );
+
+  app.post(
+    '/v1/packages/:package_id/finalize_files',
+    { schema: { params: PackageParams, body: FinalizeFilesBody, response: { 200: FinalizeFilesAnswer } } },
+    async (req) => {
+      const { pkg } = await authorizePackage(ctx, req, req.params.package_id, 'upload');
+      return { results: await finalizeFiles(ctx, pkg, req.body.files) };
     },
   );
 

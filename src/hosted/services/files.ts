@@ -2,9 +2,9 @@
 // blueprints and the per-file finalize that completes the multipart upload.
 import type { HostedContext } from '../context.js';
 import type { FilesTable, PackagesTable } from '../db/schema.js';
-import type { FinalizeFileBody, RegisterFileAnswer, RegisterFileBody, FileObject, ChunkExtra } from '../../api/hosted/files.js';
+import type { FinalizeFileBody, FinalizeFilesBody, FileOutcome, RegisterFileAnswer, RegisterFileBody, FileObject, ChunkExtra } from '../../api/hosted/files.js';
 import type { Blueprint } from '../../api/hosted/blueprint.js';
-import { badRequest, conflict, notFound } from '../errors.js';
+import { badRequest, conflict, HttpError, notFound } from '../errors.js';
 import { newId, nowIso } from '../ids.js';
 import { CHUNK_LIMITS, effectiveChunkSize } from './chunks.js';
 import { joinRel, nameProblem, normalizePath, pathProblem } from './relpath.js';
@@ -252,6 +252,26 @@ export async function finalizeFile(ctx: HostedContext, pkg: Pkg, fileId: string,
     await ctx.storage.remove(f.object_key).catch(() => undefined);
     throw conflict('the file was dropped while it was being finalized', 'package_not_new');
   }
+}
+
+/**
+ * Finalizes each file as finalizeFile does, side by side; one file's refusal is
+ * its outcome and does not stop the others. Unexpected failures are logged and
+ * answered as 500, as the error handler does for a single finalize.
+ */
+export async function finalizeFiles(ctx: HostedContext, pkg: Pkg, files: FinalizeFilesBody['files']): Promise<FileOutcome[]> {
+  return Promise.all(
+    files.map(async (f): Promise<FileOutcome> => {
+      try {
+        await finalizeFile(ctx, pkg, f.file_id, f);
+        return { file_id: f.file_id, status: 204 };
+      } catch (err) {
+        if (err instanceof HttpError) return { file_id: f.file_id, status: err.status, code: err.code, message: err.message };
+        ctx.log.error({ err, file: f.file_id }, 'unexpected error in a batch finalize');
+        return { file_id: f.file_id, status: 500, code: 'internal', message: 'internal error' };
+      }
+    }),
+  );
 }
 
 /** The finalized entries of a Package, folders first within a folder, then by name. */

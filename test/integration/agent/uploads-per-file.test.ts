@@ -1,0 +1,155 @@
+// The agent's calls to the service for each file. Against Ferry's service it
+// asks the registration to start the multipart upload and sign the first parts
+// (`count`), so a file takes no create request and, up to 100 parts, no
+// blueprint request; and finalizes that come while others are under way go
+// together (`finalize_files`). Against a service that keeps to the spec (here:
+// a proxy that drops `count` and knows no `finalize_files`), it runs the create
+// blueprint, asks for blueprints and finalizes each file itself. Both end
+// byte-identical.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, test, vi } from 'vitest';
+import { call, startTestService, type TestService } from '../../helpers/hosted.js';
+import { ownerActor, type Actor } from '../../helpers/auth.js';
+import { signInAgent, startTestAgent, type TestAgent } from '../../helpers/agent.js';
+import { downloadAll, MiB, sha256 } from '../../helpers/flow.js';
+
+interface Seen {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  /** Files named by a finalize_files request. */
+  files?: number;
+  status?: number;
+}
+
+interface HostedProxy {
+  url: string;
+  /** Drop `count` from registrations and answer 404 to finalize_files, as a service without Ferry's additions would. */
+  specOnly: boolean;
+  /** Method, path and query of every request seen. */
+  seen: Seen[];
+  close(): Promise<void>;
+}
+
+const isRegistration = (path: string) => /^\/v1\/packages\/[^/]+\/files$/.test(path);
+const isFileFinalize = (path: string) => /^\/v1\/packages\/[^/]+\/files\/[^/]+\/finalize$/.test(path);
+const isBatchFinalize = (path: string) => /^\/v1\/packages\/[^/]+\/finalize_files$/.test(path);
+/** A single finalize is held this long, so the finalizes of other files gather meanwhile. */
+const FINALIZE_DELAY_MS = 150;
+
+async function startHostedProxy(target: string): Promise<HostedProxy> {
+  const upstream = new URL(target);
+  const p: HostedProxy = { url: '', specOnly: false, seen: [], close: async () => undefined };
+  const server = http.createServer(async (req, res) => {
+    const u = new URL(req.url ?? '/', 'http://x');
+    const seen: Seen = { method: req.method ?? '', path: u.pathname, query: new URLSearchParams(u.searchParams) };
+    p.seen.push(seen);
+    if (p.specOnly && isRegistration(u.pathname)) u.searchParams.delete('count');
+    if (p.specOnly && isBatchFinalize(u.pathname)) {
+      req.resume();
+      res.writeHead(404, { 'content-type': 'application/json' });
+      return res.end(JSON.stringify({ code: 'not_found', message: 'no such route' }));
+    }
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = Buffer.concat(chunks);
+    if (isBatchFinalize(u.pathname)) seen.files = JSON.parse(body.toString()).files.length;
+    if (isFileFinalize(u.pathname)) await new Promise((r) => setTimeout(r, FINALIZE_DELAY_MS));
+    const up = http.request({ host: upstream.hostname, port: upstream.port, method: req.method, path: u.pathname + u.search, headers: req.headers }, (ur) => {
+      seen.status = ur.statusCode;
+      res.writeHead(ur.statusCode ?? 502, ur.headers);
+      ur.pipe(res);
+    });
+    up.on('error', () => res.destroy());
+    up.end(body);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  p.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  p.close = async () => {
+    server.closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
+  };
+  return p;
+}
+
+let svc: TestService;
+let proxy: HostedProxy;
+let owner: Actor;
+let agent: TestAgent;
+let tmp: string;
+const files = new Map<string, Buffer>([
+  ['tiny.txt', Buffer.from('five!')],
+  ['empty.bin', Buffer.alloc(0)],
+  ['sub/three-parts.bin', Buffer.alloc(12 * MiB + 1, 9)],
+  ...Array.from({ length: 30 }, (_, i) => [`many/${i}.txt`, Buffer.from(`small file ${i}\n`)] as const),
+]);
+const counts = () => ['1', '1', '3', ...Array.from({ length: 30 }, () => '1')].sort();
+
+beforeAll(async () => {
+  svc = await startTestService();
+  proxy = await startHostedProxy(svc.url);
+  owner = await ownerActor(svc);
+  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-upload-registration-'));
+  for (const [rel, data] of files) {
+    await fs.mkdir(path.join(tmp, 'tree', path.dirname(rel)), { recursive: true });
+    await fs.writeFile(path.join(tmp, 'tree', rel), data);
+  }
+  agent = await startTestAgent({ url: proxy.url }, { 'chunk-size': String(5 * MiB) });
+  await signInAgent(agent.url, svc);
+});
+
+afterAll(async () => {
+  await agent?.close();
+  await proxy?.close();
+  await svc?.close();
+  if (tmp) await fs.rm(tmp, { recursive: true, force: true });
+});
+
+/** Uploads the tree through the agent; answers the hosted requests it made and what a recipient downloads. */
+async function uploadTree(): Promise<{ seen: Seen[]; got: Map<string, Buffer> }> {
+  const from = proxy.seen.length;
+  const r = await call(agent.url, 'POST', '/uploads', { body: { team_id: owner.teamId, paths: [path.join(tmp, 'tree')] } });
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  await vi.waitFor(
+    async () => expect((await call(agent.url, 'GET', `/uploads/${r.body.upload_id}`)).body.state).toBe('complete'),
+    { timeout: 30_000, interval: 50 },
+  );
+  const seen = proxy.seen.slice(from);
+  const link = await call(agent.url, 'POST', `/uploads/${r.body.upload_id}/link`, { body: {} });
+  expect(link.status).toBe(201);
+  return { seen, got: await downloadAll(svc, link.body) };
+}
+
+const registrations = (seen: Seen[]) => seen.filter((s) => s.method === 'POST' && isRegistration(s.path));
+const blueprintAsks = (seen: Seen[]) => seen.filter((s) => s.method === 'POST' && /^\/v1\/packages\/[^/]+\/files\/[^/]+$/.test(s.path));
+const fileFinalizes = (seen: Seen[]) => seen.filter((s) => isFileFinalize(s.path));
+const batchFinalizes = (seen: Seen[]) => seen.filter((s) => isBatchFinalize(s.path));
+
+test('against Ferry\'s service, registrations start the uploads and bring the blueprints, and finalizes go together', async () => {
+  proxy.specOnly = false;
+  const { seen, got } = await uploadTree();
+  expect(registrations(seen).map((s) => s.query.get('count')).sort()).toEqual(counts());
+  expect(blueprintAsks(seen)).toEqual([]);
+  // Each file finalized once: alone, or in a batch that gathered while others were under way.
+  const batches = batchFinalizes(seen);
+  expect(batches.length).toBeGreaterThan(0);
+  expect(batches.every((b) => b.status === 200 && b.files! > 1)).toBe(true);
+  expect(fileFinalizes(seen).length + batches.reduce((n, b) => n + b.files!, 0)).toBe(files.size);
+  for (const [rel, data] of files) expect(sha256(got.get(`tree/${rel}`)!), rel).toBe(sha256(data));
+});
+
+test('against a service that keeps to the spec, the agent runs the create blueprint, asks for blueprints and finalizes each file', async () => {
+  proxy.specOnly = true;
+  const { seen, got } = await uploadTree();
+  expect(registrations(seen).map((s) => s.query.get('count')).sort()).toEqual(counts());
+  // One ask for each file with content; the empty file finalizes without parts.
+  expect(blueprintAsks(seen)).toHaveLength(files.size - 1);
+  // Told that there is no batch route, the agent finalizes every file on its own.
+  expect(batchFinalizes(seen).every((b) => b.status === undefined)).toBe(true);
+  expect(fileFinalizes(seen)).toHaveLength(files.size);
+  for (const [rel, data] of files) expect(sha256(got.get(`tree/${rel}`)!), rel).toBe(sha256(data));
+});

@@ -1,0 +1,118 @@
+// The agent's file finalizes against a scripted HTTP service: the first goes
+// alone, those that come meanwhile go together, each file gets its own outcome,
+// and a service without the batch route gets one finalize per file.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { HostedApiError, HostedHttp } from '../../../src/client/http.js';
+import { FileFinalizer } from '../../../src/agent/engine/fileFinalizer.js';
+
+interface Req { path: string; body: any }
+type Script = (r: Req) => Promise<{ status: number; json?: unknown }> | { status: number; json?: unknown };
+
+let server: http.Server | undefined;
+let hosted: HostedHttp | undefined;
+afterEach(async () => {
+  await hosted?.close();
+  server?.closeAllConnections();
+  await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
+  server = hosted = undefined;
+});
+
+/** A service that answers by `script` and records every request. */
+async function serve(script: Script): Promise<{ seen: Req[]; finalizer: FileFinalizer }> {
+  const seen: Req[] = [];
+  server = http.createServer(async (req, res) => {
+    let text = '';
+    for await (const c of req) text += c;
+    const r = { path: req.url ?? '', body: text ? JSON.parse(text) : undefined };
+    seen.push(r);
+    const a = await script(r);
+    res.writeHead(a.status, { 'content-type': 'application/json' });
+    res.end(a.json === undefined ? '' : JSON.stringify(a.json));
+  });
+  await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+  hosted = new HostedHttp(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  const finalizer = new FileFinalizer(hosted, 'pkg_1', 'token', { attempts: 2, baseMs: 0, maxMs: 0 }, new AbortController().signal);
+  return { seen, finalizer };
+}
+
+const body = (size: number) => ({ chunk_extras: [{ part_number: '1', etag: 'e' }], file_extras: { upload_id: 'u' }, size });
+const single = (path: string) => /\/files\/([^/]+)\/finalize$/.exec(path)?.[1];
+const batched = (r: Req) => (r.path.endsWith('/finalize_files') ? (r.body.files as { file_id: string }[]).map((f) => f.file_id) : undefined);
+const outcomes = (files: { file_id: string }[], status = 204) => ({ results: files.map((f) => ({ file_id: f.file_id, status })) });
+
+describe('FileFinalizer', () => {
+  it('sends the first finalizes alone and those that come while they are under way together', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const { seen, finalizer } = await serve(async (r) => {
+      if (single(r.path)) await gate;
+      return single(r.path) ? { status: 204 } : { status: 200, json: outcomes(r.body.files) };
+    });
+    const first = [finalizer.finalize('f1', body(1)), finalizer.finalize('f2', body(2))];
+    await expect.poll(() => seen.length).toBe(2);
+    const rest = ['f3', 'f4', 'f5'].map((id) => finalizer.finalize(id, body(3)));
+    release();
+    await Promise.all([...first, ...rest]);
+    expect(seen.map((r) => single(r.path) ?? batched(r))).toEqual(['f1', 'f2', ['f3', 'f4', 'f5']]);
+    expect(seen[2]!.body.files[0]).toEqual({ file_id: 'f3', ...body(3) });
+  });
+
+  it('gives each file its own outcome: a refusal rejects that file only, a 503 or a missing answer goes again alone', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const { seen, finalizer } = await serve(async (r) => {
+      const id = single(r.path);
+      if (id === 'hold') await gate;
+      if (id) return { status: 204 };
+      return {
+        status: 200,
+        json: { results: [
+          { file_id: 'ok', status: 204 },
+          { file_id: 'short', status: 409, code: 'size_mismatch', message: 'the named parts hold 3 bytes, not 9' },
+          { file_id: 'busy', status: 503, code: 'unavailable', message: 'try later' },
+        ] },
+      };
+    });
+    const held = [finalizer.finalize('hold', body(1)), finalizer.finalize('hold', body(1))];
+    await expect.poll(() => seen.length).toBe(2);
+    const [ok, short, busy, lost] = ['ok', 'short', 'busy', 'lost'].map((id) => finalizer.finalize(id, body(9)));
+    release();
+    await Promise.all(held);
+    await expect(ok).resolves.toBeUndefined();
+    await expect(short).rejects.toBeInstanceOf(HostedApiError);
+    await expect(short).rejects.toMatchObject({ status: 409, code: 'size_mismatch', message: 'the named parts hold 3 bytes, not 9' });
+    await expect(busy).resolves.toBeUndefined();
+    await expect(lost).resolves.toBeUndefined();
+    const order = seen.map((r) => single(r.path) ?? batched(r));
+    expect(order.slice(0, 3)).toEqual(['hold', 'hold', ['ok', 'short', 'busy', 'lost']]);
+    expect(order.slice(3).sort()).toEqual(['busy', 'lost']);
+  });
+
+  it('finalizes file by file once the service answers 404 to the batch route, and does not ask for it again', async () => {
+    let release!: () => void;
+    let gate = new Promise<void>((r) => (release = r));
+    const { seen, finalizer } = await serve(async (r) => {
+      if (!single(r.path)) return { status: 404, json: { code: 'not_found', message: 'no route' } };
+      if (single(r.path)!.startsWith('hold')) await gate;
+      return { status: 204 };
+    });
+    const burst = async (n: number) => {
+      const before = seen.length;
+      const held = [finalizer.finalize(`hold${n}a`, body(1)), finalizer.finalize(`hold${n}b`, body(1))];
+      await expect.poll(() => seen.length).toBe(before + 2);
+      const rest = [1, 2, 3].map((i) => finalizer.finalize(`f${n}.${i}`, body(1)));
+      release();
+      await Promise.all([...held, ...rest]);
+      gate = new Promise<void>((r) => (release = r));
+    };
+    await burst(1);
+    await burst(2);
+    const batches = seen.filter((r) => batched(r));
+    expect(batches).toHaveLength(1);
+    expect(seen.filter((r) => single(r.path)).map((r) => single(r.path)).sort()).toEqual(
+      ['hold1a', 'hold1b', 'f1.1', 'f1.2', 'f1.3', 'hold2a', 'hold2b', 'f2.1', 'f2.2', 'f2.3'].sort(),
+    );
+  });
+});
