@@ -4,7 +4,15 @@
 import type { HostedHttp, Credentials } from './http.js';
 import type { Blueprint } from '../api/hosted/blueprint.js';
 import type { CreatePackageBody, ExpiryBody, Package } from '../api/hosted/packages.js';
-import type { FinalizeFileBody, FinalizeFilesAnswer, FinalizeFilesBody, RegisterFileAnswer, RegisterFileBody } from '../api/hosted/files.js';
+import type {
+  FinalizeFileBody,
+  FinalizeFilesAnswer,
+  FinalizeFilesBody,
+  RegisterFileAnswer,
+  RegisterFileBody,
+  RegisterFilesAnswer,
+  RegisterFilesBody,
+} from '../api/hosted/files.js';
 import type { CreateLinkBody, CreatedLink } from '../api/hosted/links.js';
 
 export type { Blueprint, Package, RegisterFileAnswer, CreatedLink };
@@ -26,6 +34,10 @@ export const setPackageExpiry = (http: HostedHttp, packageId: string, body: Expi
 /** With `count`, asks the service to start the upload and sign parts 1..count too (Ferry's services only; others ignore it). */
 export const registerFile = (http: HostedHttp, packageId: string, body: RegisterFileBody, c: Call, count?: number) =>
   http.request<RegisterFileAnswer>('POST', `/v1/packages/${encodeURIComponent(packageId)}/files`, { body, query: { count }, ...c });
+
+/** Several registrations in one request; Ferry's services only (others answer 404). */
+export const registerFiles = (http: HostedHttp, packageId: string, body: RegisterFilesBody, c: Call) =>
+  http.request<RegisterFilesAnswer>('POST', `/v1/packages/${encodeURIComponent(packageId)}/register_files`, { body, ...c });
 
 /** Blueprints of parts `start + 1 .. start + count` (start is zero-based), in order. */
 export const partBlueprints = (http: HostedHttp, packageId: string, fileId: string, start: number, count: number, uploadId: string, c: Call) =>

@@ -24,7 +24,7 @@ import { backoffMs, describe, isRecoverable, retrying, type EngineTuning } from 
 import { FileTransfer, type KnownBlueprint } from './uploadFile.js';
 import { checkUnchanged, sendPart } from './partUpload.js';
 import { finalizeBody, registerOnService } from './uploadRegister.js';
-import { FileFinalizer } from './fileFinalizer.js';
+import { FileCalls } from './fileCalls.js';
 
 export interface UploadEngine {
   db: AgentDb;
@@ -66,7 +66,7 @@ export class UploadRun implements Transfer {
   private filesLeft: number;
   private workers = 0;
   private slotWaiters: (() => void)[] = [];
-  private readonly finalizer: FileFinalizer;
+  private readonly calls: FileCalls;
 
   constructor(
     private readonly e: UploadEngine,
@@ -75,7 +75,7 @@ export class UploadRun implements Transfer {
     this.id = u.id;
     this.priority = u.priority;
     setMaxListeners(0, this.abort.signal);
-    this.finalizer = new FileFinalizer(e.hosted, u.package_id, u.package_token, e.tuning.retry, this.abort.signal);
+    this.calls = new FileCalls(e.hosted, u.package_id, u.package_token, e.tuning.retry, this.abort.signal);
     this.files = uploadFiles(e.db, u.id).map((r) => new FileTransfer(r, r.done ? [] : fileParts(e.db, u.id, r.idx)));
     this.prepQueue = this.files.filter((f) => !f.row.done);
     this.filesLeft = this.prepQueue.length;
@@ -224,7 +224,7 @@ export class UploadRun implements Transfer {
   }
 
   private async register(f: FileTransfer): Promise<void> {
-    const { registration: reg, blueprints } = await registerOnService(this.e, this.u, f.row, this.abort.signal);
+    const { registration: reg, blueprints } = await registerOnService(this.e, this.calls, this.u, f.row, this.abort.signal);
     if (this.stopped) return;
     setFileRegistration(this.e.db, this.id, f.row.idx, reg);
     f.row = { ...f.row, ...reg };
@@ -326,7 +326,7 @@ export class UploadRun implements Transfer {
     try {
       if (r.kind === 'file') {
         await checkUnchanged(r);
-        await this.finalizer.finalize(r.file_id!, finalizeBody(r, [...f.done.values()]));
+        await this.calls.finalize(r.file_id!, finalizeBody(r, [...f.done.values()]));
       }
     } catch (err) {
       if (this.stopped || epoch !== f.epoch) return;

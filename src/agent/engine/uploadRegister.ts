@@ -1,7 +1,6 @@
 // A file's two conversations with the service outside its parts: registration
-// (plus starting its multipart upload) and what its finalize says
-// (fileFinalizer.ts sends it).
-import { registerFile } from '../../client/uploads.js';
+// (plus starting its multipart upload) and what its finalize says. fileCalls.ts
+// sends both.
 import type { HostedHttp } from '../../client/http.js';
 import type { Blueprint } from '../../api/hosted/blueprint.js';
 import type { FinalizeFileBody } from '../../api/hosted/files.js';
@@ -9,6 +8,7 @@ import type { PartRow, UploadFileRow, UploadRow } from '../store/uploadStore.js'
 import type { ObjectHttp } from './objectHttp.js';
 import { isTransientStatus, retrying, type EngineTuning } from './retry.js';
 import { chooseChunkSize } from './uploadFile.js';
+import type { FileCalls } from './fileCalls.js';
 
 export interface ServiceSide {
   hosted: HostedHttp;
@@ -25,8 +25,6 @@ class StoreStatusError extends Error {
 
 const xmlText = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
 
-const callOf = (u: UploadRow, signal: AbortSignal) => ({ auth: { packageToken: u.package_token }, signal });
-
 /** A registration, with the part blueprints that came with it (Ferry's services only). */
 export interface Registered {
   registration: Registration;
@@ -42,7 +40,7 @@ export interface Registered {
  * (`count`); one that does not runs neither, and then the create blueprint is
  * run here, as the spec says.
  */
-export async function registerOnService(s: ServiceSide, u: UploadRow, r: UploadFileRow, signal: AbortSignal): Promise<Registered> {
+export async function registerOnService(s: ServiceSide, calls: FileCalls, u: UploadRow, r: UploadFileRow, signal: AbortSignal): Promise<Registered> {
   const isFile = r.kind === 'file';
   // Not checked against the walk here: each part is, before it is read, and the file before its finalize.
   const body = {
@@ -54,7 +52,7 @@ export async function registerOnService(s: ServiceSide, u: UploadRow, r: UploadF
   };
   // Parts at the wished chunk size; the chosen size may differ, and a blueprint too many is never used.
   const count = isFile ? Math.min(s.tuning.blueprintBatch, Math.max(1, Math.ceil(r.size / u.chunk_size))) : undefined;
-  const reg = await retrying(() => registerFile(s.hosted, u.package_id, body, callOf(u, signal), count), s.tuning.retry, signal);
+  const reg = await calls.register(body, count);
   if (!isFile || !reg.create_blueprint) {
     return { registration: { file_id: reg.file.id, s3_upload_id: null, chunk_size: null, part_count: 0 }, blueprints: [] };
   }

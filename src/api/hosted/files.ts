@@ -103,6 +103,34 @@ export const FinalizeFileBody = Type.Object({
 });
 export type FinalizeFileBody = Static<typeof FinalizeFileBody>;
 
+/** At most this many files per batch registration. */
+export const MAX_FILES_PER_REGISTER = 100;
+
+/**
+ * Ferry's addition: `POST /v1/packages/{id}/register_files` registers several
+ * entries, each exactly as its own registration would (with its own `count`).
+ */
+export const RegisterFilesBody = Type.Object({
+  files: Type.Array(Type.Object({ ...RegisterFileBody.properties, ...RegisterFileQuery.properties }), {
+    minItems: 1,
+    maxItems: MAX_FILES_PER_REGISTER,
+  }),
+});
+export type RegisterFilesBody = Static<typeof RegisterFilesBody>;
+
+/** One entry's outcome: 201 with what its own registration would have answered, or the refusal's status, code and message. */
+export const RegisterOutcome = Type.Object({
+  status: Type.Integer(),
+  code: Type.Optional(Type.String()),
+  message: Type.Optional(Type.String()),
+  registration: Type.Optional(RegisterFileAnswer),
+});
+export type RegisterOutcome = Static<typeof RegisterOutcome>;
+
+/** In the order of the request's files. */
+export const RegisterFilesAnswer = Type.Object({ results: Type.Array(RegisterOutcome) });
+export type RegisterFilesAnswer = Static<typeof RegisterFilesAnswer>;
+
 /** At most this many files per batch finalize. */
 export const MAX_FILES_PER_FINALIZE = 100;
 

@@ -1,6 +1,6 @@
 // The upload flow of a Package (package token with full access, while the
 // Package is new): register files, hand out part blueprints, finalize files
-// (one, or several at once), then finalize the Package.
+// (one at a time, or several at once), then finalize the Package.
 import type { RouteModule } from '../app.js';
 import { authorizePackage } from '../auth/credentials.js';
 import {
@@ -13,10 +13,12 @@ import {
   RegisterFileAnswer,
   RegisterFileBody,
   RegisterFileQuery,
+  RegisterFilesAnswer,
+  RegisterFilesBody,
   UploadIdBody,
 } from '../../api/hosted/files.js';
 import { PackageParams } from '../../api/hosted/packages.js';
-import { finalizeFile, finalizeFiles, partBlueprints, registerFile } from '../services/files.js';
+import { finalizeFile, finalizeFiles, partBlueprints, registerFile, registerFiles } from '../services/files.js';
 import { finalizePackage } from '../services/finalize.js';
 
 const routes: RouteModule = (app, ctx) => {
@@ -27,6 +29,15 @@ const routes: RouteModule = (app, ctx) => {
       const { pkg } = await authorizePackage(ctx, req, req.params.package_id, 'upload');
       reply.code(201);
       return registerFile(ctx, pkg, req.body, req.query.count);
+    },
+  );
+
+  app.post(
+    '/v1/packages/:package_id/register_files',
+    { schema: { params: PackageParams, body: RegisterFilesBody, response: { 200: RegisterFilesAnswer } } },
+    async (req) => {
+      const { pkg } = await authorizePackage(ctx, req, req.params.package_id, 'upload');
+      return { results: await registerFiles(ctx, pkg, req.body.files) };
     },
   );
 

@@ -2,7 +2,17 @@
 // blueprints and the per-file finalize that completes the multipart upload.
 import type { HostedContext } from '../context.js';
 import type { FilesTable, PackagesTable } from '../db/schema.js';
-import type { FinalizeFileBody, FinalizeFilesBody, FileOutcome, RegisterFileAnswer, RegisterFileBody, FileObject, ChunkExtra } from '../../api/hosted/files.js';
+import type {
+  ChunkExtra,
+  FileObject,
+  FileOutcome,
+  FinalizeFileBody,
+  FinalizeFilesBody,
+  RegisterFileAnswer,
+  RegisterFileBody,
+  RegisterFilesBody,
+  RegisterOutcome,
+} from '../../api/hosted/files.js';
 import type { Blueprint } from '../../api/hosted/blueprint.js';
 import { badRequest, conflict, HttpError, notFound } from '../errors.js';
 import { newId, nowIso } from '../ids.js';
@@ -254,11 +264,31 @@ export async function finalizeFile(ctx: HostedContext, pkg: Pkg, fileId: string,
   }
 }
 
+/** A refusal as a batch answers it for one entry; unexpected failures are logged and answered as 500, as the error handler does. */
+function refusal(ctx: HostedContext, err: unknown, what: string): { status: number; code: string; message: string } {
+  if (err instanceof HttpError) return { status: err.status, code: err.code, message: err.message };
+  ctx.log.error({ err, what }, 'unexpected error in a batch');
+  return { status: 500, code: 'internal', message: 'internal error' };
+}
+
 /**
- * Finalizes each file as finalizeFile does, side by side; one file's refusal is
- * its outcome and does not stop the others. Unexpected failures are logged and
- * answered as 500, as the error handler does for a single finalize.
+ * Registers each entry as registerFile does, side by side (as concurrent
+ * registrations would be); one entry's refusal is its outcome and does not stop
+ * the others.
  */
+export async function registerFiles(ctx: HostedContext, pkg: Pkg, files: RegisterFilesBody['files']): Promise<RegisterOutcome[]> {
+  return Promise.all(
+    files.map(async ({ count, ...body }): Promise<RegisterOutcome> => {
+      try {
+        return { status: 201, registration: await registerFile(ctx, pkg, body, count) };
+      } catch (err) {
+        return refusal(ctx, err, body.name);
+      }
+    }),
+  );
+}
+
+/** Finalizes each file as finalizeFile does, side by side; one file's refusal is its outcome and does not stop the others. */
 export async function finalizeFiles(ctx: HostedContext, pkg: Pkg, files: FinalizeFilesBody['files']): Promise<FileOutcome[]> {
   return Promise.all(
     files.map(async (f): Promise<FileOutcome> => {
@@ -266,9 +296,7 @@ export async function finalizeFiles(ctx: HostedContext, pkg: Pkg, files: Finaliz
         await finalizeFile(ctx, pkg, f.file_id, f);
         return { file_id: f.file_id, status: 204 };
       } catch (err) {
-        if (err instanceof HttpError) return { file_id: f.file_id, status: err.status, code: err.code, message: err.message };
-        ctx.log.error({ err, file: f.file_id }, 'unexpected error in a batch finalize');
-        return { file_id: f.file_id, status: 500, code: 'internal', message: 'internal error' };
+        return { file_id: f.file_id, ...refusal(ctx, err, f.file_id) };
       }
     }),
   );

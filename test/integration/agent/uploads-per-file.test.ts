@@ -1,11 +1,11 @@
 // The agent's calls to the service for each file. Against Ferry's service it
 // asks the registration to start the multipart upload and sign the first parts
 // (`count`), so a file takes no create request and, up to 100 parts, no
-// blueprint request; and finalizes that come while others are under way go
-// together (`finalize_files`). Against a service that keeps to the spec (here:
-// a proxy that drops `count` and knows no `finalize_files`), it runs the create
-// blueprint, asks for blueprints and finalizes each file itself. Both end
-// byte-identical.
+// blueprint request; and registrations and finalizes that come while others
+// are under way go together (`register_files`, `finalize_files`). Against a
+// service that keeps to the spec (here: a proxy that drops `count` and knows
+// neither batch route), it runs the create blueprint, asks for blueprints, and
+// registers and finalizes each file itself. Both end byte-identical.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fs from 'node:fs/promises';
@@ -21,14 +21,16 @@ interface Seen {
   method: string;
   path: string;
   query: URLSearchParams;
-  /** Files named by a finalize_files request. */
+  /** The `count` of each entry of a register_files request. */
+  counts?: (string | null)[];
+  /** Files named by a batch request. */
   files?: number;
   status?: number;
 }
 
 interface HostedProxy {
   url: string;
-  /** Drop `count` from registrations and answer 404 to finalize_files, as a service without Ferry's additions would. */
+  /** Drop `count` from registrations and answer 404 to the batch routes, as a service without Ferry's additions would. */
   specOnly: boolean;
   /** Method, path and query of every request seen. */
   seen: Seen[];
@@ -37,9 +39,10 @@ interface HostedProxy {
 
 const isRegistration = (path: string) => /^\/v1\/packages\/[^/]+\/files$/.test(path);
 const isFileFinalize = (path: string) => /^\/v1\/packages\/[^/]+\/files\/[^/]+\/finalize$/.test(path);
+const isBatchRegister = (path: string) => /^\/v1\/packages\/[^/]+\/register_files$/.test(path);
 const isBatchFinalize = (path: string) => /^\/v1\/packages\/[^/]+\/finalize_files$/.test(path);
-/** A single finalize is held this long, so the finalizes of other files gather meanwhile. */
-const FINALIZE_DELAY_MS = 150;
+/** A single registration or finalize is held this long, so those of other files gather meanwhile. */
+const HOLD_MS = 150;
 
 async function startHostedProxy(target: string): Promise<HostedProxy> {
   const upstream = new URL(target);
@@ -48,17 +51,20 @@ async function startHostedProxy(target: string): Promise<HostedProxy> {
     const u = new URL(req.url ?? '/', 'http://x');
     const seen: Seen = { method: req.method ?? '', path: u.pathname, query: new URLSearchParams(u.searchParams) };
     p.seen.push(seen);
-    if (p.specOnly && isRegistration(u.pathname)) u.searchParams.delete('count');
-    if (p.specOnly && isBatchFinalize(u.pathname)) {
-      req.resume();
-      res.writeHead(404, { 'content-type': 'application/json' });
-      return res.end(JSON.stringify({ code: 'not_found', message: 'no such route' }));
-    }
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const body = Buffer.concat(chunks);
-    if (isBatchFinalize(u.pathname)) seen.files = JSON.parse(body.toString()).files.length;
-    if (isFileFinalize(u.pathname)) await new Promise((r) => setTimeout(r, FINALIZE_DELAY_MS));
+    if (isBatchRegister(u.pathname) || isBatchFinalize(u.pathname)) {
+      const files = JSON.parse(body.toString()).files as { count?: number }[];
+      seen.files = files.length;
+      if (isBatchRegister(u.pathname)) seen.counts = files.map((f) => (f.count === undefined ? null : String(f.count)));
+      if (p.specOnly) {
+        res.writeHead(404, { 'content-type': 'application/json' });
+        return res.end(JSON.stringify({ code: 'not_found', message: 'no such route' }));
+      }
+    }
+    if (p.specOnly && isRegistration(u.pathname)) u.searchParams.delete('count');
+    if (isRegistration(u.pathname) || isFileFinalize(u.pathname)) await new Promise((r) => setTimeout(r, HOLD_MS));
     const up = http.request({ host: upstream.hostname, port: upstream.port, method: req.method, path: u.pathname + u.search, headers: req.headers }, (ur) => {
       seen.status = ur.statusCode;
       res.writeHead(ur.statusCode ?? 502, ur.headers);
@@ -127,29 +133,36 @@ async function uploadTree(): Promise<{ seen: Seen[]; got: Map<string, Buffer> }>
 const registrations = (seen: Seen[]) => seen.filter((s) => s.method === 'POST' && isRegistration(s.path));
 const blueprintAsks = (seen: Seen[]) => seen.filter((s) => s.method === 'POST' && /^\/v1\/packages\/[^/]+\/files\/[^/]+$/.test(s.path));
 const fileFinalizes = (seen: Seen[]) => seen.filter((s) => isFileFinalize(s.path));
-const batchFinalizes = (seen: Seen[]) => seen.filter((s) => isBatchFinalize(s.path));
+const batches = (seen: Seen[], is: (path: string) => boolean) => seen.filter((s) => is(s.path));
+/** Entries registered, or files finalized, through batches that the service answered. */
+const batched = (seen: Seen[], is: (path: string) => boolean) => batches(seen, is).filter((b) => b.status === 200).reduce((n, b) => n + b.files!, 0);
+/** The `count` asked for each registration, alone or in a batch the service answered. */
+const countsAsked = (seen: Seen[]) =>
+  [...registrations(seen).map((s) => s.query.get('count')), ...batches(seen, isBatchRegister).filter((b) => b.status === 200).flatMap((b) => b.counts!)].sort();
 
-test('against Ferry\'s service, registrations start the uploads and bring the blueprints, and finalizes go together', async () => {
+test('against Ferry\'s service, registrations start the uploads and bring the blueprints, and registrations and finalizes go together', async () => {
   proxy.specOnly = false;
   const { seen, got } = await uploadTree();
-  expect(registrations(seen).map((s) => s.query.get('count')).sort()).toEqual(counts());
+  expect(countsAsked(seen)).toEqual(counts());
   expect(blueprintAsks(seen)).toEqual([]);
-  // Each file finalized once: alone, or in a batch that gathered while others were under way.
-  const batches = batchFinalizes(seen);
-  expect(batches.length).toBeGreaterThan(0);
-  expect(batches.every((b) => b.status === 200 && b.files! > 1)).toBe(true);
-  expect(fileFinalizes(seen).length + batches.reduce((n, b) => n + b.files!, 0)).toBe(files.size);
+  // Each file registered and finalized once: alone, or in a batch that gathered while others were under way.
+  for (const is of [isBatchRegister, isBatchFinalize]) {
+    expect(batches(seen, is).length, String(is)).toBeGreaterThan(0);
+    expect(batches(seen, is).every((b) => b.status === 200 && b.files! > 1), String(is)).toBe(true);
+  }
+  expect(registrations(seen).length + batched(seen, isBatchRegister)).toBe(files.size);
+  expect(fileFinalizes(seen).length + batched(seen, isBatchFinalize)).toBe(files.size);
   for (const [rel, data] of files) expect(sha256(got.get(`tree/${rel}`)!), rel).toBe(sha256(data));
 });
 
-test('against a service that keeps to the spec, the agent runs the create blueprint, asks for blueprints and finalizes each file', async () => {
+test('against a service that keeps to the spec, the agent runs the create blueprint, asks for blueprints, and registers and finalizes each file', async () => {
   proxy.specOnly = true;
   const { seen, got } = await uploadTree();
+  // Told that there is no batch route, the agent sends every file on its own.
+  expect(batched(seen, isBatchRegister) + batched(seen, isBatchFinalize)).toBe(0);
   expect(registrations(seen).map((s) => s.query.get('count')).sort()).toEqual(counts());
+  expect(fileFinalizes(seen)).toHaveLength(files.size);
   // One ask for each file with content; the empty file finalizes without parts.
   expect(blueprintAsks(seen)).toHaveLength(files.size - 1);
-  // Told that there is no batch route, the agent finalizes every file on its own.
-  expect(batchFinalizes(seen).every((b) => b.status === undefined)).toBe(true);
-  expect(fileFinalizes(seen)).toHaveLength(files.size);
   for (const [rel, data] of files) expect(sha256(got.get(`tree/${rel}`)!), rel).toBe(sha256(data));
 });

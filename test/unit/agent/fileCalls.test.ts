@@ -1,11 +1,11 @@
-// The agent's file finalizes against a scripted HTTP service: the first goes
+// The agent's per-file calls against a scripted HTTP service: the first go
 // alone, those that come meanwhile go together, each file gets its own outcome,
-// and a service without the batch route gets one finalize per file.
+// and a service without the batch route gets one request per file.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HostedApiError, HostedHttp } from '../../../src/client/http.js';
-import { FileFinalizer } from '../../../src/agent/engine/fileFinalizer.js';
+import { FileCalls } from '../../../src/agent/engine/fileCalls.js';
 
 interface Req { path: string; body: any }
 type Script = (r: Req) => Promise<{ status: number; json?: unknown }> | { status: number; json?: unknown };
@@ -20,7 +20,7 @@ afterEach(async () => {
 });
 
 /** A service that answers by `script` and records every request. */
-async function serve(script: Script): Promise<{ seen: Req[]; finalizer: FileFinalizer }> {
+async function serve(script: Script): Promise<{ seen: Req[]; calls: FileCalls }> {
   const seen: Req[] = [];
   server = http.createServer(async (req, res) => {
     let text = '';
@@ -33,8 +33,8 @@ async function serve(script: Script): Promise<{ seen: Req[]; finalizer: FileFina
   });
   await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
   hosted = new HostedHttp(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-  const finalizer = new FileFinalizer(hosted, 'pkg_1', 'token', { attempts: 2, baseMs: 0, maxMs: 0 }, new AbortController().signal);
-  return { seen, finalizer };
+  const calls = new FileCalls(hosted, 'pkg_1', 'token', { attempts: 2, baseMs: 0, maxMs: 0 }, new AbortController().signal);
+  return { seen, calls };
 }
 
 const body = (size: number) => ({ chunk_extras: [{ part_number: '1', etag: 'e' }], file_extras: { upload_id: 'u' }, size });
@@ -42,17 +42,17 @@ const single = (path: string) => /\/files\/([^/]+)\/finalize$/.exec(path)?.[1];
 const batched = (r: Req) => (r.path.endsWith('/finalize_files') ? (r.body.files as { file_id: string }[]).map((f) => f.file_id) : undefined);
 const outcomes = (files: { file_id: string }[], status = 204) => ({ results: files.map((f) => ({ file_id: f.file_id, status })) });
 
-describe('FileFinalizer', () => {
+describe('file finalizes', () => {
   it('sends the first finalizes alone and those that come while they are under way together', async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
-    const { seen, finalizer } = await serve(async (r) => {
+    const { seen, calls } = await serve(async (r) => {
       if (single(r.path)) await gate;
       return single(r.path) ? { status: 204 } : { status: 200, json: outcomes(r.body.files) };
     });
-    const first = [finalizer.finalize('f1', body(1)), finalizer.finalize('f2', body(2))];
+    const first = [calls.finalize('f1', body(1)), calls.finalize('f2', body(2))];
     await expect.poll(() => seen.length).toBe(2);
-    const rest = ['f3', 'f4', 'f5'].map((id) => finalizer.finalize(id, body(3)));
+    const rest = ['f3', 'f4', 'f5'].map((id) => calls.finalize(id, body(3)));
     release();
     await Promise.all([...first, ...rest]);
     expect(seen.map((r) => single(r.path) ?? batched(r))).toEqual(['f1', 'f2', ['f3', 'f4', 'f5']]);
@@ -62,7 +62,7 @@ describe('FileFinalizer', () => {
   it('gives each file its own outcome: a refusal rejects that file only, a 503 or a missing answer goes again alone', async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
-    const { seen, finalizer } = await serve(async (r) => {
+    const { seen, calls } = await serve(async (r) => {
       const id = single(r.path);
       if (id === 'hold') await gate;
       if (id) return { status: 204 };
@@ -75,9 +75,9 @@ describe('FileFinalizer', () => {
         ] },
       };
     });
-    const held = [finalizer.finalize('hold', body(1)), finalizer.finalize('hold', body(1))];
+    const held = [calls.finalize('hold', body(1)), calls.finalize('hold', body(1))];
     await expect.poll(() => seen.length).toBe(2);
-    const [ok, short, busy, lost] = ['ok', 'short', 'busy', 'lost'].map((id) => finalizer.finalize(id, body(9)));
+    const [ok, short, busy, lost] = ['ok', 'short', 'busy', 'lost'].map((id) => calls.finalize(id, body(9)));
     release();
     await Promise.all(held);
     await expect(ok).resolves.toBeUndefined();
@@ -93,16 +93,16 @@ describe('FileFinalizer', () => {
   it('finalizes file by file once the service answers 404 to the batch route, and does not ask for it again', async () => {
     let release!: () => void;
     let gate = new Promise<void>((r) => (release = r));
-    const { seen, finalizer } = await serve(async (r) => {
+    const { seen, calls } = await serve(async (r) => {
       if (!single(r.path)) return { status: 404, json: { code: 'not_found', message: 'no route' } };
       if (single(r.path)!.startsWith('hold')) await gate;
       return { status: 204 };
     });
     const burst = async (n: number) => {
       const before = seen.length;
-      const held = [finalizer.finalize(`hold${n}a`, body(1)), finalizer.finalize(`hold${n}b`, body(1))];
+      const held = [calls.finalize(`hold${n}a`, body(1)), calls.finalize(`hold${n}b`, body(1))];
       await expect.poll(() => seen.length).toBe(before + 2);
-      const rest = [1, 2, 3].map((i) => finalizer.finalize(`f${n}.${i}`, body(1)));
+      const rest = [1, 2, 3].map((i) => calls.finalize(`f${n}.${i}`, body(1)));
       release();
       await Promise.all([...held, ...rest]);
       gate = new Promise<void>((r) => (release = r));
@@ -114,5 +114,47 @@ describe('FileFinalizer', () => {
     expect(seen.filter((r) => single(r.path)).map((r) => single(r.path)).sort()).toEqual(
       ['hold1a', 'hold1b', 'f1.1', 'f1.2', 'f1.3', 'hold2a', 'hold2b', 'f2.1', 'f2.2', 'f2.3'].sort(),
     );
+  });
+});
+
+describe('file registrations', () => {
+  const entry = (name: string) => ({ kind: 'file' as const, name, path: '', last_modified: '2024-05-01T10:00:00.000Z', size: 5 });
+  const answer = (name: string) => ({ create_blueprint: null, file: { id: `file_${name}`, name }, max_chunk_count: 1, max_chunk_size: 1, min_chunk_size: 1 });
+  const registered = (r: Req) => (r.path.endsWith('/register_files') ? (r.body.files as { name: string }[]).map((f) => f.name) : /\/files(\?|$)/.test(r.path) ? r.body.name : undefined);
+
+  it('sends registrations that come together as one request, each with its count, and gives each entry its own outcome', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const { seen, calls } = await serve(async (r) => {
+      if (r.path.endsWith('/register_files')) {
+        return {
+          status: 200,
+          json: { results: [
+            { status: 201, registration: answer('ok') },
+            { status: 409, code: 'duplicate_path', message: '"taken" is already in the package' },
+            { status: 503, code: 'unavailable', message: 'try later' },
+            { status: 201 },
+          ] },
+        };
+      }
+      if (r.body.name === 'hold') await gate;
+      return { status: 201, json: answer(r.body.name) };
+    });
+    const held = [calls.register(entry('hold'), 1), calls.register(entry('hold'), 1)];
+    await expect.poll(() => seen.length).toBe(2);
+    const [ok, taken, busy, lost] = ['ok', 'taken', 'busy', 'lost'].map((n, i) => calls.register(entry(n), i + 1));
+    release();
+    await Promise.all(held);
+    await expect(ok).resolves.toEqual(answer('ok'));
+    await expect(taken).rejects.toMatchObject({ status: 409, code: 'duplicate_path' });
+    await expect(busy).resolves.toEqual(answer('busy'));
+    await expect(lost).resolves.toEqual(answer('lost'));
+    const batch = seen.find((r) => r.path.endsWith('/register_files'))!;
+    expect(batch.body.files.map((f: { name: string; count: number }) => [f.name, f.count])).toEqual([['ok', 1], ['taken', 2], ['busy', 3], ['lost', 4]]);
+    const order = seen.map(registered);
+    expect(order.slice(0, 3)).toEqual(['hold', 'hold', ['ok', 'taken', 'busy', 'lost']]);
+    expect(order.slice(3).sort()).toEqual(['busy', 'lost']);
+    // The ones sent again alone keep their count.
+    expect(seen.slice(3).map((r) => new URL(r.path, 'http://x').searchParams.get('count')).sort()).toEqual(['3', '4']);
   });
 });
