@@ -6,10 +6,13 @@
 //   <dataDir>/.incoming/<id>                      bodies being received (renamed when whole), data being deleted
 //   <dataDir>/buckets/<bucket>/objects/ab/<hash>.json   manifest: key, size, etag, headers, parts
 //   <dataDir>/buckets/<bucket>/data/<id>/...       immutable part files of one object version
-//   <dataDir>/buckets/<bucket>/uploads/<uploadId>/upload.json + <NNNNN>/<md5hex>
+//   <dataDir>/buckets/<bucket>/uploads/<uploadId>/upload.json + <NNNNN>.<md5hex>
 //
 // A completed multipart upload's directory is renamed into data/, so its part
-// files are served in place: completing never copies bytes.
+// files are served in place: completing never copies bytes; its upload.json
+// becomes the manifest. A small object so costs three new inodes (directory,
+// upload.json, part), as a PutObject does: on ext4 each costs a search of the
+// inode bitmap, which grows long after many deletions.
 //
 // Metadata calls (mkdir, rename, stat, unlink, the small JSON files) are
 // synchronous: they take a few microseconds on a local disk and the store has a
@@ -71,7 +74,9 @@ export function newId(): string {
 }
 export const isId = (s: string): boolean => ID_RE.test(s);
 export const keyHash = (key: string): string => createHash('sha256').update(key, 'utf8').digest('hex');
-export const partDirName = (n: number): string => String(n).padStart(5, '0');
+export const paddedPart = (n: number): string => String(n).padStart(5, '0');
+/** A part's file: its number and, so that a stat checks its ETag, the hex MD5 of its bytes. */
+export const partFileName = (n: number, md5hex: string): string => `${paddedPart(n)}.${md5hex}`;
 
 export class Layout {
   readonly buckets: string;
@@ -118,9 +123,12 @@ export function readJson<T>(path: string): T | undefined {
   }
 }
 
-/** Write to a temp name then rename, so readers see the old or the new file, never half of one. */
-export function writeJsonAtomic(layout: Layout, path: string, value: unknown): void {
-  const tmp = layout.tempFile();
+/**
+ * Write to a temp name then rename, so readers see the old or the new file, never
+ * half of one. `tmp` may be a file nobody reads any more: it is overwritten, and
+ * its inode reused.
+ */
+export function writeJsonAtomic(layout: Layout, path: string, value: unknown, tmp = layout.tempFile()): void {
   writeFileSync(tmp, JSON.stringify(value));
   try {
     renameSync(tmp, path);

@@ -1,17 +1,18 @@
-// Multipart uploads. Each part lands in uploads/<id>/<NNNNN>/<md5hex>: the
+// Multipart uploads. Each part lands in uploads/<id>/<NNNNN>.<md5hex>: the
 // name carries the ETag, so Complete checks a part with one stat and never
 // reads its bytes. Completing renames the upload directory into data/ and
-// writes a manifest, O(number of parts) whatever the object size.
+// writes the manifest over upload.json, O(number of parts) whatever the object
+// size.
 
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { receiveSmall, receiveToFile } from './body.js';
 import { isNotFound, S3Error, s3err } from './errors.js';
-import { isId, newId, partDirName, readJson, removeQuietly, type Manifest, type PartRef, type UploadInfo } from './disk.js';
+import { isId, newId, partFileName, readJson, removeQuietly, type Manifest, type PartRef, type UploadInfo } from './disk.js';
 import { sendEmpty, sendXml, storedHeaders } from './http.js';
 import { awsUriEncode } from '../sigv4/sign.js';
-import { commitObject, discard, type S3Request, type StoreContext } from './store.js';
+import { commitObject, discard, type OpenRecord, type S3Request, type StoreContext } from './store.js';
 import { el, parseCompleteMultipartUpload, xmlDocument, type CompletePart } from './xml.js';
 
 const MIN_PART_SIZE = 5 * 1024 * 1024;
@@ -41,25 +42,27 @@ export function openUpload(ctx: StoreContext, bucket: string, key: string, store
   return uploadId;
 }
 
-function rememberUpload(ctx: StoreContext, id: string, info: UploadInfo): void {
+function rememberUpload(ctx: StoreContext, id: string, info: UploadInfo): OpenRecord {
   if (ctx.uploads.size >= 10_000) ctx.uploads.clear(); // only a cache; abandoned uploads must not grow it forever
-  ctx.uploads.set(id, info);
+  const record = { info, parts: new Map<number, string>() };
+  ctx.uploads.set(id, record);
+  return record;
 }
 
-interface OpenUpload { id: string; dir: string; info: UploadInfo; cacheId: string }
+interface OpenUpload extends OpenRecord { id: string; dir: string; cacheId: string }
 
 async function loadUpload(ctx: StoreContext, bucket: string, key: string, id: string): Promise<OpenUpload> {
   ctx.catalog.get(bucket);
   if (!isId(id)) throw s3err('NoSuchUpload');
   const dir = ctx.layout.upload(bucket, id);
   const cacheId = `${bucket}/${id}`;
-  let info = ctx.uploads.get(cacheId);
-  if (!info) {
-    info = readJson<UploadInfo>(join(dir, 'upload.json'));
-    if (info) rememberUpload(ctx, cacheId, info);
+  let record = ctx.uploads.get(cacheId);
+  if (!record) {
+    const info = readJson<UploadInfo>(join(dir, 'upload.json'));
+    if (info) record = rememberUpload(ctx, cacheId, info);
   }
-  if (!info || info.key !== key) throw s3err('NoSuchUpload');
-  return { id, dir, info, cacheId };
+  if (!record || record.info.key !== key) throw s3err('NoSuchUpload');
+  return { ...record, id, dir, cacheId };
 }
 
 const uploadOf = (ctx: StoreContext, r: S3Request) => loadUpload(ctx, r.bucket, r.key, r.query.get('uploadId') ?? '');
@@ -82,22 +85,16 @@ export async function uploadPart(ctx: StoreContext, r: S3Request): Promise<void>
   const tmp = ctx.layout.tempFile();
   const { md5 } = await receiveToFile(r.req, r.auth, tmp);
   const md5hex = md5.toString('hex');
-  const partDir = join(upload.dir, partDirName(n));
   try {
-    // Per-upload lock: two uploads of one part number cannot delete each other's file, and
-    // Complete never sees a part replaced between its check and its rename (completeUpload).
+    // Per-upload lock: Complete never sees a part replaced between its check and its rename (completeUpload).
     await ctx.locks.run(uploadLock(upload.id), async () => {
-      let fresh = true;
-      try {
-        mkdirSync(partDir);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-        fresh = false;
-      }
       // ENOENT here means the upload was completed or aborted meanwhile: never recreate it.
-      renameSync(tmp, join(partDir, md5hex));
-      // A part sent again may have other bytes: only its latest file stays.
-      if (!fresh) for (const f of readdirSync(partDir)) if (f !== md5hex) unlinkQuietly(join(partDir, f));
+      renameSync(tmp, join(upload.dir, partFileName(n, md5hex)));
+      // A part sent again with other bytes: only its latest file stays. One this process did not
+      // store (before a restart) stays until Complete; ListParts shows the newest.
+      const was = upload.parts.get(n);
+      upload.parts.set(n, md5hex);
+      if (was !== undefined && was !== md5hex) unlinkQuietly(join(upload.dir, partFileName(n, was)));
     });
   } catch (err) {
     unlinkQuietly(tmp);
@@ -116,14 +113,6 @@ function unlinkQuietly(path: string): void {
 
 const statOrUndefined = (path: string) => statSync(path, { throwIfNoEntry: false });
 
-function listQuietly(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
-}
-
 export interface StoredPart {
   n: number;
   md5: string;
@@ -131,16 +120,15 @@ export interface StoredPart {
   mtime: Date;
 }
 
-/** Parts currently in an upload, by number. */
+const PART_FILE = /^(\d{5})\.([0-9a-f]{32})$/;
+
+/** Parts currently in an upload, by number; of two files for one number, the newest. */
 function storedParts(dir: string): StoredPart[] {
   const parts: StoredPart[] = [];
   for (const name of readdirSync(dir)) {
-    if (!/^\d{5}$/.test(name)) continue;
-    for (const file of listQuietly(join(dir, name))) {
-      if (!MD5_HEX.test(file)) continue;
-      const st = statOrUndefined(join(dir, name, file));
-      if (st) parts.push({ n: Number(name), md5: file, size: st.size, mtime: st.mtime });
-    }
+    const m = PART_FILE.exec(name);
+    const st = m ? statOrUndefined(join(dir, name)) : undefined;
+    if (st) parts.push({ n: Number(m![1]), md5: m![2]!, size: st.size, mtime: st.mtime });
   }
   return parts.sort((a, b) => a.n - b.n || b.mtime.getTime() - a.mtime.getTime())
     .filter((p, i, all) => i === 0 || all[i - 1]!.n !== p.n);
@@ -207,7 +195,7 @@ function checkParts(dir: string, requested: CompletePart[]): PartRef[] {
   return requested.map((p, i) => {
     // Clients send ETags quoted or bare; the hex check also keeps the value out of path tricks.
     const md5 = p.etag.replace(/"/g, '').trim().toLowerCase();
-    const file = `${partDirName(p.partNumber)}/${md5}`;
+    const file = partFileName(p.partNumber, md5);
     const st = MD5_HEX.test(md5) ? statOrUndefined(join(dir, file)) : undefined;
     if (!st) throw s3err('InvalidPart');
     if (st.size < MIN_PART_SIZE && i < requested.length - 1) throw s3err('EntityTooSmall');
@@ -272,14 +260,15 @@ async function completeOpen(ctx: StoreContext, bucket: string, upload: OpenUploa
     parts,
   };
   try {
-    await commitObject(ctx, bucket, manifest);
+    // upload.json is read no more: the manifest is written over it, so it takes no new inode.
+    await commitObject(ctx, bucket, manifest, join(dataDir, 'upload.json'));
   } catch (err) {
     await removeQuietly(dataDir);
     throw err;
   }
-  // Parts uploaded but left out of the list are discarded, as S3 does. upload.json stays (a
-  // few bytes): on a busy ext4 every unlink can wait for a journal commit, and this is the hot path.
-  const keep = new Set(parts.map((p) => partDirName(p.n)).concat('upload.json'));
-  for (const name of readdirSync(dataDir)) if (!keep.has(name)) await removeQuietly(join(dataDir, name));
+  // Parts uploaded but left out of the list are discarded, as S3 does, and so are older
+  // files of a part sent again.
+  const keep = new Set(parts.map((p) => p.file));
+  for (const name of readdirSync(dataDir)) if (!keep.has(name)) unlinkQuietly(join(dataDir, name));
   return manifest;
 }

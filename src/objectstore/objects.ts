@@ -6,7 +6,7 @@ import { copyFile, link, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { receiveSmall, receiveToFile } from './body.js';
 import { isNotFound, s3err } from './errors.js';
-import { newId, partDirName, removeQuietly, type Manifest, type PartRef } from './disk.js';
+import { newId, paddedPart, removeQuietly, type Manifest, type PartRef } from './disk.js';
 import { checkConditions, objectHeaders, parseRange, sendEmpty, sendXml, storedHeaders } from './http.js';
 import { sendSegments, type Segment } from './send.js';
 import { commitObject, pinCurrent, removeObject, type S3Request, type StoreContext } from './store.js';
@@ -157,7 +157,7 @@ async function copyObject(ctx: StoreContext, r: S3Request, source: string): Prom
     mkdirSync(dataDir);
     const parts: PartRef[] = [];
     for (const part of m.parts) {
-      const file = partDirName(part.n);
+      const file = paddedPart(part.n);
       await linkOrCopy(join(srcDir, part.file), join(dataDir, file));
       parts.push({ ...part, file });
     }

@@ -12,6 +12,13 @@ import { readManifest, removeQuietly, writeJsonAtomic, type KeyedLock, type Layo
 import { isNotFound } from './errors.js';
 import type { AuthContext } from './sigv4.js';
 
+/** What the store keeps in memory of an open multipart upload. */
+export interface OpenRecord {
+  info: UploadInfo;
+  /** Part number -> hex MD5 of the file this process last stored for it. */
+  parts: Map<number, string>;
+}
+
 export interface StoreContext {
   layout: Layout;
   catalog: Catalog;
@@ -20,8 +27,8 @@ export interface StoreContext {
   logger: Logger | undefined;
   /** Deletions still running after their request was answered; close() waits for them. */
   background: Set<Promise<void>>;
-  /** upload.json contents by `${bucket}/${uploadId}`: read once, not on every part. */
-  uploads: Map<string, UploadInfo>;
+  /** Open uploads by `${bucket}/${uploadId}`: upload.json read once, not on every part. */
+  uploads: Map<string, OpenRecord>;
   /** Data directories being read -> number of readers; dropping them waits for zero. */
   readers: Map<string, number>;
   /** Data directories dropped while read: discarded when their last reader leaves. */
@@ -96,13 +103,17 @@ export async function pinCurrent(
   throw new Error(`objectstore: manifest of ${bucket}/${key} keeps disagreeing with the index`);
 }
 
-/** Makes `manifest` the current version of its key and drops the version it replaces. */
-export async function commitObject(ctx: StoreContext, bucket: string, manifest: Manifest): Promise<void> {
+/**
+ * Makes `manifest` the current version of its key and drops the version it
+ * replaces. `tmp`: a file of no further use to write the manifest into before
+ * it is renamed into place (see writeJsonAtomic).
+ */
+export async function commitObject(ctx: StoreContext, bucket: string, manifest: Manifest, tmp?: string): Promise<void> {
   const index = ctx.catalog.get(bucket);
   await ctx.locks.run(lockId(bucket, manifest.key), async () => {
     // The index is authoritative (loaded at start, changed only under this lock): no manifest read needed.
     const old = index.entries.get(manifest.key);
-    writeJsonAtomic(ctx.layout, ctx.layout.manifest(bucket, manifest.key), manifest);
+    writeJsonAtomic(ctx.layout, ctx.layout.manifest(bucket, manifest.key), manifest, tmp);
     index.set(manifest.key, { size: manifest.size, etag: manifest.etag, lastModified: manifest.lastModified, data: manifest.data });
     if (old && old.data !== manifest.data) await discard(ctx, ctx.layout.data(bucket, old.data));
   });

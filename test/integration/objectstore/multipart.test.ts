@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3Error, startObjectStore, type RunningObjectStore } from '../../../src/objectstore/index.js';
+import { Layout } from '../../../src/objectstore/disk.js';
 import { startObjectStoreThread } from '../../../src/objectstore/thread.js';
 
 const BUCKET = 'ferry-multipart';
@@ -307,6 +308,18 @@ describe('multipart uploads', () => {
     await complete(k, id2, await uploadParts(k, id2, parts));
     await s3.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: k }));
     expect(total(await dataFiles())).toBe(total(before));
+  });
+
+  it('writes the manifest over upload.json: a small object takes three new inodes, as a PutObject does', async () => {
+    const k = 'three-inodes';
+    const uploadId = await startUpload(k);
+    const record = await stat(join(dataDir, 'buckets', BUCKET, 'uploads', uploadId, 'upload.json'));
+    const body = randomBytes(100);
+    await complete(k, uploadId, await uploadParts(k, uploadId, [body]));
+    expect((await stat(new Layout(dataDir).manifest(BUCKET, k))).ino).toBe(record.ino);
+    expect(await readdir(join(dataDir, 'buckets', BUCKET, 'data', uploadId))).toEqual([`00001.${md5(body)}`]);
+    const head = await s3.send(new HeadObjectCommand({ Bucket: BUCKET, Key: k }));
+    expect([head.ContentType, head.Metadata]).toEqual(['application/x-big', { k: 'v' }]);
   });
 
   it('discards uploaded parts that the completion list leaves out', async () => {

@@ -6,6 +6,7 @@ import {
   CreateMultipartUploadCommand,
   GetObjectCommand,
   ListObjectsV2Command,
+  ListPartsCommand,
   PutObjectCommand,
   S3Client,
   UploadPartCommand,
@@ -74,6 +75,29 @@ describe('restart', () => {
     }));
     const later = await second.s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: 'later.bin' }));
     expect(Buffer.from(await later.Body!.transformToByteArray()).equals(part)).toBe(true);
+    second.s3.destroy();
+    await second.store.close();
+  });
+
+  it('lists the newest file of a part sent again after a restart, and keeps only the named one at completion', async () => {
+    const key = 'resent.bin';
+    const [older, newer] = [randomBytes(300), randomBytes(400)];
+    const first = await start();
+    const { UploadId } = await first.s3.send(new CreateMultipartUploadCommand({ Bucket: BUCKET, Key: key }));
+    await first.s3.send(new UploadPartCommand({ Bucket: BUCKET, Key: key, UploadId, PartNumber: 1, Body: older }));
+    first.s3.destroy();
+    await first.store.close();
+
+    const second = await start();
+    const { ETag } = await second.s3.send(new UploadPartCommand({ Bucket: BUCKET, Key: key, UploadId, PartNumber: 1, Body: newer }));
+    const listed = await second.s3.send(new ListPartsCommand({ Bucket: BUCKET, Key: key, UploadId }));
+    expect(listed.Parts!.map((p) => [p.PartNumber, p.ETag, p.Size])).toEqual([[1, ETag, 400]]);
+    await second.s3.send(new CompleteMultipartUploadCommand({
+      Bucket: BUCKET, Key: key, UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag }] },
+    }));
+    expect(await readdir(join(dataDir, 'buckets', BUCKET, 'data', UploadId!))).toEqual([`00001.${ETag!.replace(/"/g, '')}`]);
+    const got = await second.s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }));
+    expect(Buffer.from(await got.Body!.transformToByteArray()).equals(newer)).toBe(true);
     second.s3.destroy();
     await second.store.close();
   });
