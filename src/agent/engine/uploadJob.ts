@@ -43,9 +43,10 @@ export interface UploadEngine {
 /** File finalize answers that mean the parts on the store are not what we recorded: send the file again. */
 const REDO_CODES = new Set(['part_missing', 'etag_mismatch', 'size_mismatch', 'part_too_small', 'unknown_upload']);
 /**
- * Files registered at once. A small file is mostly round trips (register, start,
- * blueprints, PUT, finalize), so many of them must be on their way together for
- * the service and the store, not the latency, to set the pace.
+ * Files registered at once. A small file is mostly round trips (register, PUT,
+ * finalize), so many of them must be on their way together for the service and
+ * the store, not the latency, to set the pace; and registrations that come
+ * together go in one request (fileCalls.ts).
  */
 const PREP_WORKERS = 16;
 const MAX_FILE_RESETS = 2;

@@ -1,7 +1,6 @@
 // A file's two conversations with the service outside its parts: registration
 // (plus starting its multipart upload) and what its finalize says. fileCalls.ts
 // sends both.
-import type { HostedHttp } from '../../client/http.js';
 import type { Blueprint } from '../../api/hosted/blueprint.js';
 import type { FinalizeFileBody } from '../../api/hosted/files.js';
 import type { PartRow, UploadFileRow, UploadRow } from '../store/uploadStore.js';
@@ -11,7 +10,6 @@ import { chooseChunkSize } from './uploadFile.js';
 import type { FileCalls } from './fileCalls.js';
 
 export interface ServiceSide {
-  hosted: HostedHttp;
   objects: ObjectHttp;
   tuning: EngineTuning;
 }

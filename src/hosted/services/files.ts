@@ -1,5 +1,6 @@
 // The files of a Package while it is being uploaded: registration, part
-// blueprints and the per-file finalize that completes the multipart upload.
+// blueprints and the per-file finalize that completes the multipart upload,
+// one at a time or several in one request (Ferry's batch routes).
 import type { HostedContext } from '../context.js';
 import type { FilesTable, PackagesTable } from '../db/schema.js';
 import type {
