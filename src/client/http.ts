@@ -10,6 +10,11 @@ export class HostedApiError extends Error {
   ) {
     super(message);
   }
+
+  /** The error for an answer with `status` and the service's `{code, message}` (either may be missing). */
+  static of(status: number, body: { code?: unknown; message?: unknown } = {}): HostedApiError {
+    return new HostedApiError(status, String(body.code ?? 'http_error'), String(body.message ?? `HTTP ${status}`));
+  }
 }
 
 export interface Credentials {
@@ -73,10 +78,7 @@ export class HostedHttp {
         parsed = undefined;
       }
     }
-    if (res.statusCode >= 400) {
-      const e = (parsed ?? {}) as { code?: unknown; message?: unknown };
-      throw new HostedApiError(res.statusCode, String(e.code ?? 'http_error'), String(e.message ?? `HTTP ${res.statusCode}`));
-    }
+    if (res.statusCode >= 400) throw HostedApiError.of(res.statusCode, (parsed ?? {}) as { code?: unknown; message?: unknown });
     return parsed as T;
   }
 

@@ -17,7 +17,6 @@ import { el, parseCompleteMultipartUpload, xmlDocument, type CompletePart } from
 
 const MIN_PART_SIZE = 5 * 1024 * 1024;
 const MAX_PARTS = 10_000;
-const MD5_HEX = /^[0-9a-f]{32}$/;
 
 export async function createUpload(ctx: StoreContext, r: S3Request): Promise<void> {
   const uploadId = openUpload(ctx, r.bucket, r.key, storedHeaders(r.req));
@@ -42,9 +41,9 @@ export function openUpload(ctx: StoreContext, bucket: string, key: string, store
   return uploadId;
 }
 
-function rememberUpload(ctx: StoreContext, id: string, info: UploadInfo): OpenRecord {
+function rememberUpload(ctx: StoreContext, id: string, info: UploadInfo, parts = new Map<number, string>()): OpenRecord {
   if (ctx.uploads.size >= 10_000) ctx.uploads.clear(); // only a cache; abandoned uploads must not grow it forever
-  const record = { info, parts: new Map<number, string>() };
+  const record = { info, parts };
   ctx.uploads.set(id, record);
   return record;
 }
@@ -59,9 +58,11 @@ async function loadUpload(ctx: StoreContext, bucket: string, key: string, id: st
   let record = ctx.uploads.get(cacheId);
   if (!record) {
     const info = readJson<UploadInfo>(join(dir, 'upload.json'));
-    if (info) record = rememberUpload(ctx, cacheId, info);
+    if (!info || info.key !== key) throw s3err('NoSuchUpload');
+    // Read from disk (after a restart): of several files for one part, the newest is the part.
+    record = rememberUpload(ctx, cacheId, info, new Map(storedPartsOrGone(dir).map((p) => [p.n, p.md5])));
   }
-  if (!record || record.info.key !== key) throw s3err('NoSuchUpload');
+  if (record.info.key !== key) throw s3err('NoSuchUpload');
   return { ...record, id, dir, cacheId };
 }
 
@@ -90,8 +91,7 @@ export async function uploadPart(ctx: StoreContext, r: S3Request): Promise<void>
     await ctx.locks.run(uploadLock(upload.id), async () => {
       // ENOENT here means the upload was completed or aborted meanwhile: never recreate it.
       renameSync(tmp, join(upload.dir, partFileName(n, md5hex)));
-      // A part sent again with other bytes: only its latest file stays. One this process did not
-      // store (before a restart) stays until Complete; ListParts shows the newest.
+      // A part sent again with other bytes: only its latest file stays.
       const was = upload.parts.get(n);
       upload.parts.set(n, md5hex);
       if (was !== undefined && was !== md5hex) unlinkQuietly(join(upload.dir, partFileName(n, was)));
@@ -132,6 +132,15 @@ function storedParts(dir: string): StoredPart[] {
   }
   return parts.sort((a, b) => a.n - b.n || b.mtime.getTime() - a.mtime.getTime())
     .filter((p, i, all) => i === 0 || all[i - 1]!.n !== p.n);
+}
+
+/** storedParts, or NoSuchUpload when the directory went (completed or aborted meanwhile). */
+function storedPartsOrGone(dir: string): StoredPart[] {
+  try {
+    return storedParts(dir);
+  } catch (err) {
+    throw isNotFound(err) ? s3err('NoSuchUpload') : err;
+  }
 }
 
 /** Whether `uploadId` is an open upload of `key`. */
@@ -190,13 +199,13 @@ export async function abortUpload(ctx: StoreContext, r: S3Request): Promise<void
   sendEmpty(r.res, 204);
 }
 
-/** One stat per listed part (the file name is its MD5): O(parts), no byte is read. */
-function checkParts(dir: string, requested: CompletePart[]): PartRef[] {
+/** Each listed part must be the upload's current one; one stat each for its size: O(parts), no byte is read. */
+function checkParts(upload: OpenUpload, requested: CompletePart[]): PartRef[] {
   return requested.map((p, i) => {
-    // Clients send ETags quoted or bare; the hex check also keeps the value out of path tricks.
+    // Clients send ETags quoted or bare. Only a known MD5 makes a file name: no path tricks.
     const md5 = p.etag.replace(/"/g, '').trim().toLowerCase();
     const file = partFileName(p.partNumber, md5);
-    const st = MD5_HEX.test(md5) ? statOrUndefined(join(dir, file)) : undefined;
+    const st = upload.parts.get(p.partNumber) === md5 ? statOrUndefined(join(upload.dir, file)) : undefined;
     if (!st) throw s3err('InvalidPart');
     if (st.size < MIN_PART_SIZE && i < requested.length - 1) throw s3err('EntityTooSmall');
     return { n: p.partNumber, file, size: st.size, md5 };
@@ -234,7 +243,7 @@ async function completeOpen(ctx: StoreContext, bucket: string, upload: OpenUploa
   const dataDir = ctx.layout.data(bucket, upload.id);
   let total = 0;
   const parts = await ctx.locks.run(uploadLock(upload.id), async () => {
-    const found = checkParts(upload.dir, requested);
+    const found = checkParts(upload, requested);
     for (const p of found) total += p.size;
     if (size !== undefined && total !== size) throw s3err('InvalidPart', `the parts hold ${total} bytes, not ${size}`);
     try {

@@ -13,7 +13,7 @@ import { isTransientStatus, retrying, type RetryPolicy } from './retry.js';
 function judged<O>(o: { status: number; code?: string; message?: string } | undefined, ok: () => O): Outcome<O> {
   if (!o || isTransientStatus(o.status)) return 'alone';
   if (o.status < 300) return { ok: ok() };
-  return { error: new HostedApiError(o.status, o.code ?? 'http_error', o.message ?? `HTTP ${o.status}`) };
+  return { error: HostedApiError.of(o.status, o) };
 }
 
 interface Register {
@@ -36,7 +36,7 @@ export class FileCalls {
     this.registrations = new Gatherer<Register, RegisterFileAnswer>(
       {
         async together(items) {
-          const files = items.map((r) => ({ ...r.body, ...(r.count ? { count: r.count } : {}) }));
+          const files = items.map((r) => ({ ...r.body, count: r.count }));
           const { results } = await retried(() => registerFiles(hosted, packageId, { files }, call));
           return items.map((_, i) => {
             const o = results[i];

@@ -80,7 +80,8 @@ export async function registerFile(ctx: HostedContext, pkg: Pkg, body: RegisterF
   const createBlueprint = row.object_key ? await ctx.storage.createUploadBlueprint(row.object_key) : null;
   // Kept in the answer even when the upload is started here: a client that runs it
   // anyway gets a second upload, which the file adopts (the first is aborted).
-  if (row.object_key && count) row.upload_id = await ctx.storage.createUpload(row.object_key);
+  const started = row.object_key && count ? { key: row.object_key, count, id: await ctx.storage.createUpload(row.object_key) } : undefined;
+  row.upload_id = started?.id ?? null;
   // A second entry at the same place would clash in every download; a pending one
   // is a client's earlier attempt that it restarts, so it gives way.
   const replaced = await ctx.db.transaction().execute(async (trx) => {
@@ -103,9 +104,8 @@ export async function registerFile(ctx: HostedContext, pkg: Pkg, body: RegisterF
   });
   for (const old of replaced) await abortQuietly(ctx, old);
   const answer: RegisterFileAnswer = { create_blueprint: createBlueprint, file: { ...fileObject(row), chunk_size: row.chunk_size }, ...CHUNK_LIMITS };
-  if (!row.upload_id || !row.object_key || !count) return answer;
-  const blueprints = await ctx.storage.partBlueprints(row.object_key, row.upload_id, 1, Math.min(count, CHUNK_LIMITS.max_chunk_count));
-  return { ...answer, upload_id: row.upload_id, upload_blueprints: blueprints };
+  if (!started) return answer;
+  return { ...answer, upload_id: started.id, upload_blueprints: await ctx.storage.partBlueprints(started.key, started.id, 1, started.count) };
 }
 
 export async function abortQuietly(ctx: HostedContext, f: Pick<FilesTable, 'object_key' | 'upload_id'>): Promise<void> {
@@ -265,11 +265,20 @@ export async function finalizeFile(ctx: HostedContext, pkg: Pkg, fileId: string,
   }
 }
 
-/** A refusal as a batch answers it for one entry; unexpected failures are logged and answered as 500, as the error handler does. */
-function refusal(ctx: HostedContext, err: unknown, what: string): { status: number; code: string; message: string } {
-  if (err instanceof HttpError) return { status: err.status, code: err.code, message: err.message };
-  ctx.log.error({ err, what }, 'unexpected error in a batch');
-  return { status: 500, code: 'internal', message: 'internal error' };
+type Refusal = { status: number; code: string; message: string };
+
+/**
+ * One entry of a batch: what `run` answers, or its refusal as the error handler
+ * would have sent it (unexpected failures are logged and answered as 500).
+ */
+async function orRefusal<T>(ctx: HostedContext, what: string, run: () => Promise<T>): Promise<T | Refusal> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof HttpError) return { status: err.status, code: err.code, message: err.message };
+    ctx.log.error({ err, what }, 'unexpected error in a batch');
+    return { status: 500, code: 'internal', message: 'internal error' };
+  }
 }
 
 /**
@@ -279,27 +288,20 @@ function refusal(ctx: HostedContext, err: unknown, what: string): { status: numb
  */
 export async function registerFiles(ctx: HostedContext, pkg: Pkg, files: RegisterFilesBody['files']): Promise<RegisterOutcome[]> {
   return Promise.all(
-    files.map(async ({ count, ...body }): Promise<RegisterOutcome> => {
-      try {
-        return { status: 201, registration: await registerFile(ctx, pkg, body, count) };
-      } catch (err) {
-        return refusal(ctx, err, body.name);
-      }
-    }),
+    files.map(({ count, ...body }) => orRefusal(ctx, body.name, async () => ({ status: 201, registration: await registerFile(ctx, pkg, body, count) }))),
   );
 }
 
 /** Finalizes each file as finalizeFile does, side by side; one file's refusal is its outcome and does not stop the others. */
 export async function finalizeFiles(ctx: HostedContext, pkg: Pkg, files: FinalizeFilesBody['files']): Promise<FileOutcome[]> {
   return Promise.all(
-    files.map(async (f): Promise<FileOutcome> => {
-      try {
+    files.map(async (f) => ({
+      file_id: f.file_id,
+      ...(await orRefusal(ctx, f.file_id, async () => {
         await finalizeFile(ctx, pkg, f.file_id, f);
-        return { file_id: f.file_id, status: 204 };
-      } catch (err) {
-        return { file_id: f.file_id, ...refusal(ctx, err, f.file_id) };
-      }
-    }),
+        return { status: 204 };
+      })),
+    })),
   );
 }
 

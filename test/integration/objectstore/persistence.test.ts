@@ -79,12 +79,12 @@ describe('restart', () => {
     await second.store.close();
   });
 
-  it('lists the newest file of a part sent again after a restart, and keeps only the named one at completion', async () => {
+  it('takes a part sent again after a restart as the part: listed, completed, and the older bytes refused', async () => {
     const key = 'resent.bin';
     const [older, newer] = [randomBytes(300), randomBytes(400)];
     const first = await start();
     const { UploadId } = await first.s3.send(new CreateMultipartUploadCommand({ Bucket: BUCKET, Key: key }));
-    await first.s3.send(new UploadPartCommand({ Bucket: BUCKET, Key: key, UploadId, PartNumber: 1, Body: older }));
+    const { ETag: olderTag } = await first.s3.send(new UploadPartCommand({ Bucket: BUCKET, Key: key, UploadId, PartNumber: 1, Body: older }));
     first.s3.destroy();
     await first.store.close();
 
@@ -92,6 +92,11 @@ describe('restart', () => {
     const { ETag } = await second.s3.send(new UploadPartCommand({ Bucket: BUCKET, Key: key, UploadId, PartNumber: 1, Body: newer }));
     const listed = await second.s3.send(new ListPartsCommand({ Bucket: BUCKET, Key: key, UploadId }));
     expect(listed.Parts!.map((p) => [p.PartNumber, p.ETag, p.Size])).toEqual([[1, ETag, 400]]);
+    // The older bytes are no longer part 1, as S3 has it.
+    const stale = await second.s3.send(new CompleteMultipartUploadCommand({
+      Bucket: BUCKET, Key: key, UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: olderTag }] },
+    })).catch((err: { name: string }) => err.name);
+    expect(stale).toBe('InvalidPart');
     await second.s3.send(new CompleteMultipartUploadCommand({
       Bucket: BUCKET, Key: key, UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag }] },
     }));
