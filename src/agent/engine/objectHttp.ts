@@ -5,10 +5,12 @@
 // threads as the store does: each worker is a V8 isolate, and the agent must
 // stay small; docs/agent-api-notes/uploads.md.) The parts in flight are hashed
 // together, one per SIMD lane, where the md5lanes addon is built (src/hash/md5Lanes.ts).
+// A small file is the exception: one thread reads and hashes it whole (wholeReads.ts).
 import { Agent, type Dispatcher } from 'undici';
 import type { Blueprint } from '../../api/hosted/blueprint.js';
 import { Md5Batch } from '../../hash/md5Lanes.js';
 import { fileChunks, RING } from './fileChunks.js';
+import { WholeFileReader, type Walked } from './wholeReads.js';
 
 /** Every part this process sends shares the lanes. */
 const partHashes = new Md5Batch();
@@ -37,6 +39,7 @@ export interface PutAnswer extends ObjectAnswer {
 export class ObjectHttp {
   readonly dispatcher: Agent;
   private readonly timeoutMs: number;
+  private readonly wholeReads = new WholeFileReader();
 
   constructor(opts: ObjectHttpOptions) {
     this.timeoutMs = opts.timeoutMs;
@@ -61,42 +64,71 @@ export class ObjectHttp {
   async putFileRange(bp: Blueprint, file: string, start: number, length: number, signal?: AbortSignal): Promise<PutAnswer> {
     // The hasher keeps at most RING - 1 chunks unhashed; fileChunks keeps the last RING in place.
     const hash = partHashes.hasher(RING - 1);
-    // Our own stall guard, independent of how undici arms its timers: the request fails when
-    // the store takes no bytes for timeoutMs, or has not answered timeoutMs after the last one.
-    const stalled = new AbortController();
-    const timer = setTimeout(() => stalled.abort(Object.assign(new Error(`the store took no data for ${this.timeoutMs} ms`), { code: 'PART_STALLED' })), this.timeoutMs);
+    const guard = this.guard(signal);
     // An async iterable body (undici documents it; its types lag), with no Readable around it:
     // pulled a chunk at a time as the socket drains, which moves the stall timer and the hash along.
     const chunks = fileChunks(file, start, length, (chunk) => {
-      timer.refresh();
+      guard.refresh();
       hash.update(chunk);
     });
     async function* sent(): AsyncGenerator<Buffer> {
       yield* chunks;
       // Pulled past the last chunk: the socket took it all; the wait for the answer starts now.
-      timer.refresh();
+      guard.refresh();
     }
     const body = sent();
-    // The caller's abort ends the request too. A listener, not AbortSignal.any: that one costs
-    // ~20 µs a part on Node 20 and keeps each part's signal on the run's until a collection.
-    const onAbort = () => stalled.abort(signal!.reason);
-    if (signal?.aborted) onAbort();
-    signal?.addEventListener('abort', onAbort, { once: true });
     let answer: ObjectAnswer;
     try {
-      answer = await this.request(bp, body as unknown as Dispatcher.DispatchOptions['body'], length, stalled.signal);
+      answer = await this.request(bp, body as unknown as Dispatcher.DispatchOptions['body'], length, guard.signal);
     } catch (err) {
       hash.discard();
       throw err;
     } finally {
-      signal?.removeEventListener('abort', onAbort);
-      clearTimeout(timer);
+      guard.done();
       // Closes the file should the body have been left part-read.
       await body.return(undefined);
     }
-    const raw = answer.headers.etag;
-    const etag = typeof raw === 'string' ? raw.replace(/"/g, '').trim() : undefined;
-    return { ...answer, etag, md5: hash.digest().toString('hex') };
+    return { ...answer, etag: etagOf(answer), md5: hash.digest().toString('hex') };
+  }
+
+  /**
+   * Sends the whole of a small file (at most WHOLE_READ_MAX bytes), read in one
+   * trip off the event loop (wholeReads.ts); null when the file is no longer as walked.
+   */
+  async putWholeFile(bp: Blueprint, file: Walked, signal?: AbortSignal): Promise<PutAnswer | null> {
+    const whole = await this.wholeReads.read(file);
+    if (!whole) return null;
+    // The body goes to the socket in one write: the timer runs until the answer.
+    const guard = this.guard(signal);
+    try {
+      const answer = await this.request(bp, whole.data, whole.data.length, guard.signal);
+      return { ...answer, etag: etagOf(answer), md5: whole.md5 };
+    } finally {
+      guard.done();
+      whole.release();
+    }
+  }
+
+  /**
+   * Our own stall guard, independent of how undici arms its timers: the request
+   * fails when timeoutMs pass without refresh(), and when the caller's signal fires.
+   */
+  private guard(caller?: AbortSignal): { signal: AbortSignal; refresh(): void; done(): void } {
+    const stalled = new AbortController();
+    const timer = setTimeout(() => stalled.abort(Object.assign(new Error(`the store took no data for ${this.timeoutMs} ms`), { code: 'PART_STALLED' })), this.timeoutMs);
+    // A listener, not AbortSignal.any: that one costs ~20 µs a part on Node 20 and keeps
+    // each part's signal on the run's until a collection.
+    const onAbort = () => stalled.abort(caller!.reason);
+    if (caller?.aborted) onAbort();
+    caller?.addEventListener('abort', onAbort, { once: true });
+    return {
+      signal: stalled.signal,
+      refresh: () => timer.refresh(),
+      done: () => {
+        caller?.removeEventListener('abort', onAbort);
+        clearTimeout(timer);
+      },
+    };
   }
 
   private async request(bp: Blueprint, body: Dispatcher.DispatchOptions['body'], length: number, signal?: AbortSignal): Promise<ObjectAnswer> {
@@ -116,7 +148,13 @@ export class ObjectHttp {
     return { status: res.statusCode, headers: res.headers, text };
   }
 
-  close(): Promise<void> {
-    return this.dispatcher.close();
+  async close(): Promise<void> {
+    await Promise.all([this.dispatcher.close(), this.wholeReads.close()]);
   }
+}
+
+/** The ETag header without quotes, when the store sent one. */
+function etagOf(answer: ObjectAnswer): string | undefined {
+  const raw = answer.headers.etag;
+  return typeof raw === 'string' ? raw.replace(/"/g, '').trim() : undefined;
 }

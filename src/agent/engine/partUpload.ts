@@ -3,11 +3,13 @@
 // no longer exists on the store.
 import fs from 'node:fs/promises';
 import type { Blueprint } from '../../api/hosted/blueprint.js';
-import type { ObjectHttp } from './objectHttp.js';
+import type { ObjectHttp, PutAnswer } from './objectHttp.js';
+import { WHOLE_READ_MAX } from './wholeReads.js';
 import { isAbort, isTransientStatus, PermanentError } from './retry.js';
 
 export type PartOutcome =
-  | { kind: 'stored'; etag: string }
+  /** `whole`: the part was the whole file, read in one go and checked against the walk around the read. */
+  | { kind: 'stored'; etag: string; whole: boolean }
   | { kind: 'retry'; reason: string }
   | { kind: 'expired' }
   | { kind: 'upload_gone' }
@@ -17,11 +19,24 @@ export type PartOutcome =
 /** The local file is no longer what was walked: the parts sent so far may not match it. */
 export class FileChangedError extends PermanentError {}
 
-export async function checkUnchanged(file: { local_path: string; size: number; mtime_ms: number }): Promise<void> {
+type LocalFile = { local_path: string; size: number; mtime_ms: number };
+
+const changed = (file: LocalFile) => new FileChangedError(`${file.local_path} changed while it was being uploaded`);
+
+export async function checkUnchanged(file: LocalFile): Promise<void> {
   const st = await fs.stat(file.local_path);
-  if (st.size !== file.size || st.mtimeMs !== file.mtime_ms) {
-    throw new FileChangedError(`${file.local_path} changed while it was being uploaded`);
+  if (st.size !== file.size || st.mtimeMs !== file.mtime_ms) throw changed(file);
+}
+
+/** A small file goes in one read (wholeReads.ts); a part of a larger one is streamed. */
+async function put(objects: ObjectHttp, bp: Blueprint, file: LocalFile, range: { start: number; length: number }, whole: boolean, signal: AbortSignal): Promise<PutAnswer> {
+  if (whole) {
+    const a = await objects.putWholeFile(bp, { path: file.local_path, size: file.size, mtimeMs: file.mtime_ms }, signal);
+    if (!a) throw changed(file);
+    return a;
   }
+  await checkUnchanged(file);
+  return objects.putFileRange(bp, file.local_path, range.start, range.length, signal);
 }
 
 /** An ETag that is an MD5 (32 hex digits) must be the MD5 we sent; stores that use other ETags are taken at their word. */
@@ -30,18 +45,18 @@ const etagMatches = (etag: string, md5: string) => !/^[0-9a-f]{32}$/i.test(etag)
 export async function sendPart(
   objects: ObjectHttp,
   bp: Blueprint,
-  file: { local_path: string; size: number; mtime_ms: number },
+  file: LocalFile,
   range: { start: number; length: number },
   signal: AbortSignal,
 ): Promise<PartOutcome> {
+  const whole = range.start === 0 && range.length === file.size && file.size <= WHOLE_READ_MAX;
   try {
-    await checkUnchanged(file);
-    const a = await objects.putFileRange(bp, file.local_path, range.start, range.length, signal);
+    const a = await put(objects, bp, file, range, whole, signal);
     if (signal.aborted) return { kind: 'aborted' };
     if (a.status === 200) {
       if (!a.etag) return { kind: 'retry', reason: 'the store answered without an ETag' };
       if (!etagMatches(a.etag, a.md5)) return { kind: 'retry', reason: `ETag ${a.etag} is not the MD5 of the part (${a.md5})` };
-      return { kind: 'stored', etag: a.etag };
+      return { kind: 'stored', etag: a.etag, whole };
     }
     if (a.status === 403) return { kind: 'expired' };
     if (a.status === 404 && /NoSuchUpload/.test(a.text)) return { kind: 'upload_gone' };

@@ -33,6 +33,8 @@ export class FileTransfer {
   resets = 0;
   fetching = false;
   finalizing = false;
+  /** The file's one part was sent in this run from one read checked against the walk (wholeReads.ts). */
+  readWhole = false;
   private queue: number[] = [];
   private head = 0;
   private retries: { part: number; readyAt: number }[] = [];
@@ -68,6 +70,7 @@ export class FileTransfer {
     this.epoch++;
     this.fetching = false;
     this.finalizing = false;
+    this.readWhole = false;
   }
 
   range(n: number): { start: number; length: number } {

@@ -284,6 +284,7 @@ export class UploadRun implements Transfer {
         f.blueprints.delete(n);
         f.attempts.delete(n);
         f.expiredInRow = 0;
+        f.readWhole = outcome.whole;
         this.e.changed(this.id, 'progress');
         if (f.allDone()) this.track(this.finishFile(f));
         return;
@@ -326,7 +327,8 @@ export class UploadRun implements Transfer {
     const r = f.row;
     try {
       if (r.kind === 'file') {
-        await checkUnchanged(r);
+        // Bytes read whole were checked against the walk around their read: they are the file as walked.
+        if (!f.readWhole) await checkUnchanged(r);
         await this.calls.finalize(r.file_id!, finalizeBody(r, [...f.done.values()]));
       }
     } catch (err) {

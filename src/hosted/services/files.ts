@@ -22,6 +22,8 @@ import { joinRel, nameProblem, normalizePath, pathProblem } from './relpath.js';
 import { checkPortalFile, checkPortalFinalSize } from './portalPackages.js';
 import { isMissingUpload, storageFailure } from '../storage/failure.js';
 import type { StoredPart } from '../storage/s3.js';
+import type { Db } from '../db/open.js';
+import { sql } from 'kysely';
 
 type Pkg = Pick<PackagesTable, 'id' | 'state' | 'chunk_size' | 'portal_id'>;
 
@@ -46,17 +48,20 @@ export async function getFile(ctx: HostedContext, packageId: string, fileId: str
   return f;
 }
 
-/**
- * Registers an entry. With `count` (a file only) the service also starts its
- * multipart upload and signs the first `count` part blueprints: the client skips
- * the create request and its first blueprint request.
- */
-export async function registerFile(ctx: HostedContext, pkg: Pkg, body: RegisterFileBody, count?: number): Promise<RegisterFileAnswer> {
+/** A registration checked, signed and (with `count`) its upload started: its row is next. */
+interface Prepared {
+  body: RegisterFileBody;
+  row: FilesTable;
+  createBlueprint: Blueprint | null;
+  /** The upload the service started, and the part blueprints asked for. */
+  started?: { key: string; id: string; count: number };
+}
+
+async function prepare(ctx: HostedContext, pkg: Pkg, body: RegisterFileBody, count?: number): Promise<Prepared> {
   requireNew(pkg);
   const problem = nameProblem(body.name) ?? pathProblem(body.path);
   if (problem) throw badRequest(problem, 'invalid_path');
   const path = normalizePath(body.path);
-  const rel = joinRel(path, body.name);
   const now = nowIso();
   const id = newId('file');
   const isFile = body.kind === 'file';
@@ -82,30 +87,53 @@ export async function registerFile(ctx: HostedContext, pkg: Pkg, body: RegisterF
   // anyway gets a second upload, which the file adopts (the first is aborted).
   const started = row.object_key && count ? { key: row.object_key, count, id: await ctx.storage.createUpload(row.object_key) } : undefined;
   row.upload_id = started?.id ?? null;
-  // A second entry at the same place would clash in every download; a pending one
-  // is a client's earlier attempt that it restarts, so it gives way.
-  const replaced = await ctx.db.transaction().execute(async (trx) => {
-    const same = await trx
-      .selectFrom('files')
-      .selectAll()
-      .where('package_id', '=', pkg.id)
-      .where('path', '=', path)
-      .where('name', '=', body.name)
-      .execute();
-    if (same.some((f) => f.state === 'finalized')) throw conflict(`"${rel}" is already in the package`, 'duplicate_path');
-    if (same.length > 0) await trx.deleteFrom('files').where('id', 'in', same.map((f) => f.id)).execute();
-    // Portal limits (413) are checked here, so concurrent registrations cannot overrun them together.
-    await checkPortalFile(trx, pkg, body);
-    await trx.insertInto('files').values(row).execute();
-    return same;
-  }).catch(async (err: unknown) => {
-    await abortQuietly(ctx, row);
-    throw err;
-  });
+  return { body, row, createBlueprint, started };
+}
+
+/**
+ * Inserts the entry's row; answers the pending entries at the same place, which
+ * gave way to it (their uploads are to be aborted). A second entry at the same
+ * place would clash in every download; a pending one is a client's earlier
+ * attempt that it restarts.
+ */
+async function insert(trx: Db, pkg: Pkg, { body, row }: Prepared): Promise<FilesTable[]> {
+  const same = await trx
+    .selectFrom('files')
+    .selectAll()
+    .where('package_id', '=', pkg.id)
+    .where('path', '=', row.path)
+    .where('name', '=', row.name)
+    .execute();
+  if (same.some((f) => f.state === 'finalized')) throw conflict(`"${joinRel(row.path, row.name)}" is already in the package`, 'duplicate_path');
+  if (same.length > 0) await trx.deleteFrom('files').where('id', 'in', same.map((f) => f.id)).execute();
+  // Portal limits (413) are checked here, so concurrent registrations cannot overrun them together.
+  await checkPortalFile(trx, pkg, body);
+  await trx.insertInto('files').values(row).execute();
+  return same;
+}
+
+async function answer(ctx: HostedContext, { row, createBlueprint, started }: Prepared, replaced: FilesTable[]): Promise<RegisterFileAnswer> {
   for (const old of replaced) await abortQuietly(ctx, old);
   const answer: RegisterFileAnswer = { create_blueprint: createBlueprint, file: { ...fileObject(row), chunk_size: row.chunk_size }, ...CHUNK_LIMITS };
   if (!started) return answer;
   return { ...answer, upload_id: started.id, upload_blueprints: await ctx.storage.partBlueprints(started.key, started.id, 1, started.count) };
+}
+
+/**
+ * Registers an entry. With `count` (a file only) the service also starts its
+ * multipart upload and signs the first `count` part blueprints: the client skips
+ * the create request and its first blueprint request.
+ */
+export async function registerFile(ctx: HostedContext, pkg: Pkg, body: RegisterFileBody, count?: number): Promise<RegisterFileAnswer> {
+  const p = await prepare(ctx, pkg, body, count);
+  const replaced = await ctx.db
+    .transaction()
+    .execute((trx) => insert(trx, pkg, p))
+    .catch(async (err: unknown) => {
+      await abortQuietly(ctx, p.row);
+      throw err;
+    });
+  return answer(ctx, p, replaced);
 }
 
 export async function abortQuietly(ctx: HostedContext, f: Pick<FilesTable, 'object_key' | 'upload_id'>): Promise<void> {
@@ -222,15 +250,17 @@ async function completeChecked(ctx: HostedContext, key: string, uploadId: string
 }
 
 /**
- * Completes the upload only when the named parts are stored and add up to `size`;
- * otherwise answers 409 and leaves the upload open, so the client can fix it.
+ * A file's finalize up to its row: completes the upload only when the named parts
+ * are stored and add up to `size`, otherwise answers 409 and leaves the upload
+ * open, so the client can fix it. Resolves the file to mark finalized, or
+ * undefined when it already is.
  */
-export async function finalizeFile(ctx: HostedContext, pkg: Pkg, fileId: string, body: FinalizeFileBody): Promise<void> {
+async function completeFile(ctx: HostedContext, pkg: Pkg, fileId: string, body: FinalizeFileBody): Promise<FilesTable | undefined> {
   requireNew(pkg);
   const parts = namedParts(body.chunk_extras);
   const current = await getFile(ctx, pkg.id, fileId);
   // A retry of a finalize that went through (its answer lost) is not an error.
-  if (current.state === 'finalized' && current.kind === 'file' && current.size === body.size) return;
+  if (current.state === 'finalized' && current.kind === 'file' && current.size === body.size) return undefined;
   const f = pending(current);
   const uploadId = body.file_extras.upload_id;
   if (parts.length === 0) {
@@ -239,30 +269,42 @@ export async function finalizeFile(ctx: HostedContext, pkg: Pkg, fileId: string,
     await abortQuietly(ctx, { object_key: f.object_key, upload_id: uploadId });
     if (f.upload_id && f.upload_id !== uploadId) await abortQuietly(ctx, f);
     await ctx.storage.putEmpty(f.object_key);
-  } else {
-    await checkPortalFinalSize(ctx.db, pkg, f.id, body.size);
-    await adoptUpload(ctx, f, uploadId);
-    try {
-      await completeChecked(ctx, f.object_key, uploadId, parts, body.size);
-    } catch (err) {
-      if (!isMissingUpload(err)) throw err;
-      // A concurrent finalize of the same file completed the upload first.
-      const again = await getFile(ctx, pkg.id, fileId);
-      if (again.state === 'finalized' && again.size === body.size) return;
-      throw conflict('the upload is no longer open', 'unknown_upload');
-    }
+    return f;
   }
-  const r = await ctx.db
+  await checkPortalFinalSize(ctx.db, pkg, f.id, body.size);
+  await adoptUpload(ctx, f, uploadId);
+  try {
+    await completeChecked(ctx, f.object_key, uploadId, parts, body.size);
+  } catch (err) {
+    if (!isMissingUpload(err)) throw err;
+    // A concurrent finalize of the same file completed the upload first.
+    const again = await getFile(ctx, pkg.id, fileId);
+    if (again.state === 'finalized' && again.size === body.size) return undefined;
+    throw conflict('the upload is no longer open', 'unknown_upload');
+  }
+  return f;
+}
+
+/** Marks a completed file finalized; false when it is no longer pending. */
+async function markFinalized(db: Db, f: FilesTable, body: FinalizeFileBody): Promise<boolean> {
+  const r = await db
     .updateTable('files')
     .set({ state: 'finalized', size: body.size, chunk_size: body.chunk_size ?? f.chunk_size, upload_id: null, updated_at: nowIso() })
     .where('id', '=', f.id)
     .where('state', '=', 'pending')
     .executeTakeFirst();
-  if (r.numUpdatedRows === 0n) {
-    // The Package was finalized meanwhile and dropped this file: its object must not linger.
-    await ctx.storage.remove(f.object_key).catch(() => undefined);
-    throw conflict('the file was dropped while it was being finalized', 'package_not_new');
-  }
+  return r.numUpdatedRows > 0n;
+}
+
+/** The Package was finalized meanwhile and dropped the file: its object must not linger. */
+async function dropped(ctx: HostedContext, f: FilesTable): Promise<never> {
+  await ctx.storage.remove(f.object_key!).catch(() => undefined);
+  throw conflict('the file was dropped while it was being finalized', 'package_not_new');
+}
+
+export async function finalizeFile(ctx: HostedContext, pkg: Pkg, fileId: string, body: FinalizeFileBody): Promise<void> {
+  const f = await completeFile(ctx, pkg, fileId, body);
+  if (f && !(await markFinalized(ctx.db, f, body))) await dropped(ctx, f);
 }
 
 type Refusal = { status: number; code: string; message: string };
@@ -281,27 +323,70 @@ async function orRefusal<T>(ctx: HostedContext, what: string, run: () => Promise
   }
 }
 
+const isRefusal = (x: unknown): x is Refusal => typeof x === 'object' && x !== null && 'code' in x && 'status' in x;
+
+/** `run` in a savepoint of `trx`: when it throws, only its own writes are undone. */
+async function inSavepoint<T>(trx: Db, run: () => Promise<T>): Promise<T> {
+  await sql`savepoint entry`.execute(trx);
+  try {
+    const out = await run();
+    await sql`release entry`.execute(trx);
+    return out;
+  } catch (err) {
+    await sql`rollback to entry`.execute(trx);
+    await sql`release entry`.execute(trx);
+    throw err;
+  }
+}
+
 /**
- * Registers each entry as registerFile does, side by side (as concurrent
- * registrations would be); one entry's refusal is its outcome and does not stop
- * the others.
+ * Registers each entry as registerFile does; one entry's refusal is its outcome
+ * and does not stop the others. The entries are checked and signed side by side,
+ * and their rows go in as one transaction with a savepoint each: one commit
+ * instead of one per entry (docs/benchmarks.md).
  */
 export async function registerFiles(ctx: HostedContext, pkg: Pkg, files: RegisterFilesBody['files']): Promise<RegisterOutcome[]> {
+  const prepared = await Promise.all(files.map(({ count, ...body }) => orRefusal(ctx, body.name, () => prepare(ctx, pkg, body, count))));
+  const inserted = await ctx.db
+    .transaction()
+    .execute(async (trx) => {
+      const out: (FilesTable[] | Refusal)[] = [];
+      for (const p of prepared) out.push(isRefusal(p) ? p : await orRefusal(ctx, p.body.name, () => inSavepoint(trx, () => insert(trx, pkg, p))));
+      return out;
+    })
+    .catch(async (err: unknown) => {
+      for (const p of prepared) if (!isRefusal(p)) await abortQuietly(ctx, p.row);
+      throw err;
+    });
   return Promise.all(
-    files.map(({ count, ...body }) => orRefusal(ctx, body.name, async () => ({ status: 201, registration: await registerFile(ctx, pkg, body, count) }))),
+    prepared.map(async (p, i): Promise<RegisterOutcome> => {
+      if (isRefusal(p)) return p;
+      const replaced = inserted[i]!;
+      if (!isRefusal(replaced)) return orRefusal(ctx, p.body.name, async () => ({ status: 201, registration: await answer(ctx, p, replaced) }));
+      await abortQuietly(ctx, p.row);
+      return replaced;
+    }),
   );
 }
 
-/** Finalizes each file as finalizeFile does, side by side; one file's refusal is its outcome and does not stop the others. */
+/**
+ * Finalizes each file as finalizeFile does; one file's refusal is its outcome and
+ * does not stop the others. The uploads are completed side by side, and the rows
+ * marked in one transaction.
+ */
 export async function finalizeFiles(ctx: HostedContext, pkg: Pkg, files: FinalizeFilesBody['files']): Promise<FileOutcome[]> {
+  const completed = await Promise.all(files.map((f) => orRefusal(ctx, f.file_id, () => completeFile(ctx, pkg, f.file_id, f))));
+  const marked = await ctx.db.transaction().execute(async (trx) => {
+    const out: boolean[] = [];
+    for (const [i, f] of completed.entries()) out.push(f !== undefined && !isRefusal(f) ? await markFinalized(trx, f, files[i]!) : true);
+    return out;
+  });
   return Promise.all(
-    files.map(async (f) => ({
-      file_id: f.file_id,
-      ...(await orRefusal(ctx, f.file_id, async () => {
-        await finalizeFile(ctx, pkg, f.file_id, f);
-        return { status: 204 };
-      })),
-    })),
+    files.map(async ({ file_id }, i) => {
+      const f = completed[i];
+      if (isRefusal(f)) return { file_id, ...f };
+      return { file_id, ...(await orRefusal(ctx, file_id, async () => (f && !marked[i] ? dropped(ctx, f) : { status: 204 }))) };
+    }),
   );
 }
 

@@ -214,6 +214,23 @@ describe('the Portal\'s limits (413)', () => {
     await refused('c.txt', 0, 413, 'too_many_files');
   });
 
+  it('checks each entry of a register_files request after the ones before it; a refused entry undoes only its own writes', async () => {
+    const pkg = asPkg((await createIn((await portal(limits)).id)).body);
+    const a = await register(svc, pkg, { name: 'a.txt', size: 8 });
+    const batch = (sizes: [string, number][]) =>
+      call(svc.url, 'POST', `/v1/packages/${pkg.id}/register_files`, {
+        headers: pkg.h,
+        body: { files: sizes.map(([name, size]) => ({ kind: 'file', name, path: '', last_modified: '2024-05-01T10:00:00Z', size, count: 1 })) },
+      });
+    // b fits beside a (14 of 15 bytes). a again would replace the pending a, but 6 + 10 is too
+    // much: the refusal puts the pending a back. c would be a third file.
+    const r = await batch([['b.txt', 6], ['a.txt', 10], ['c.txt', 1]]);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.results.map((o: any) => [o.status, o.code])).toEqual([[201, undefined], [413, 'package_too_large'], [413, 'too_many_files']]);
+    const rows = await svc.ctx.db.selectFrom('files').select(['id', 'name', 'size']).where('package_id', '=', pkg.id).orderBy('name').execute();
+    expect(rows).toEqual([{ id: a.file.id, name: 'a.txt', size: 8 }, { id: r.body.results[0].registration.file.id, name: 'b.txt', size: 6 }]);
+  });
+
   it('checks the real size again at file finalize', async () => {
     const pkg = asPkg((await createIn((await portal(limits)).id)).body);
     const reg = await register(svc, pkg, { name: 'liar.txt', size: 4 });
