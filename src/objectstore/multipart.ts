@@ -60,7 +60,10 @@ async function loadUpload(ctx: StoreContext, bucket: string, key: string, id: st
     const info = readJson<UploadInfo>(join(dir, 'upload.json'));
     if (!info || info.key !== key) throw s3err('NoSuchUpload');
     // Read from disk (after a restart): of several files for one part, the newest is the part.
-    record = rememberUpload(ctx, cacheId, info, new Map(storedPartsOrGone(dir).map((p) => [p.n, p.md5])));
+    // The older ones (a part sent again just before a crash) go, so the record names every file.
+    const stale: string[] = [];
+    record = rememberUpload(ctx, cacheId, info, new Map(storedPartsOrGone(dir, stale).map((p) => [p.n, p.md5])));
+    for (const name of stale) unlinkQuietly(join(dir, name));
   }
   if (record.info.key !== key) throw s3err('NoSuchUpload');
   return { ...record, id, dir, cacheId };
@@ -122,22 +125,25 @@ export interface StoredPart {
 
 const PART_FILE = /^(\d{5})\.([0-9a-f]{32})$/;
 
-/** Parts currently in an upload, by number; of two files for one number, the newest. */
-function storedParts(dir: string): StoredPart[] {
+/** Parts currently in an upload, by number; of two files for one number, the newest (`stale` gets the others' names). */
+function storedParts(dir: string, stale?: string[]): StoredPart[] {
   const parts: StoredPart[] = [];
   for (const name of readdirSync(dir)) {
     const m = PART_FILE.exec(name);
     const st = m ? statOrUndefined(join(dir, name)) : undefined;
     if (st) parts.push({ n: Number(m![1]), md5: m![2]!, size: st.size, mtime: st.mtime });
   }
-  return parts.sort((a, b) => a.n - b.n || b.mtime.getTime() - a.mtime.getTime())
-    .filter((p, i, all) => i === 0 || all[i - 1]!.n !== p.n);
+  return parts.sort((a, b) => a.n - b.n || b.mtime.getTime() - a.mtime.getTime()).filter((p, i, all) => {
+    const newest = i === 0 || all[i - 1]!.n !== p.n;
+    if (!newest) stale?.push(partFileName(p.n, p.md5));
+    return newest;
+  });
 }
 
 /** storedParts, or NoSuchUpload when the directory went (completed or aborted meanwhile). */
-function storedPartsOrGone(dir: string): StoredPart[] {
+function storedPartsOrGone(dir: string, stale?: string[]): StoredPart[] {
   try {
-    return storedParts(dir);
+    return storedParts(dir, stale);
   } catch (err) {
     throw isNotFound(err) ? s3err('NoSuchUpload') : err;
   }
@@ -275,9 +281,9 @@ async function completeOpen(ctx: StoreContext, bucket: string, upload: OpenUploa
     await removeQuietly(dataDir);
     throw err;
   }
-  // Parts uploaded but left out of the list are discarded, as S3 does, and so are older
-  // files of a part sent again.
-  const keep = new Set(parts.map((p) => p.file));
-  for (const name of readdirSync(dataDir)) if (!keep.has(name)) unlinkQuietly(join(dataDir, name));
+  // Parts uploaded but left out of the list are discarded, as S3 does. The record names every
+  // part file (an older file of a part sent again is removed when it is replaced), so no listing.
+  const listed = new Set(parts.map((p) => p.n));
+  for (const [n, md5] of upload.parts) if (!listed.has(n)) unlinkQuietly(join(dataDir, partFileName(n, md5)));
   return manifest;
 }

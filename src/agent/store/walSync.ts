@@ -6,6 +6,9 @@
 // synced(): one fdatasync of the -wal file on the thread pool covers every
 // commit made before it began, so writes made close together share one flush
 // (group commit) instead of each blocking the event loop in its own fsync.
+// A flush also begins no sooner than `gapMs` after the one before began: a flush
+// is a trip to the thread pool, which costs the event loop ~100 µs on a VM, and
+// a folder of small files would otherwise flush once per file (docs/benchmarks.md).
 // SQLite still syncs the WAL before every checkpoint and the database after it.
 import fs from 'node:fs';
 
@@ -16,21 +19,25 @@ export class WalSync {
   /** The flush every caller joins while one is running: it begins after the running one. */
   private next: Promise<void> | undefined;
   private closed = false;
+  /** When the last flush began (performance.now()). */
+  private lastStart = -Infinity;
 
   constructor(
     private readonly walPath: string,
     private readonly datasync: typeof fs.fdatasync = fs.fdatasync,
+    private readonly gapMs = 2,
   ) {}
 
   /** Resolves once every commit made before the call is on disk. */
   synced(): Promise<void> {
-    if (!this.running) return this.flushNow();
-    this.next ??= this.running
-      .catch(() => undefined)
-      .then(() => {
-        this.next = undefined;
-        return this.flushNow();
-      });
+    if (this.next) return this.next;
+    const wait = this.lastStart + this.gapMs - performance.now();
+    if (!this.running && wait <= 0) return this.flushNow();
+    const gap = wait > 0 ? new Promise<void>((ok) => setTimeout(ok, wait)) : undefined;
+    this.next = Promise.all([this.running?.catch(() => undefined), gap]).then(() => {
+      this.next = undefined;
+      return this.flushNow();
+    });
     return this.next;
   }
 
@@ -43,6 +50,7 @@ export class WalSync {
   }
 
   private flushNow(): Promise<void> {
+    this.lastStart = performance.now();
     const p: Promise<void> = new Promise<void>((resolve, reject) => {
       if (this.closed) return reject(new Error('the agent database is closed'));
       // Opened for writing: Windows refuses to flush a read-only handle. SQLite keeps the

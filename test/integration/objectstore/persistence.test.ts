@@ -12,7 +12,7 @@ import {
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -103,6 +103,35 @@ describe('restart', () => {
     expect(await readdir(join(dataDir, 'buckets', BUCKET, 'data', UploadId!))).toEqual([`00001.${ETag!.replace(/"/g, '')}`]);
     const got = await second.s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }));
     expect(Buffer.from(await got.Body!.transformToByteArray()).equals(newer)).toBe(true);
+    second.s3.destroy();
+    await second.store.close();
+  });
+
+  it('drops the older file of a part that a crash left beside the newer one, and completes with the newer', async () => {
+    const key = 'crash-between.bin';
+    const part = randomBytes(500);
+    const first = await start();
+    const { UploadId } = await first.s3.send(new CreateMultipartUploadCommand({ Bucket: BUCKET, Key: key }));
+    const { ETag } = await first.s3.send(new UploadPartCommand({ Bucket: BUCKET, Key: key, UploadId, PartNumber: 1, Body: part }));
+    first.s3.destroy();
+    await first.store.close();
+
+    // A crash after a part sent again was stored and before the older file went: both are there.
+    const dir = join(dataDir, 'buckets', BUCKET, 'uploads', UploadId!);
+    const olderFile = join(dir, `00001.${'0'.repeat(32)}`);
+    await writeFile(olderFile, randomBytes(200));
+    await utimes(olderFile, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+
+    const second = await start();
+    const listed = await second.s3.send(new ListPartsCommand({ Bucket: BUCKET, Key: key, UploadId }));
+    expect(listed.Parts!.map((p) => [p.PartNumber, p.ETag])).toEqual([[1, ETag]]);
+    expect((await readdir(dir)).sort()).toEqual([`00001.${ETag!.replace(/"/g, '')}`, 'upload.json']);
+    await second.s3.send(new CompleteMultipartUploadCommand({
+      Bucket: BUCKET, Key: key, UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag }] },
+    }));
+    expect(await readdir(join(dataDir, 'buckets', BUCKET, 'data', UploadId!))).toEqual([`00001.${ETag!.replace(/"/g, '')}`]);
+    const got = await second.s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }));
+    expect(Buffer.from(await got.Body!.transformToByteArray()).equals(part)).toBe(true);
     second.s3.destroy();
     await second.store.close();
   });

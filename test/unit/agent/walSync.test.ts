@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { WalSync } from '../../../src/agent/store/walSync.js';
 
 let dir: string;
@@ -50,7 +50,7 @@ describe('WalSync', () => {
   it('makes callers that arrive during a flush wait for one more flush, which they all share', async () => {
     db.prepare('INSERT INTO t VALUES (1)').run();
     const g = gatedSync();
-    const w = new WalSync(wal, g.sync);
+    const w = new WalSync(wal, g.sync, 0);
     let firstDone = false;
     let laterDone = 0;
     const first = w.synced().then(() => (firstDone = true));
@@ -68,6 +68,30 @@ describe('WalSync', () => {
     expect(laterDone).toBe(5);
     expect(g.calls()).toBe(2);
     await w.close();
+  });
+
+  it('begins a flush no sooner than the gap after the one before began; callers meanwhile share it', async () => {
+    db.prepare('INSERT INTO t VALUES (1)').run();
+    const g = gatedSync();
+    const began: number[] = [];
+    const counted = ((fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => {
+      began.push(performance.now());
+      g.sync(fd, cb);
+    }) as typeof fs.fdatasync;
+    const timed = new WalSync(wal, counted, 80);
+    const first = timed.synced();
+    g.release(0);
+    await first;
+    // The first flush is done, but the gap has not passed: these wait, then share one flush.
+    const later = [timed.synced(), timed.synced(), timed.synced()];
+    await new Promise((r) => setTimeout(r, 20));
+    expect(g.calls()).toBe(1);
+    await vi.waitFor(() => expect(g.calls()).toBe(2), { timeout: 2000, interval: 5 });
+    g.release(1);
+    await Promise.all(later);
+    expect(g.calls()).toBe(2);
+    expect(began[1]! - began[0]!).toBeGreaterThanOrEqual(79);
+    await timed.close();
   });
 
   it('refuses flushes once closed', async () => {
