@@ -1,6 +1,7 @@
 // Uploads through a faulty path to the store: a proxy between the agent and the
 // store resets connections, answers 500 and 503, stalls, lies about the ETag and
-// lets URLs expire (403). The upload still completes byte-identical; and a part
+// lets URLs expire (403), for parts streamed from large files and for small files
+// read whole. The upload still completes byte-identical; and a part
 // that keeps failing puts the upload in `error` instead of retrying forever.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -99,6 +100,37 @@ test('resets, 500 and 503, a stall, a store that never answers, a wrong ETag and
   expect(link.status).toBe(201);
   const got = await downloadAll(env.svc, link.body);
   for (const [n, d] of Object.entries(files)) expect(sha(got.get(`faulty/${n}`)!), n).toBe(sha(d));
+});
+
+test('small files (one part each, read whole) meet the same faults and complete byte-identical', async () => {
+  const dir = path.join(tmp, 'small-faulty');
+  await fs.mkdir(dir);
+  const sizes = [16 * 1024, 1, 100_000, MiB, 4096, 70_000, 3, 50_000];
+  const files = Object.fromEntries(sizes.map((n, i) => [`s${i}.bin`, pseudoRandom(n + (4 - (n % 4)) % 4, 10 + i).subarray(0, n)]));
+  for (const [n, d] of Object.entries(files)) await fs.writeFile(path.join(dir, n), d);
+  // Each file's one part meets its own fault on its first tries; files are told apart by key.
+  const faults: Record<number, UploadFault>[] = [{ 1: 'reset' }, { 1: { status: 500 }, 2: { status: 503 } }, { 1: 'stall' }, { 1: { status: 403 } }, { 1: 'bad-etag' }, { 1: 'mute' }];
+  const order = new Map<string, number>();
+  env.proxy.rule = (p) => {
+    if (!order.has(p.key)) order.set(p.key, order.size);
+    return faults[order.get(p.key)!]?.[p.n] ?? 'pass';
+  };
+  const before = env.proxy.puts.length;
+
+  const r = await call(agent.url, 'POST', '/uploads', { body: { team_id: owner.teamId, paths: [dir] } });
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  const done = await settle(r.body.upload_id, ['complete']);
+  expect(done.progress).toBe(sizes.reduce((a, b) => a + b, 0));
+
+  const puts = env.proxy.puts.slice(before);
+  for (const [key, i] of order) {
+    for (const n of Object.keys(faults[i] ?? {})) expect(puts.some((p) => p.key === key && p.n === Number(n)), `file ${i} try ${n}`).toBe(true);
+    expect(puts.some((p) => p.key === key && p.status === 200), `file ${i} stored`).toBe(true);
+  }
+  expect(order.size).toBe(sizes.length);
+  const link = await call(agent.url, 'POST', `/uploads/${r.body.upload_id}/link`, { body: {} });
+  const got = await downloadAll(env.svc, link.body);
+  for (const [n, d] of Object.entries(files)) expect(sha(got.get(`small-faulty/${n}`)!), n).toBe(sha(d));
 });
 
 describe('nothing retries forever', () => {
