@@ -48,26 +48,40 @@ function rememberUpload(ctx: StoreContext, id: string, info: UploadInfo, parts =
   return record;
 }
 
-interface OpenUpload extends OpenRecord { id: string; dir: string; cacheId: string }
+/** An open upload as a request found it; its parts are read under its lock (partsNow). */
+interface OpenUpload { id: string; key: string; dir: string; cacheId: string; info: UploadInfo }
 
 async function loadUpload(ctx: StoreContext, bucket: string, key: string, id: string): Promise<OpenUpload> {
   ctx.catalog.get(bucket);
   if (!isId(id)) throw s3err('NoSuchUpload');
   const dir = ctx.layout.upload(bucket, id);
   const cacheId = `${bucket}/${id}`;
-  let record = ctx.uploads.get(cacheId);
-  if (!record) {
-    const info = readJson<UploadInfo>(join(dir, 'upload.json'));
-    if (!info || info.key !== key) throw s3err('NoSuchUpload');
-    // Read from disk (after a restart): of several files for one part, the newest is the part.
-    // The older ones (a part sent again just before a crash) go, so the record names every file.
-    const stale: string[] = [];
-    record = rememberUpload(ctx, cacheId, info, new Map(storedPartsOrGone(dir, stale).map((p) => [p.n, p.md5])));
-    for (const name of stale) unlinkQuietly(join(dir, name));
-  }
+  const found = { id, key, dir, cacheId };
+  const record = ctx.uploads.get(cacheId) ?? (await ctx.locks.run(uploadLock(id), async () => recordNow(ctx, found)));
   if (record.info.key !== key) throw s3err('NoSuchUpload');
-  return { ...record, id, dir, cacheId };
+  return { ...found, info: record.info };
 }
+
+/**
+ * The upload's record: the cached one, or read from disk. Called under the
+ * upload's lock, as every change to a record is, so a record read from disk
+ * (after a restart, or after the cache dropped it) misses no part.
+ */
+function recordNow(ctx: StoreContext, u: { key: string; dir: string; cacheId: string }): OpenRecord {
+  const cached = ctx.uploads.get(u.cacheId);
+  if (cached) return cached;
+  const info = readJson<UploadInfo>(join(u.dir, 'upload.json'));
+  if (!info || info.key !== u.key) throw s3err('NoSuchUpload');
+  // Of several files for one part, the newest is the part; the older ones (a part sent
+  // again just before a crash) go, so the record names every file.
+  const stale: string[] = [];
+  const record = rememberUpload(ctx, u.cacheId, info, new Map(storedPartsOrGone(u.dir, stale).map((p) => [p.n, p.md5])));
+  for (const name of stale) unlinkQuietly(join(u.dir, name));
+  return record;
+}
+
+/** The upload's parts, number -> hex MD5 of its file; under the upload's lock only. */
+const partsNow = (ctx: StoreContext, upload: OpenUpload): Map<number, string> => recordNow(ctx, upload).parts;
 
 const uploadOf = (ctx: StoreContext, r: S3Request) => loadUpload(ctx, r.bucket, r.key, r.query.get('uploadId') ?? '');
 
@@ -95,8 +109,9 @@ export async function uploadPart(ctx: StoreContext, r: S3Request): Promise<void>
       // ENOENT here means the upload was completed or aborted meanwhile: never recreate it.
       renameSync(tmp, join(upload.dir, partFileName(n, md5hex)));
       // A part sent again with other bytes: only its latest file stays.
-      const was = upload.parts.get(n);
-      upload.parts.set(n, md5hex);
+      const parts = partsNow(ctx, upload);
+      const was = parts.get(n);
+      parts.set(n, md5hex);
       if (was !== undefined && was !== md5hex) unlinkQuietly(join(upload.dir, partFileName(n, was)));
     });
   } catch (err) {
@@ -206,12 +221,12 @@ export async function abortUpload(ctx: StoreContext, r: S3Request): Promise<void
 }
 
 /** Each listed part must be the upload's current one; one stat each for its size: O(parts), no byte is read. */
-function checkParts(upload: OpenUpload, requested: CompletePart[]): PartRef[] {
+function checkParts(upload: OpenUpload, stored: Map<number, string>, requested: CompletePart[]): PartRef[] {
   return requested.map((p, i) => {
     // Clients send ETags quoted or bare. Only a known MD5 makes a file name: no path tricks.
     const md5 = p.etag.replace(/"/g, '').trim().toLowerCase();
     const file = partFileName(p.partNumber, md5);
-    const st = upload.parts.get(p.partNumber) === md5 ? statOrUndefined(join(upload.dir, file)) : undefined;
+    const st = stored.get(p.partNumber) === md5 ? statOrUndefined(join(upload.dir, file)) : undefined;
     if (!st) throw s3err('InvalidPart');
     if (st.size < MIN_PART_SIZE && i < requested.length - 1) throw s3err('EntityTooSmall');
     return { n: p.partNumber, file, size: st.size, md5 };
@@ -248,8 +263,10 @@ async function completeOpen(ctx: StoreContext, bucket: string, upload: OpenUploa
   });
   const dataDir = ctx.layout.data(bucket, upload.id);
   let total = 0;
+  let stored = new Map<number, string>();
   const parts = await ctx.locks.run(uploadLock(upload.id), async () => {
-    const found = checkParts(upload, requested);
+    stored = partsNow(ctx, upload);
+    const found = checkParts(upload, stored, requested);
     for (const p of found) total += p.size;
     if (size !== undefined && total !== size) throw s3err('InvalidPart', `the parts hold ${total} bytes, not ${size}`);
     try {
@@ -284,6 +301,6 @@ async function completeOpen(ctx: StoreContext, bucket: string, upload: OpenUploa
   // Parts uploaded but left out of the list are discarded, as S3 does. The record names every
   // part file (an older file of a part sent again is removed when it is replaced), so no listing.
   const listed = new Set(parts.map((p) => p.n));
-  for (const [n, md5] of upload.parts) if (!listed.has(n)) unlinkQuietly(join(dataDir, partFileName(n, md5)));
+  for (const [n, md5] of stored) if (!listed.has(n)) unlinkQuietly(join(dataDir, partFileName(n, md5)));
   return manifest;
 }

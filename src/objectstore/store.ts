@@ -27,7 +27,10 @@ export interface StoreContext {
   logger: Logger | undefined;
   /** Deletions still running after their request was answered; close() waits for them. */
   background: Set<Promise<void>>;
-  /** Open uploads by `${bucket}/${uploadId}`: upload.json read once, not on every part. */
+  /**
+   * Open uploads by `${bucket}/${uploadId}`: upload.json read once, not on every part.
+   * A record is read from disk and changed only under its upload's lock (multipart.ts).
+   */
   uploads: Map<string, OpenRecord>;
   /** Data directories being read -> number of readers; dropping them waits for zero. */
   readers: Map<string, number>;
