@@ -18,7 +18,9 @@ import {
   UploadIdBody,
 } from '../../api/hosted/files.js';
 import { PackageParams } from '../../api/hosted/packages.js';
-import { finalizeFile, finalizeFiles, partBlueprints, registerFile, registerFiles } from '../services/files.js';
+import { partBlueprints, registerFile } from '../services/files.js';
+import { finalizeFile } from '../services/fileFinalize.js';
+import { finalizeFiles, registerFiles } from '../services/fileBatches.js';
 import { finalizePackage } from '../services/finalize.js';
 
 const routes: RouteModule = (app, ctx) => {
