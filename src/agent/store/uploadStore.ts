@@ -151,14 +151,8 @@ export function setFileRegistration(
   idx: number,
   r: { file_id: string | null; s3_upload_id: string | null; chunk_size: number | null; part_count: number | null },
 ): void {
-  db.sql('UPDATE upload_files SET file_id = ?, s3_upload_id = ?, chunk_size = ?, part_count = ? WHERE upload_id = ? AND idx = ?').run(
-    r.file_id,
-    r.s3_upload_id,
-    r.chunk_size,
-    r.part_count,
-    id,
-    idx,
-  );
+  const stmt = db.sql('UPDATE upload_files SET file_id = ?, s3_upload_id = ?, chunk_size = ?, part_count = ? WHERE upload_id = ? AND idx = ?');
+  db.soon(() => stmt.run(r.file_id, r.s3_upload_id, r.chunk_size, r.part_count, id, idx));
 }
 
 /** Starts a file over: forgets its registration and every recorded part. */
@@ -170,17 +164,14 @@ export function resetFile(db: AgentDb, id: string, idx: number): void {
 }
 
 export function recordPart(db: AgentDb, id: string, idx: number, p: PartRow): void {
-  db.sql('INSERT OR REPLACE INTO upload_parts (upload_id, file_idx, part_number, etag, size) VALUES (?, ?, ?, ?, ?)').run(
-    id,
-    idx,
-    p.part_number,
-    p.etag,
-    p.size,
-  );
+  const stmt = db.sql('INSERT OR REPLACE INTO upload_parts (upload_id, file_idx, part_number, etag, size) VALUES (?, ?, ?, ?, ?)');
+  db.soon(() => stmt.run(id, idx, p.part_number, p.etag, p.size));
 }
 
-export const markFileDone = (db: AgentDb, id: string, idx: number) =>
-  void db.sql('UPDATE upload_files SET done = 1 WHERE upload_id = ? AND idx = ?').run(id, idx);
+export function markFileDone(db: AgentDb, id: string, idx: number): void {
+  const stmt = db.sql('UPDATE upload_files SET done = 1 WHERE upload_id = ? AND idx = ?');
+  db.soon(() => stmt.run(id, idx));
+}
 
 // ---- the upload as the REST API and the event feed show it ----
 

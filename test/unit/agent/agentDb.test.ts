@@ -1,0 +1,69 @@
+// The agent database's later commits (AgentDb.soon): writes of one turn of the
+// event loop share one transaction, are visible at once on the connection,
+// and are committed when the turn ends or when synced() is called; a commit
+// that fails is reported by the next synced().
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openAgentDb, type AgentDb } from '../../../src/agent/store/db.js';
+
+let dir: string;
+let db: AgentDb;
+
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-agentdb-'));
+  db = openAgentDb(path.join(dir, 'agent.db'));
+  db.exec('CREATE TABLE t (v INTEGER)');
+  db.exec('CREATE TABLE parent (id INTEGER PRIMARY KEY)');
+  db.exec('CREATE TABLE child (p INTEGER REFERENCES parent(id))');
+});
+
+afterEach(async () => {
+  await db.shut().catch(() => undefined);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const count = () => (db.prepare('SELECT COUNT(*) AS n FROM t').get() as { n: number }).n;
+const turn = () => new Promise((r) => setImmediate(r));
+
+describe('AgentDb.soon', () => {
+  it('keeps the writes of one turn in one open transaction, readable at once, and commits it when the turn ends', async () => {
+    for (let i = 0; i < 5; i++) db.soon(() => db.prepare('INSERT INTO t VALUES (?)').run(i));
+    expect(db.inTransaction).toBe(true);
+    expect(count()).toBe(5);
+    await turn();
+    expect(db.inTransaction).toBe(false);
+    expect(count()).toBe(5);
+  });
+
+  it('commits at once when synced() is called, before the flush', async () => {
+    db.soon(() => db.prepare('INSERT INTO t VALUES (1)').run());
+    const flushed = db.synced();
+    expect(db.inTransaction).toBe(false);
+    await flushed;
+    expect(count()).toBe(1);
+  });
+
+  it('joins a transaction already under way, and goes with it when it is rolled back', () => {
+    expect(() =>
+      db.transaction(() => {
+        db.soon(() => db.prepare('INSERT INTO t VALUES (1)').run());
+        throw new Error('undo');
+      })(),
+    ).toThrow('undo');
+    expect(db.inTransaction).toBe(false);
+    expect(count()).toBe(0);
+  });
+
+  it('reports a commit that failed at the end of a turn to the next synced(), once', async () => {
+    // A deferred foreign key fails the commit, not the write.
+    db.soon(() => db.pragma('defer_foreign_keys = ON'));
+    db.soon(() => db.prepare('INSERT INTO child VALUES (42)').run());
+    await turn();
+    expect(db.inTransaction).toBe(false);
+    await expect(db.synced()).rejects.toThrow(/FOREIGN KEY/);
+    expect((db.prepare('SELECT COUNT(*) AS n FROM child').get() as { n: number }).n).toBe(0);
+    await expect(db.synced()).resolves.toBeUndefined();
+  });
+});
