@@ -20,14 +20,37 @@ export const RING = 3;
 
 export class FileShrankError extends Error {}
 
+const FULL_RING = READ_CHUNK * RING;
+/** Full rings of parts that ended, for the next parts; dropped when no part is under way. */
+const spare: Buffer[] = [];
+let inUse = 0;
+
 /**
- * Yields `length` bytes of `file` from `start`, each chunk passed to `onChunk`
- * before it is yielded. A chunk's bytes stay in place until chunk n + RING is
- * read, which is when the consumer asks for it.
+ * A ring for a range of `length` bytes. Full rings are used again rather than
+ * allocated per part: a 3 MiB allocation per part soon comes from glibc's heap
+ * (its threshold for mapping large blocks rises as they are freed), which
+ * fragments and kept the agent's peak RSS 10-40 MiB higher in a 4 GiB upload.
+ * Give it back with releaseRing once nothing reads its bytes any more.
  */
-export async function* fileChunks(file: string, start: number, length: number, onChunk: (chunk: Buffer) => void): AsyncGenerator<Buffer> {
+export function takeRing(length: number): Buffer {
+  inUse++;
   const size = Math.max(1, Math.min(READ_CHUNK, length));
-  const ring = Buffer.allocUnsafeSlow(size * RING);
+  return (size === READ_CHUNK && spare.pop()) || Buffer.allocUnsafeSlow(size * RING);
+}
+
+export function releaseRing(ring: Buffer): void {
+  inUse--;
+  if (ring.length === FULL_RING && inUse > 0) spare.push(ring);
+  else if (inUse === 0) spare.length = 0;
+}
+
+/**
+ * Yields `length` bytes of `file` from `start` through `ring` (takeRing), each
+ * chunk passed to `onChunk` before it is yielded. A chunk's bytes stay in place
+ * until chunk n + RING is read, which is when the consumer asks for it.
+ */
+export async function* fileChunks(file: string, start: number, length: number, ring: Buffer, onChunk: (chunk: Buffer) => void): AsyncGenerator<Buffer> {
+  const size = ring.length / RING;
   const fh = await open(file, 'r');
   try {
     let pos = start;

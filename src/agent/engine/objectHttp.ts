@@ -9,7 +9,7 @@
 import { Agent, type Dispatcher } from 'undici';
 import type { Blueprint } from '../../api/hosted/blueprint.js';
 import { Md5Batch } from '../../hash/md5Lanes.js';
-import { fileChunks, RING } from './fileChunks.js';
+import { fileChunks, releaseRing, RING, takeRing } from './fileChunks.js';
 import { WholeFileReader, type Walked } from './wholeReads.js';
 
 /** Every part this process sends shares the lanes. */
@@ -67,7 +67,8 @@ export class ObjectHttp {
     const guard = this.guard(signal);
     // An async iterable body (undici documents it; its types lag), with no Readable around it:
     // pulled a chunk at a time as the socket drains, which moves the stall timer and the hash along.
-    const chunks = fileChunks(file, start, length, (chunk) => {
+    const ring = takeRing(length);
+    const chunks = fileChunks(file, start, length, ring, (chunk) => {
       guard.refresh();
       hash.update(chunk);
     });
@@ -77,18 +78,23 @@ export class ObjectHttp {
       guard.refresh();
     }
     const body = sent();
-    let answer: ObjectAnswer;
     try {
-      answer = await this.request(bp, body as unknown as Dispatcher.DispatchOptions['body'], length, guard.signal);
-    } catch (err) {
-      hash.discard();
-      throw err;
+      let answer: ObjectAnswer;
+      try {
+        answer = await this.request(bp, body as unknown as Dispatcher.DispatchOptions['body'], length, guard.signal);
+      } catch (err) {
+        hash.discard();
+        throw err;
+      } finally {
+        guard.done();
+        // Closes the file should the body have been left part-read.
+        await body.return(undefined);
+      }
+      return { ...answer, etag: etagOf(answer), md5: hash.digest().toString('hex') };
     } finally {
-      guard.done();
-      // Closes the file should the body have been left part-read.
-      await body.return(undefined);
+      // The hasher held the last chunks until digest(): only now may the ring be read into again.
+      releaseRing(ring);
     }
-    return { ...answer, etag: etagOf(answer), md5: hash.digest().toString('hex') };
   }
 
   /**
