@@ -79,16 +79,17 @@ export async function registerFiles(ctx: HostedContext, pkg: Pkg, files: Registe
  */
 export async function finalizeFiles(ctx: HostedContext, pkg: Pkg, files: FinalizeFilesBody['files']): Promise<FileOutcome[]> {
   const completed = await Promise.all(files.map((f) => orRefusal(ctx, f.file_id, () => completeFile(ctx, pkg, f.file_id, f))));
-  const marked = await ctx.db.transaction().execute(async (trx) => {
-    const out: boolean[] = [];
-    for (const [i, f] of completed.entries()) out.push(f !== undefined && !isRefusal(f) ? await markFinalized(trx, f, files[i]!) : true);
+  // Completed files no longer pending: the Package was finalized meanwhile and dropped them.
+  const gone = await ctx.db.transaction().execute(async (trx) => {
+    const out = new Set<FilesTable>();
+    for (const [i, f] of completed.entries()) if (f && !isRefusal(f) && !(await markFinalized(trx, f, files[i]!))) out.add(f);
     return out;
   });
   return Promise.all(
     files.map(async ({ file_id }, i) => {
       const f = completed[i];
       if (isRefusal(f)) return { file_id, ...f };
-      return { file_id, ...(await orRefusal(ctx, file_id, async () => (f && !marked[i] ? dropped(ctx, f) : { status: 204 }))) };
+      return { file_id, ...(await orRefusal(ctx, file_id, async () => (f && gone.has(f) ? dropped(ctx, f) : { status: 204 }))) };
     }),
   );
 }

@@ -102,7 +102,7 @@ test('resets, 500 and 503, a stall, a store that never answers, a wrong ETag and
   for (const [n, d] of Object.entries(files)) expect(sha(got.get(`faulty/${n}`)!), n).toBe(sha(d));
 });
 
-test('small files (one part each, read whole) meet the same faults and complete byte-identical', async () => {
+test('small files of one part each (1 byte to 1 MiB) meet the same faults and complete byte-identical', async () => {
   const dir = path.join(tmp, 'small-faulty');
   await fs.mkdir(dir);
   const sizes = [16 * 1024, 1, 100_000, MiB, 4096, 70_000, 3, 50_000];

@@ -43,6 +43,16 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
+/** Completes a one-part upload; its data holds that part's file alone and reads back as `bytes`. Then stops the store. */
+async function completesWithOnly(s: { store: RunningObjectStore; s3: S3Client }, key: string, uploadId: string, etag: string, bytes: Buffer): Promise<void> {
+  await s.s3.send(new CompleteMultipartUploadCommand({ Bucket: BUCKET, Key: key, UploadId: uploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: etag }] } }));
+  expect(await readdir(join(dataDir, 'buckets', BUCKET, 'data', uploadId))).toEqual([`00001.${etag.replace(/"/g, '')}`]);
+  const got = await s.s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }));
+  expect(Buffer.from(await got.Body!.transformToByteArray()).equals(bytes)).toBe(true);
+  s.s3.destroy();
+  await s.store.close();
+}
+
 describe('restart', () => {
   it('keeps objects and unfinished uploads, and removes crash leftovers', async () => {
     const object = randomBytes(10_000);
@@ -97,14 +107,7 @@ describe('restart', () => {
       Bucket: BUCKET, Key: key, UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: olderTag }] },
     })).catch((err: { name: string }) => err.name);
     expect(stale).toBe('InvalidPart');
-    await second.s3.send(new CompleteMultipartUploadCommand({
-      Bucket: BUCKET, Key: key, UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag }] },
-    }));
-    expect(await readdir(join(dataDir, 'buckets', BUCKET, 'data', UploadId!))).toEqual([`00001.${ETag!.replace(/"/g, '')}`]);
-    const got = await second.s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }));
-    expect(Buffer.from(await got.Body!.transformToByteArray()).equals(newer)).toBe(true);
-    second.s3.destroy();
-    await second.store.close();
+    await completesWithOnly(second, key, UploadId!, ETag!, newer);
   });
 
   it('drops the older file of a part that a crash left beside the newer one, and completes with the newer', async () => {
@@ -126,13 +129,6 @@ describe('restart', () => {
     const listed = await second.s3.send(new ListPartsCommand({ Bucket: BUCKET, Key: key, UploadId }));
     expect(listed.Parts!.map((p) => [p.PartNumber, p.ETag])).toEqual([[1, ETag]]);
     expect((await readdir(dir)).sort()).toEqual([`00001.${ETag!.replace(/"/g, '')}`, 'upload.json']);
-    await second.s3.send(new CompleteMultipartUploadCommand({
-      Bucket: BUCKET, Key: key, UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag }] },
-    }));
-    expect(await readdir(join(dataDir, 'buckets', BUCKET, 'data', UploadId!))).toEqual([`00001.${ETag!.replace(/"/g, '')}`]);
-    const got = await second.s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }));
-    expect(Buffer.from(await got.Body!.transformToByteArray()).equals(part)).toBe(true);
-    second.s3.destroy();
-    await second.store.close();
+    await completesWithOnly(second, key, UploadId!, ETag!, part);
   });
 });

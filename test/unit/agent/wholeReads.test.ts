@@ -34,7 +34,7 @@ async function walked(name: string, data: Buffer) {
 }
 
 describe('WholeFileReader', () => {
-  it('answers the bytes and MD5 of files read at once, of every size up to WHOLE_READ_MAX, with buffers used again', async () => {
+  it('answers the bytes and MD5 of files read at once, of every size up to WHOLE_READ_MAX, round after round of released buffers', async () => {
     const sizes = [0, 1, 4096, 16_384, 100_000, WHOLE_READ_MAX];
     const datas = sizes.map((n) => Buffer.from(Array.from({ length: n }, (_, i) => (i * 7 + n) % 251)));
     const files = await Promise.all(datas.map((d, i) => walked(`f${i}`, d)));
@@ -63,11 +63,13 @@ describe('WholeFileReader', () => {
     expect(() => reader.read({ path: path.join(dir, 'f0'), size: WHOLE_READ_MAX + 1, mtimeMs: 0 })).toThrow(RangeError);
   });
 
-  it('reads again after close, on a new thread', async () => {
+  it('fails the reads under way when closed, and reads again after', async () => {
     const own = new WholeFileReader();
     const f = await walked('again', Buffer.from('again'));
     expect((await own.read(f))!.data.toString()).toBe('again');
+    const cut = own.read(f);
     await own.close();
+    await expect(cut).rejects.toThrow(/closed/);
     expect((await own.read(f))!.data.toString()).toBe('again');
     await own.close();
   });
