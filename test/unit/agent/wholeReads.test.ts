@@ -67,9 +67,9 @@ describe('WholeFileReader', () => {
     const own = new WholeFileReader();
     const f = await walked('again', Buffer.from('again'));
     expect((await own.read(f))!.data.toString()).toBe('again');
-    const cut = own.read(f);
+    const cut = expect(own.read(f)).rejects.toThrow(/closed/);
     await own.close();
-    await expect(cut).rejects.toThrow(/closed/);
+    await cut;
     expect((await own.read(f))!.data.toString()).toBe('again');
     await own.close();
   });
