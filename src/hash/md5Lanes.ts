@@ -20,8 +20,8 @@ interface Addon {
   init(state: Uint8Array): void;
   update(states: Uint8Array[], chunks: Uint8Array[][]): void;
   digest(state: Uint8Array): Buffer;
-  /** Blocks hashed in this process: [by the kernel, counting every lane; of those, in busy lanes; by the scalar code]. */
-  stats(): [number, number, number];
+  /** In this process: [steps of the 16-lane kernel, steps of the 8-lane kernel, blocks hashed in busy lanes, blocks hashed by the scalar code]. */
+  stats(): [number, number, number, number];
 }
 
 const ADDON = path.join('native', 'md5lanes', 'build', 'Release', 'md5lanes.node');
@@ -53,7 +53,8 @@ function loadAddon(): Addon | null {
   if (addon && process.env.FERRY_MD5_STATS === '1') {
     process.once('exit', () => {
       const st = md5LaneStats()!;
-      process.stderr.write(`md5lanes: ${(st.laneBlocks / st.rounds).toFixed(2)} of ${st.lanes} lanes busy per round; ${st.scalarBlocks} blocks one stream at a time\n`);
+      const steps = st.wideSteps + st.narrowSteps;
+      process.stderr.write(`md5lanes: ${(st.laneBlocks / steps).toFixed(2)} lanes busy per step (${st.wideSteps} steps of 16 lanes, ${st.narrowSteps} of 8); ${st.scalarBlocks} blocks one stream at a time\n`);
     });
   }
   return addon;
@@ -65,20 +66,22 @@ export function md5Lanes(): number {
 }
 
 export interface LaneStats {
+  /** The widest kernel's lanes. */
   lanes: number;
-  /** Steps the kernel took, each hashing one block in every busy lane. */
-  rounds: number;
+  /** Steps the 16-lane and the 8-lane kernel took, each hashing one block in every busy lane. */
+  wideSteps: number;
+  narrowSteps: number;
   /** Blocks the kernel hashed in busy lanes, and blocks hashed one stream at a time. */
   laneBlocks: number;
   scalarBlocks: number;
 }
 
-/** Blocks hashed so far in this process (FERRY_MD5_STATS=1 prints busy lanes per round at exit). */
+/** Blocks hashed so far in this process (FERRY_MD5_STATS=1 prints busy lanes per step at exit). */
 export function md5LaneStats(): LaneStats | undefined {
   const a = loadAddon();
   if (!a) return undefined;
-  const [all, laneBlocks, scalarBlocks] = a.stats();
-  return { lanes: a.lanes, rounds: all / a.lanes, laneBlocks, scalarBlocks };
+  const [wideSteps, narrowSteps, laneBlocks, scalarBlocks] = a.stats();
+  return { lanes: a.lanes, wideSteps, narrowSteps, laneBlocks, scalarBlocks };
 }
 
 /** The addon's file, for worker threads to load; undefined when it is not in use. */

@@ -320,7 +320,7 @@ async function main(): Promise<void> {
     ['rclone small files, ms/file', '-', per(cpu.rcloneSmall, 'service', smallCount / 1000, 1)],
   ]);
   // An upload hashes every byte twice: the agent checks each part, the store makes its ETag.
-  const lanes = md5MBps.parts === undefined ? 'no SIMD lanes' : `${f(md5MBps.parts)} MiB/s, ${f(1024 / md5MBps.parts, 2)} CPU-s/GiB for ${CONCURRENCY} parts in ${md5Lanes()} lanes`;
+  const lanes = md5MBps.parts === undefined ? 'no SIMD lanes' : `${f(md5MBps.parts)} MiB/s, ${f(1024 / md5MBps.parts, 2)} CPU-s/GiB for ${CONCURRENCY} parts at once in SIMD lanes`;
   console.log(`MD5 per core: one stream ${f(md5MBps.one)} MiB/s, ${f(1024 / md5MBps.one, 2)} CPU-s/GiB; ${lanes}`);
   console.log(`peak agent RSS: ${f(rss?.peakMB)} MiB while uploading ${rssGiB} GiB with ${RSS_CHUNK / MiB} MiB chunks (${f(rss?.uploadMBps)} MiB/s); agent download SHA-256 ${verified === undefined ? '-' : verified ? 'ok' : 'MISMATCH'}`);
 

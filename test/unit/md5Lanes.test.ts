@@ -29,16 +29,24 @@ describe('md5Lanes', () => {
   });
 
   test('streams fed in interleaved chunks of any size each get their own MD5', () => {
+    const before = md5LaneStats();
     expect(interleavedStreams(7)).toEqual({ lanes: md5Lanes(), streams: 37, wrong: [] });
+    if (md5Lanes() === 16) {
+      // Calls with more than 8 streams went 16 lanes wide, the others 8.
+      const after = md5LaneStats()!;
+      expect(after.wideSteps).toBeGreaterThan(before!.wideSteps);
+      expect(after.narrowSteps).toBeGreaterThan(before!.narrowSteps);
+    }
   });
 
   test.runIf(cpuHasAvx2)('the AVX2 kernel (8 lanes) hashes them alike', () => {
     expect(inChild('8', 'interleavedStreams(11)')).toEqual({ lanes: 8, streams: 37, wrong: [] });
   });
 
-  laneTest('eight streams fed in step are hashed eight lanes at a time', () => {
+  /** Feeds `count` streams six 64 KiB chunks each, in step; checks every MD5 and answers the lane stats meanwhile. */
+  function inStep(count: number): { steps: number; wide: number; busy: number; scalar: number } {
     const batch = new Md5Batch();
-    const streams = Array.from({ length: 8 }, () => ({ h: batch.hasher(2), data: [] as Buffer[] }));
+    const streams = Array.from({ length: count }, () => ({ h: batch.hasher(2), data: [] as Buffer[] }));
     const before = md5LaneStats()!;
     for (let round = 0; round < 6; round++) {
       for (const s of streams) {
@@ -49,9 +57,24 @@ describe('md5Lanes', () => {
     }
     streams.forEach((s) => expect(s.h.digest().equals(md5(...s.data))).toBe(true));
     const after = md5LaneStats()!;
-    expect(after.scalarBlocks - before.scalarBlocks).toBe(0);
-    expect(after.laneBlocks - before.laneBlocks).toBe((8 * 6 * 64 * 1024) / 64); // padding is hashed apart, by digest
-    expect((after.laneBlocks - before.laneBlocks) / (after.rounds - before.rounds)).toBeGreaterThan(7.5);
+    const wide = after.wideSteps - before.wideSteps;
+    return { steps: wide + after.narrowSteps - before.narrowSteps, wide, busy: after.laneBlocks - before.laneBlocks, scalar: after.scalarBlocks - before.scalarBlocks };
+  }
+
+  laneTest('eight streams fed in step are hashed eight lanes at a time, by the 8-lane kernel', () => {
+    const got = inStep(8);
+    expect(got.scalar).toBe(0);
+    expect(got.busy).toBe((8 * 6 * 64 * 1024) / 64); // padding is hashed apart, by digest
+    expect(got.wide).toBe(0); // 16 lanes half empty would cost more
+    expect(got.busy / got.steps).toBeGreaterThan(7.5);
+  });
+
+  test.runIf(md5Lanes() === 16)('sixteen streams fed in step are hashed sixteen lanes at a time', () => {
+    const got = inStep(16);
+    expect(got.scalar).toBe(0);
+    expect(got.busy).toBe((16 * 6 * 64 * 1024) / 64);
+    expect(got.wide).toBe(got.steps);
+    expect(got.busy / got.steps).toBeGreaterThan(15.5);
   });
 
   laneTest('a hasher hashes its held chunks before taking more than `hold`, so the oldest buffer may be reused', () => {
