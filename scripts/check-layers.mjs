@@ -12,6 +12,7 @@ const rules = [
   { from: 'src/http', denyDirs: ['src/hosted', 'src/agent', 'src/objectstore', 'src/client', 'src/cli', 'src/ipc'] },
   { from: 'src/sqlite', denyDirs: ['src/api', 'src/http', 'src/hash', 'src/hosted', 'src/agent', 'src/objectstore', 'src/client', 'src/cli', 'src/ipc'] },
   { from: 'src/sigv4', denyDirs: ['src/api', 'src/http', 'src/hash', 'src/sqlite', 'src/hosted', 'src/agent', 'src/objectstore', 'src/client', 'src/cli', 'src/ipc'] },
+  { from: 'src/native', denyDirs: ['src/api', 'src/http', 'src/hash', 'src/sqlite', 'src/sigv4', 'src/hosted', 'src/agent', 'src/objectstore', 'src/client', 'src/cli', 'src/ipc'] },
   { from: 'src/hash', denyDirs: ['src/api', 'src/http', 'src/hosted', 'src/agent', 'src/objectstore', 'src/client', 'src/cli', 'src/ipc'] },
   { from: 'src/objectstore', denyDirs: ['src/hosted', 'src/agent', 'src/client', 'src/cli', 'src/ipc'] },
   { from: 'src/hosted', denyDirs: ['src/agent', 'src/client', 'src/cli', 'src/ipc'] },

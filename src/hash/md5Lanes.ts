@@ -8,10 +8,7 @@
 // Without the addon (not built, or a CPU without AVX2), each hasher is a plain
 // node:crypto hash and nothing is held.
 import { createHash } from 'node:crypto';
-import fs from 'node:fs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { loadAddon } from '../native/addons.js';
 
 interface Addon {
   /** 16 (AVX-512), 8 (AVX2) or 0 (no vector kernel on this CPU). */
@@ -24,32 +21,15 @@ interface Addon {
   stats(): [number, number, number, number];
 }
 
-const ADDON = path.join('native', 'md5lanes', 'build', 'Release', 'md5lanes.node');
-
-/** Where the built addon is: up from this module, which runs from src/hash or bundled in dist/. */
-function addonPath(): string | undefined {
-  if (process.env.FERRY_MD5_LANES === '0') return undefined;
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (let up = 0; up < 4; up++, dir = path.dirname(dir)) {
-    const file = path.join(dir, ADDON);
-    if (fs.existsSync(file)) return file;
-  }
-  return undefined;
-}
-
 let addon: Addon | null | undefined;
 let addonFile: string | undefined;
 
-function loadAddon(): Addon | null {
+function lanesAddon(): Addon | null {
   if (addon !== undefined) return addon;
-  const file = addonPath();
-  try {
-    const loaded = file ? (createRequire(import.meta.url)(file) as Addon) : null;
-    addon = loaded && loaded.lanes > 0 ? loaded : null;
-  } catch {
-    addon = null; // built for another platform or Node: hash one stream at a time
-  }
-  if (addon) addonFile = file;
+  // Not built, built for another platform or Node, or no vector kernel on this CPU: hash one stream at a time.
+  const loaded = process.env.FERRY_MD5_LANES === '0' ? null : loadAddon<Addon>('md5lanes');
+  addon = loaded && loaded.addon.lanes > 0 ? loaded.addon : null;
+  if (addon) addonFile = loaded!.file;
   if (addon && process.env.FERRY_MD5_STATS === '1') {
     process.once('exit', () => {
       const st = md5LaneStats()!;
@@ -62,7 +42,7 @@ function loadAddon(): Addon | null {
 
 /** Lanes hashed at once: 0 when each stream is hashed alone by node:crypto. */
 export function md5Lanes(): number {
-  return loadAddon()?.lanes ?? 0;
+  return lanesAddon()?.lanes ?? 0;
 }
 
 export interface LaneStats {
@@ -78,7 +58,7 @@ export interface LaneStats {
 
 /** Blocks hashed so far in this process (FERRY_MD5_STATS=1 prints busy lanes per step at exit). */
 export function md5LaneStats(): LaneStats | undefined {
-  const a = loadAddon();
+  const a = lanesAddon();
   if (!a) return undefined;
   const [wideSteps, narrowSteps, laneBlocks, scalarBlocks] = a.stats();
   return { lanes: a.lanes, wideSteps, narrowSteps, laneBlocks, scalarBlocks };
@@ -86,7 +66,7 @@ export function md5LaneStats(): LaneStats | undefined {
 
 /** The addon's file, for worker threads to load; undefined when it is not in use. */
 export function md5LanesAddonFile(): string | undefined {
-  loadAddon();
+  lanesAddon();
   return addonFile;
 }
 
@@ -161,7 +141,7 @@ export class Md5Batch {
 
   /** A new MD5 stream; it holds up to `hold` chunks (at least 1) before they are hashed. */
   hasher(hold: number): Md5Hasher {
-    const addon = loadAddon();
+    const addon = lanesAddon();
     return addon ? new LaneHasher(this, addon, Math.max(1, hold)) : cryptoHasher();
   }
 
@@ -178,7 +158,7 @@ export class Md5Batch {
       if (h.heldBytes === 0) this.waiting.delete(h);
     }
     // Only lane hashers wait here, so the addon is loaded.
-    if (states.length > 0) loadAddon()!.update(states, chunks);
+    if (states.length > 0) lanesAddon()!.update(states, chunks);
   }
 }
 

@@ -11,6 +11,7 @@ import * as store from '../store/downloadStore.js';
 import { ItemError } from './downloadErrors.js';
 import { fetchRange, RangeHttpError, type RangeTransport } from './rangeFetch.js';
 import { resolveInside } from './safePath.js';
+import { dropCache } from '../../native/pageCache.js';
 import { applyOwner, ensureDirs, exists, md5File, partPathOf, plainMd5, publishPart, reopenPart, reservePart, sameFile, type Owner } from './downloadFiles.js';
 
 /** Pre-signed URLs live an hour; older cached ones are replaced before they expire. */
@@ -85,6 +86,9 @@ export class DownloadWriter {
       }
       // On disk before it is recorded: a recorded range must survive power loss, not only a crash.
       await fh.datasync();
+      // Then out of the page cache, unless finalize reads the file back for its MD5:
+      // a large download would otherwise crowd out every other cached file.
+      if (item.count > 1 && !plainMd5(item.etag)) dropCache(fh.fd, start, end - start + 1);
     }
     signal.throwIfAborted();
     if (item.epoch !== epoch || item.state !== 'pending') return;
