@@ -108,23 +108,28 @@ static const uint8_t zero_block[64];
   memcpy(st[0], &a, BYTES); memcpy(st[1], &b, BYTES);                         \
   memcpy(st[2], &c, BYTES); memcpy(st[3], &d, BYTES);
 
-// 16 lanes x 16 words: dwords, then qwords of lane pairs interleaved, so that
-// 128-bit piece j of r[4g+k] holds word 4j+k of lanes 4g..4g+3; two rounds of
-// 128-bit shuffles then gather each word's four pieces.
+// The first two stages of a transpose of n rows r[] of W-bit vectors, t[] as
+// scratch: dwords, then qwords of row pairs interleaved, so that 128-bit piece j
+// of r[4g+k] holds dword 4j+k of rows 4g..4g+3.
+#define INTERLEAVE(W, r, t, n)                                                                           \
+  for (int i = 0; i < (n) / 2; i++) {                                                                    \
+    t[2 * i] = _mm##W##_unpacklo_epi32(r[2 * i], r[2 * i + 1]);                                          \
+    t[2 * i + 1] = _mm##W##_unpackhi_epi32(r[2 * i], r[2 * i + 1]);                                      \
+  }                                                                                                      \
+  for (int g = 0; g < (n) / 4; g++) {                                                                    \
+    r[4 * g] = _mm##W##_unpacklo_epi64(t[4 * g], t[4 * g + 2]);                                          \
+    r[4 * g + 1] = _mm##W##_unpackhi_epi64(t[4 * g], t[4 * g + 2]);                                      \
+    r[4 * g + 2] = _mm##W##_unpacklo_epi64(t[4 * g + 1], t[4 * g + 3]);                                  \
+    r[4 * g + 3] = _mm##W##_unpackhi_epi64(t[4 * g + 1], t[4 * g + 3]);                                  \
+  }
+
+// 16 lanes x 16 words: after INTERLEAVE, two rounds of 128-bit shuffles gather
+// each word's four pieces.
 #define WORDS16(M, p)                                                                                    \
   {                                                                                                      \
     __m512i r[16], t[16];                                                                                \
     for (int l = 0; l < 16; l++) r[l] = _mm512_loadu_si512((const void *)p[l]);                          \
-    for (int i = 0; i < 8; i++) {                                                                        \
-      t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);                                          \
-      t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);                                      \
-    }                                                                                                    \
-    for (int g = 0; g < 4; g++) {                                                                        \
-      r[4 * g] = _mm512_unpacklo_epi64(t[4 * g], t[4 * g + 2]);                                          \
-      r[4 * g + 1] = _mm512_unpackhi_epi64(t[4 * g], t[4 * g + 2]);                                      \
-      r[4 * g + 2] = _mm512_unpacklo_epi64(t[4 * g + 1], t[4 * g + 3]);                                  \
-      r[4 * g + 3] = _mm512_unpackhi_epi64(t[4 * g + 1], t[4 * g + 3]);                                  \
-    }                                                                                                    \
+    INTERLEAVE(512, r, t, 16);                                                                           \
     for (int k = 0; k < 4; k++) {                                                                        \
       t[k] = _mm512_shuffle_i32x4(r[k], r[4 + k], 0x88);       /* pieces 0, 2 of groups 0, 1 */          \
       t[k + 4] = _mm512_shuffle_i32x4(r[k], r[4 + k], 0xdd);   /* pieces 1, 3 */                         \
@@ -139,21 +144,13 @@ static const uint8_t zero_block[64];
     }                                                                                                    \
   }
 
-// 8 lanes x 16 words: two 8x8 transposes, of words 0-7 and of words 8-15.
+// 8 lanes x 16 words: two 8x8 transposes, of words 0-7 and of words 8-15; after
+// INTERLEAVE, a word's two pieces are in r[k] and r[4 + k].
 #define WORDS8(M, p)                                                                                     \
   for (int h = 0; h < 2; h++) {                                                                          \
     __m256i r[8], t[8];                                                                                  \
     for (int l = 0; l < 8; l++) r[l] = _mm256_loadu_si256((const void *)(p[l] + 32 * h));                \
-    for (int i = 0; i < 4; i++) {                                                                        \
-      t[2 * i] = _mm256_unpacklo_epi32(r[2 * i], r[2 * i + 1]);                                          \
-      t[2 * i + 1] = _mm256_unpackhi_epi32(r[2 * i], r[2 * i + 1]);                                      \
-    }                                                                                                    \
-    for (int g = 0; g < 2; g++) {                                                                        \
-      r[4 * g] = _mm256_unpacklo_epi64(t[4 * g], t[4 * g + 2]);                                          \
-      r[4 * g + 1] = _mm256_unpackhi_epi64(t[4 * g], t[4 * g + 2]);                                      \
-      r[4 * g + 2] = _mm256_unpacklo_epi64(t[4 * g + 1], t[4 * g + 3]);                                  \
-      r[4 * g + 3] = _mm256_unpackhi_epi64(t[4 * g + 1], t[4 * g + 3]);                                  \
-    }                                                                                                    \
+    INTERLEAVE(256, r, t, 8);                                                                            \
     for (int k = 0; k < 4; k++) {                                                                        \
       __m256i lo = _mm256_permute2x128_si256(r[k], r[4 + k], 0x20), hi = _mm256_permute2x128_si256(r[k], r[4 + k], 0x31); \
       memcpy(&M[8 * h + k], &lo, 32); memcpy(&M[8 * h + 4 + k], &hi, 32);                                \

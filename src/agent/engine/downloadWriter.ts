@@ -8,10 +8,10 @@ import type { DownloadSource } from './downloadSource.js';
 import type { DownloadItem } from './downloadItem.js';
 import type { EngineTuning } from './retry.js';
 import * as store from '../store/downloadStore.js';
+import { dropCache } from '../../native/pageCache.js';
 import { ItemError } from './downloadErrors.js';
 import { fetchRange, RangeHttpError, type RangeTransport } from './rangeFetch.js';
 import { resolveInside } from './safePath.js';
-import { dropCache } from '../../native/pageCache.js';
 import { applyOwner, ensureDirs, exists, md5File, partPathOf, plainMd5, publishPart, reopenPart, reservePart, sameFile, type Owner } from './downloadFiles.js';
 
 /** Pre-signed URLs live an hour; older cached ones are replaced before they expire. */
