@@ -262,12 +262,10 @@ async function completeOpen(ctx: StoreContext, bucket: string, upload: OpenUploa
     if (i > 0 && p.partNumber <= requested[i - 1]!.partNumber) throw s3err('InvalidPartOrder');
   });
   const dataDir = ctx.layout.data(bucket, upload.id);
-  let total = 0;
-  let stored = new Map<number, string>();
-  const parts = await ctx.locks.run(uploadLock(upload.id), async () => {
-    stored = partsNow(ctx, upload);
+  const { parts, stored, total } = await ctx.locks.run(uploadLock(upload.id), async () => {
+    const stored = partsNow(ctx, upload);
     const found = checkParts(upload, stored, requested);
-    for (const p of found) total += p.size;
+    const total = found.reduce((sum, p) => sum + p.size, 0);
     if (size !== undefined && total !== size) throw s3err('InvalidPart', `the parts hold ${total} bytes, not ${size}`);
     try {
       renameSync(upload.dir, dataDir);
@@ -276,7 +274,7 @@ async function completeOpen(ctx: StoreContext, bucket: string, upload: OpenUploa
     } finally {
       ctx.uploads.delete(upload.cacheId);
     }
-    return found;
+    return { parts: found, stored, total };
   });
   const combined = createHash('md5');
   for (const p of parts) combined.update(Buffer.from(p.md5, 'hex'));
