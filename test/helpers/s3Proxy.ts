@@ -109,27 +109,33 @@ export async function startS3Proxy(target: string): Promise<S3Proxy> {
       { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
       async (ur) => {
         res.writeHead(ur.statusCode ?? 502, ur.headers);
-        const total = Number(ur.headers['content-length'] ?? 0);
-        let sent = 0;
-        for await (const chunk of ur as AsyncIterable<Buffer>) {
-          if (res.destroyed) return ur.destroy();
-          let buf = chunk;
-          if ((fault === 'cut-body' || fault === 'stall-body') && sent + buf.length >= total / 2) {
-            buf = buf.subarray(0, Math.max(0, Math.floor(total / 2) - sent));
-            if (buf.length) res.write(buf);
+        try {
+          const total = Number(ur.headers['content-length'] ?? 0);
+          let sent = 0;
+          for await (const chunk of ur as AsyncIterable<Buffer>) {
+            if (res.destroyed) return ur.destroy();
+            let buf = chunk;
+            if ((fault === 'cut-body' || fault === 'stall-body') && sent + buf.length >= total / 2) {
+              buf = buf.subarray(0, Math.max(0, Math.floor(total / 2) - sent));
+              if (buf.length) res.write(buf);
+              served(buf.length);
+              ur.destroy();
+              if (fault === 'cut-body') res.socket?.destroy();
+              else stalled.add(res); // keeps the connection open and silent
+              return;
+            }
+            sent += buf.length;
             served(buf.length);
-            ur.destroy();
-            if (fault === 'cut-body') res.socket?.destroy();
-            else stalled.add(res); // keeps the connection open and silent
-            return;
+            const ok = res.write(buf);
+            if (proxy.pace > 0) await new Promise((r) => setTimeout(r, (buf.length / proxy.pace) * 1000));
+            else if (!ok) await new Promise((r) => (res.once('drain', r), res.once('close', r)));
           }
-          sent += buf.length;
-          served(buf.length);
-          const ok = res.write(buf);
-          if (proxy.pace > 0) await new Promise((r) => setTimeout(r, (buf.length / proxy.pace) * 1000));
-          else if (!ok) await new Promise((r) => res.once('drain', r));
+          res.end();
+        } catch {
+          // The client went away (res closed, so `up` was destroyed and `ur` errors
+          // with "aborted"): nothing is left to answer.
+          res.destroy();
         }
-        res.end();
       },
     );
     up.on('error', () => res.destroy());
