@@ -10,6 +10,7 @@ import type {
   FinalizeFilesBody,
   RegisterFileAnswer,
   RegisterFileBody,
+  RegisterFileQuery,
   RegisterFilesAnswer,
   RegisterFilesBody,
 } from '../api/hosted/files.js';
@@ -31,9 +32,9 @@ export const getPackage = (http: HostedHttp, packageId: string, c: Call) =>
 export const setPackageExpiry = (http: HostedHttp, packageId: string, body: ExpiryBody, c: Call) =>
   http.request<Package>('PUT', `/v1/packages/${encodeURIComponent(packageId)}/expiry`, { body, ...c });
 
-/** With `count`, asks the service to start the upload and sign parts 1..count too (Ferry's services only; others ignore it). */
-export const registerFile = (http: HostedHttp, packageId: string, body: RegisterFileBody, c: Call, count?: number) =>
-  http.request<RegisterFileAnswer>('POST', `/v1/packages/${encodeURIComponent(packageId)}/files`, { body, query: { count }, ...c });
+/** With `count` or `single` (RegisterFileQuery), asks the service to start the upload too (Ferry's services only; others ignore them). */
+export const registerFile = (http: HostedHttp, packageId: string, body: RegisterFileBody, c: Call, q: RegisterFileQuery = {}) =>
+  http.request<RegisterFileAnswer>('POST', `/v1/packages/${encodeURIComponent(packageId)}/files`, { body, query: q, ...c });
 
 /** Several registrations in one request; Ferry's services only (others answer 404). */
 export const registerFiles = (http: HostedHttp, packageId: string, body: RegisterFilesBody, c: Call) =>

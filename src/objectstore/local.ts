@@ -1,6 +1,6 @@
-// The store's multipart control calls for the service that embeds it, made
-// in-process: starting, listing parts, completing and aborting happen once or
-// twice for every file, and over HTTP each would cost a request, a SigV4 check,
+// The store's control calls for the service that embeds it, made in-process:
+// starting, listing parts, completing and aborting, or looking up a whole
+// object put in one request, happen once or twice for every file, and over HTTP each would cost a request, a SigV4 check,
 // XML both ways and the SDK's middleware on the service side. Failures are the same
 // S3Error (code and status) an HTTP client would have been answered with.
 import { abort, complete, isOpen, openUpload, partsOf } from './multipart.js';
@@ -17,6 +17,8 @@ export interface LocalStore {
   /** With `size`, parts that add up to another size are refused (InvalidPart) in the same pass. */
   completeUpload(bucket: string, key: string, uploadId: string, parts: { partNumber: number; etag: string }[], size?: number): Promise<void>;
   abortUpload(bucket: string, key: string, uploadId: string): Promise<void>;
+  /** The current object's size and ETag (quoted), from the bucket's index; null when there is none. */
+  objectInfo(bucket: string, key: string): Promise<{ size: number; etag: string } | null>;
 }
 
 export function localStore(ctx: StoreContext): LocalStore {
@@ -30,5 +32,9 @@ export function localStore(ctx: StoreContext): LocalStore {
       await complete(ctx, bucket, key, uploadId, parts, size);
     },
     abortUpload: (bucket, key, uploadId) => abort(ctx, bucket, key, uploadId),
+    async objectInfo(bucket, key) {
+      const e = ctx.catalog.get(bucket).entries.get(key);
+      return e ? { size: e.size, etag: e.etag } : null;
+    },
   };
 }

@@ -79,6 +79,7 @@ export async function startObjectStoreThread(opts: Omit<ObjectStoreOptions, 'log
     uploadExists: (...a) => call('uploadExists', a),
     completeUpload: (...a) => call('completeUpload', a),
     abortUpload: (...a) => call('abortUpload', a),
+    objectInfo: (...a) => call('objectInfo', a),
   };
   let closing: Promise<void> | undefined;
   return {

@@ -21,8 +21,12 @@ export async function createPackage(svc: TestService, actor: Actor, body: Record
 }
 
 /** Registers an entry; with `count`, asks the service to start the upload and sign parts 1..count too. */
-export async function register(svc: TestService, pkg: Pkg, entry: { kind?: 'file' | 'directory'; name: string; path?: string; size?: number }, count?: number) {
-  const r = await call(svc.url, 'POST', `/v1/packages/${pkg.id}/files${count === undefined ? '' : `?count=${count}`}`, {
+/** Registers an entry; `count` and `single` are Ferry's additions (RegisterFileQuery). */
+export async function register(svc: TestService, pkg: Pkg, entry: { kind?: 'file' | 'directory'; name: string; path?: string; size?: number }, count?: number, single?: boolean) {
+  const q = new URLSearchParams();
+  if (count !== undefined) q.set('count', String(count));
+  if (single !== undefined) q.set('single', String(single));
+  const r = await call(svc.url, 'POST', `/v1/packages/${pkg.id}/files${q.size ? `?${q}` : ''}`, {
     headers: pkg.h,
     body: { kind: entry.kind ?? 'file', name: entry.name, path: entry.path ?? '', last_modified: '2024-05-01T10:00:00Z', size: entry.size },
   });

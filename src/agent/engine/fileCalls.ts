@@ -5,7 +5,7 @@
 // again on its own.
 import { HostedApiError, type HostedHttp } from '../../client/http.js';
 import { finalizeFile, finalizeFiles, registerFile, registerFiles, type RegisterFileAnswer } from '../../client/uploads.js';
-import { MAX_FILES_PER_FINALIZE, MAX_FILES_PER_REGISTER, type FinalizeFileBody, type RegisterFileBody } from '../../api/hosted/files.js';
+import { MAX_FILES_PER_FINALIZE, MAX_FILES_PER_REGISTER, type FinalizeFileBody, type RegisterFileBody, type RegisterFileQuery } from '../../api/hosted/files.js';
 import { Gatherer, type Outcome } from './gather.js';
 import { isTransientStatus, retrying, type RetryPolicy } from './retry.js';
 
@@ -18,7 +18,7 @@ function judged<O>(o: { status: number; code?: string; message?: string } | unde
 
 interface Register {
   body: RegisterFileBody;
-  count?: number;
+  q?: RegisterFileQuery;
 }
 
 interface Finalize {
@@ -36,7 +36,7 @@ export class FileCalls {
     this.registrations = new Gatherer<Register, RegisterFileAnswer>(
       {
         async together(items) {
-          const files = items.map((r) => ({ ...r.body, count: r.count }));
+          const files = items.map((r) => ({ ...r.body, ...r.q }));
           const { results } = await retried(() => registerFiles(hosted, packageId, { files }, call));
           return items.map((_, i) => {
             const o = results[i];
@@ -44,7 +44,7 @@ export class FileCalls {
             return judged(o && (o.status >= 300 || o.registration) ? o : undefined, () => o!.registration!);
           });
         },
-        alone: (r) => retried(() => registerFile(hosted, packageId, r.body, call, r.count)),
+        alone: (r) => retried(() => registerFile(hosted, packageId, r.body, call, r.q)),
       },
       MAX_FILES_PER_REGISTER,
     );
@@ -61,9 +61,9 @@ export class FileCalls {
     );
   }
 
-  /** Resolves what the entry's own registration would have answered (`count`: see registerFile). */
-  register(body: RegisterFileBody, count?: number): Promise<RegisterFileAnswer> {
-    return this.registrations.call({ body, count });
+  /** Resolves what the entry's own registration would have answered (`q`: see registerFile). */
+  register(body: RegisterFileBody, q?: RegisterFileQuery): Promise<RegisterFileAnswer> {
+    return this.registrations.call({ body, q });
   }
 
   /** Resolves once the service has finalized the file; rejects with what its own finalize would have failed with. */

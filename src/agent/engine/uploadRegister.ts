@@ -35,8 +35,9 @@ export interface Registered {
  * earlier attempt at the same place gives way on the service.
  *
  * The service is asked to start the upload itself and to sign the first parts
- * (`count`); one that does not runs neither, and then the create blueprint is
- * run here, as the spec says.
+ * (`count`), and a file of one part to go up in one PutObject (`single`: no
+ * multipart upload to start and complete on the store); one that does not runs
+ * neither, and then the create blueprint is run here, as the spec says.
  */
 export async function registerOnService(s: ServiceSide, calls: FileCalls, u: UploadRow, r: UploadFileRow, signal: AbortSignal): Promise<Registered> {
   const isFile = r.kind === 'file';
@@ -49,11 +50,14 @@ export async function registerOnService(s: ServiceSide, calls: FileCalls, u: Upl
     ...(isFile ? { size: r.size } : {}),
   };
   // Parts at the wished chunk size; the chosen size may differ, and a blueprint too many is never used.
-  const count = isFile ? Math.min(s.tuning.blueprintBatch, Math.max(1, Math.ceil(r.size / u.chunk_size))) : undefined;
-  const reg = await calls.register(body, count);
+  const parts = Math.ceil(r.size / u.chunk_size);
+  // A service that declines `single` (a file larger than its max_chunk_size) answers what `count` asks.
+  const q = isFile ? { count: Math.min(s.tuning.blueprintBatch, Math.max(1, parts)), ...(parts === 1 ? { single: true } : {}) } : undefined;
+  const reg = await calls.register(body, q);
   if (!isFile || !reg.create_blueprint) {
     return { registration: { file_id: reg.file.id, s3_upload_id: null, chunk_size: null, part_count: 0 }, blueprints: [] };
   }
+  // A SINGLE_PUT file fits one part at the wished size, and the service's max_chunk_size: this chunk holds it.
   const chunk = chooseChunkSize(u.chunk_size, r.size, { min: reg.min_chunk_size, max: reg.max_chunk_size, maxCount: reg.max_chunk_count });
   const uploadId = reg.upload_id ?? (await startUpload(s, r, reg.create_blueprint, signal));
   return {

@@ -28,12 +28,16 @@ export const RegisterFileBody = Type.Object({
 export type RegisterFileBody = Static<typeof RegisterFileBody>;
 
 /**
- * Ferry's addition to the spec's registration: with `count`, the service starts
+ * Ferry's additions to the spec's registration. With `count`, the service starts
  * the file's multipart upload itself and answers its id with the blueprints of
- * parts 1..count, which saves the client two round trips.
+ * parts 1..count, which saves the client two round trips. With `single`, a file
+ * of 1 byte up to `max_chunk_size` goes up in one PutObject instead: the answer's
+ * `upload_id` is SINGLE_PUT and its one blueprint puts the whole object. A file
+ * that cannot (no size, empty, larger) gets what `count` asks, or the spec's answer.
  */
 export const RegisterFileQuery = Type.Object({
   count: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_BLUEPRINTS_PER_REQUEST })),
+  single: Type.Optional(Type.Boolean()),
 });
 export type RegisterFileQuery = Static<typeof RegisterFileQuery>;
 
@@ -66,7 +70,10 @@ export const RegisterFileAnswer = Type.Object({
   /** null for directories, which have no content to upload. */
   create_blueprint: Type.Union([Blueprint, Type.Null()]),
   file: RegisteredFile,
-  /** Only when `count` was asked for a file: the upload the service started, and its first part blueprints. */
+  /**
+   * Only when `count` or `single` was asked for a file: the upload the service
+   * started, and its first part blueprints (SINGLE_PUT, and the one PutObject blueprint).
+   */
   upload_id: Type.Optional(Type.String()),
   upload_blueprints: Type.Optional(Type.Array(Blueprint)),
   max_chunk_count: Type.Integer(),
@@ -80,6 +87,13 @@ export const PartBlueprintsQuery = Type.Object({
   count: Type.Integer({ minimum: 1, maximum: MAX_BLUEPRINTS_PER_REQUEST }),
 });
 export type PartBlueprintsQuery = Static<typeof PartBlueprintsQuery>;
+
+/**
+ * The `upload_id` of a file that goes up in one PutObject (`single`): it names no
+ * multipart upload. Part blueprints for it (start 0) answer the PutObject blueprint
+ * again, and its finalize names part 1 with the object's ETag.
+ */
+export const SINGLE_PUT = 'single-put';
 
 export const UploadIdBody = Type.Object({ upload_id: Type.String({ minLength: 1, maxLength: 1024, pattern: NO_NUL }) });
 export type UploadIdBody = Static<typeof UploadIdBody>;

@@ -30,7 +30,7 @@ const routes: RouteModule = (app, ctx) => {
     async (req, reply) => {
       const { pkg } = await authorizePackage(ctx, req, req.params.package_id, 'upload');
       reply.code(201);
-      return registerFile(ctx, pkg, req.body, req.query.count);
+      return registerFile(ctx, pkg, req.body, req.query);
     },
   );
 

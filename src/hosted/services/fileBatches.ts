@@ -8,7 +8,7 @@ import type { Db } from '../db/open.js';
 import type { FileOutcome, FinalizeFilesBody, RegisterFilesBody, RegisterOutcome } from '../../api/hosted/files.js';
 import { HttpError } from '../errors.js';
 import { abortQuietly, answer, insert, prepare, type Pkg } from './files.js';
-import { completeFile, dropped, markFinalized } from './fileFinalize.js';
+import { completeFile, markFinalized, notMarked } from './fileFinalize.js';
 
 type Refusal = { status: number; code: string; message: string };
 
@@ -49,7 +49,7 @@ async function inSavepoint<T>(trx: Db, run: () => Promise<T>): Promise<T> {
  * instead of one per entry (docs/benchmarks.md).
  */
 export async function registerFiles(ctx: HostedContext, pkg: Pkg, files: RegisterFilesBody['files']): Promise<RegisterOutcome[]> {
-  const prepared = await Promise.all(files.map(({ count, ...body }) => orRefusal(ctx, body.name, () => prepare(ctx, pkg, body, count))));
+  const prepared = await Promise.all(files.map(({ count, single, ...body }) => orRefusal(ctx, body.name, () => prepare(ctx, pkg, body, { count, single }))));
   const inserted = await ctx.db
     .transaction()
     .execute(async (trx) => {
@@ -79,7 +79,7 @@ export async function registerFiles(ctx: HostedContext, pkg: Pkg, files: Registe
  */
 export async function finalizeFiles(ctx: HostedContext, pkg: Pkg, files: FinalizeFilesBody['files']): Promise<FileOutcome[]> {
   const completed = await Promise.all(files.map((f) => orRefusal(ctx, f.file_id, () => completeFile(ctx, pkg, f.file_id, f))));
-  // Completed files no longer pending: the Package was finalized meanwhile and dropped them.
+  // Completed files no longer pending: finalized by a concurrent request, or dropped by the Package's finalize.
   const gone = await ctx.db.transaction().execute(async (trx) => {
     const out = new Set<FilesTable>();
     for (const [i, f] of completed.entries()) if (f && !isRefusal(f) && !(await markFinalized(trx, f, files[i]!))) out.add(f);
@@ -89,7 +89,11 @@ export async function finalizeFiles(ctx: HostedContext, pkg: Pkg, files: Finaliz
     files.map(async ({ file_id }, i) => {
       const f = completed[i];
       if (isRefusal(f)) return { file_id, ...f };
-      return { file_id, ...(await orRefusal(ctx, file_id, async () => (f && gone.has(f) ? dropped(ctx, f) : { status: 204 }))) };
+      const outcome = await orRefusal(ctx, file_id, async () => {
+        if (f && gone.has(f)) await notMarked(ctx, f, files[i]!);
+        return { status: 204 };
+      });
+      return { file_id, ...outcome };
     }),
   );
 }

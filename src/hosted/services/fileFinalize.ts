@@ -1,10 +1,11 @@
 // A file's finalize: the named parts are checked against storage and the
-// multipart upload completed, then the file is marked finalized. Batches of
-// finalizes (fileBatches.ts) use the two steps apart.
+// multipart upload completed (or, for a file put in one request, the object
+// checked), then the file is marked finalized. Batches of finalizes
+// (fileBatches.ts) use the two steps apart.
 import type { HostedContext } from '../context.js';
 import type { FilesTable } from '../db/schema.js';
 import type { Db } from '../db/open.js';
-import type { ChunkExtra, FinalizeFileBody } from '../../api/hosted/files.js';
+import { SINGLE_PUT, type ChunkExtra, type FinalizeFileBody } from '../../api/hosted/files.js';
 import { badRequest, conflict } from '../errors.js';
 import { nowIso } from '../ids.js';
 import { CHUNK_LIMITS } from './chunks.js';
@@ -54,6 +55,12 @@ function refused(err: unknown): unknown {
   return conflict(`storage refused to complete the upload: ${code ?? (err as Error).name}`, 'upload_rejected');
 }
 
+/** 409 unless the object a SINGLE_PUT put is stored as its one named part says, with `size` bytes. */
+async function checkPut(ctx: HostedContext, key: string, parts: { partNumber: number; etag: string }[], size: number): Promise<void> {
+  const stored = await ctx.storage.objectInfo(key);
+  checkStored(stored ? [{ partNumber: 1, ...stored }] : [], parts, size);
+}
+
 /** Completes the upload if the named parts are stored, well-sized and sum to `size`; 409 otherwise. */
 async function completeChecked(ctx: HostedContext, key: string, uploadId: string, parts: { partNumber: number; etag: string }[], size: number): Promise<void> {
   const { storage } = ctx;
@@ -98,8 +105,15 @@ export async function completeFile(ctx: HostedContext, pkg: Pkg, fileId: string,
     await ctx.storage.putEmpty(f.object_key);
     return f;
   }
+  if (uploadId === SINGLE_PUT && (parts.length !== 1 || parts[0]!.partNumber !== 1)) {
+    throw badRequest('a file put in one request names part 1 only', 'invalid_part');
+  }
   await checkPortalFinalSize(ctx.db, pkg, f.id, body.size);
   await adoptUpload(ctx, f, uploadId);
+  if (uploadId === SINGLE_PUT) {
+    await checkPut(ctx, f.object_key, parts, body.size);
+    return f;
+  }
   try {
     await completeChecked(ctx, f.object_key, uploadId, parts, body.size);
   } catch (err) {
@@ -123,13 +137,20 @@ export async function markFinalized(db: Db, f: FilesTable, body: FinalizeFileBod
   return r.numUpdatedRows > 0n;
 }
 
-/** The Package was finalized meanwhile and dropped the file: its object must not linger. */
-export async function dropped(ctx: HostedContext, f: FilesTable): Promise<never> {
+/**
+ * A completed file that could not be marked finalized. A concurrent finalize of
+ * the same size marked it first (the check of a SINGLE_PUT's object passes for
+ * both): done. Otherwise the Package was finalized meanwhile and dropped the
+ * file, and its object must not linger.
+ */
+export async function notMarked(ctx: HostedContext, f: FilesTable, body: FinalizeFileBody): Promise<void> {
+  const now = await ctx.db.selectFrom('files').select(['state', 'size']).where('id', '=', f.id).executeTakeFirst();
+  if (now?.state === 'finalized' && now.size === body.size) return;
   await ctx.storage.remove(f.object_key!).catch(() => undefined);
   throw conflict('the file was dropped while it was being finalized', 'package_not_new');
 }
 
 export async function finalizeFile(ctx: HostedContext, pkg: Pkg, fileId: string, body: FinalizeFileBody): Promise<void> {
   const f = await completeFile(ctx, pkg, fileId, body);
-  if (f && !(await markFinalized(ctx.db, f, body))) await dropped(ctx, f);
+  if (f && !(await markFinalized(ctx.db, f, body))) await notMarked(ctx, f, body);
 }

@@ -3,7 +3,7 @@
 // finalize that completes the multipart upload is in fileFinalize.ts.
 import type { HostedContext } from '../context.js';
 import type { FilesTable, PackagesTable } from '../db/schema.js';
-import type { FileObject, RegisterFileAnswer, RegisterFileBody } from '../../api/hosted/files.js';
+import { SINGLE_PUT, type FileObject, type RegisterFileAnswer, type RegisterFileBody, type RegisterFileQuery } from '../../api/hosted/files.js';
 import type { Blueprint } from '../../api/hosted/blueprint.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import { newId, nowIso } from '../ids.js';
@@ -36,16 +36,19 @@ export async function getFile(ctx: HostedContext, packageId: string, fileId: str
   return f;
 }
 
-/** A registration checked, signed and (with `count`) its upload started: its row is next. */
+/** A registration checked, signed and (with `count` or `single`) its upload started: its row is next. */
 export interface Prepared {
   body: RegisterFileBody;
   row: FilesTable;
   createBlueprint: Blueprint | null;
-  /** The upload the service started, and the part blueprints asked for. */
+  /** The upload the service started (SINGLE_PUT for one PutObject), and the part blueprints asked for. */
   started?: { key: string; id: string; count: number };
 }
 
-export async function prepare(ctx: HostedContext, pkg: Pkg, body: RegisterFileBody, count?: number): Promise<Prepared> {
+/** A file that can go up in one PutObject: its size is known, and one part may hold it. */
+const fitsOnePut = (size: number | null | undefined): boolean => !!size && size <= CHUNK_LIMITS.max_chunk_size;
+
+export async function prepare(ctx: HostedContext, pkg: Pkg, body: RegisterFileBody, { count, single }: RegisterFileQuery = {}): Promise<Prepared> {
   requireNew(pkg);
   const problem = nameProblem(body.name) ?? pathProblem(body.path);
   if (problem) throw badRequest(problem, 'invalid_path');
@@ -73,7 +76,9 @@ export async function prepare(ctx: HostedContext, pkg: Pkg, body: RegisterFileBo
   const createBlueprint = row.object_key ? await ctx.storage.createUploadBlueprint(row.object_key) : null;
   // Kept in the answer even when the upload is started here: a client that runs it
   // anyway gets a second upload, which the file adopts (the first is aborted).
-  const started = row.object_key && count ? { key: row.object_key, count, id: await ctx.storage.createUpload(row.object_key) } : undefined;
+  let started: Prepared['started'];
+  if (row.object_key && single && fitsOnePut(row.size)) started = { key: row.object_key, count: 1, id: SINGLE_PUT };
+  else if (row.object_key && count) started = { key: row.object_key, count, id: await ctx.storage.createUpload(row.object_key) };
   row.upload_id = started?.id ?? null;
   return { body, row, createBlueprint, started };
 }
@@ -104,16 +109,22 @@ export async function answer(ctx: HostedContext, { row, createBlueprint, started
   for (const old of replaced) await abortQuietly(ctx, old);
   const answer: RegisterFileAnswer = { create_blueprint: createBlueprint, file: { ...fileObject(row), chunk_size: row.chunk_size }, ...CHUNK_LIMITS };
   if (!started) return answer;
-  return { ...answer, upload_id: started.id, upload_blueprints: await ctx.storage.partBlueprints(started.key, started.id, 1, started.count) };
+  return { ...answer, upload_id: started.id, upload_blueprints: await blueprintsOf(ctx, started.key, started.id, 1, started.count) };
+}
+
+/** Blueprints of parts first..first+count-1 of the upload; a SINGLE_PUT has one, its PutObject. */
+async function blueprintsOf(ctx: HostedContext, key: string, uploadId: string, first: number, count: number): Promise<Blueprint[]> {
+  return uploadId === SINGLE_PUT ? [await ctx.storage.putBlueprint(key)] : ctx.storage.partBlueprints(key, uploadId, first, count);
 }
 
 /**
  * Registers an entry. With `count` (a file only) the service also starts its
  * multipart upload and signs the first `count` part blueprints: the client skips
- * the create request and its first blueprint request.
+ * the create request and its first blueprint request. With `single`, a file that
+ * fits one part gets a PutObject blueprint instead, and no multipart upload at all.
  */
-export async function registerFile(ctx: HostedContext, pkg: Pkg, body: RegisterFileBody, count?: number): Promise<RegisterFileAnswer> {
-  const p = await prepare(ctx, pkg, body, count);
+export async function registerFile(ctx: HostedContext, pkg: Pkg, body: RegisterFileBody, q: RegisterFileQuery = {}): Promise<RegisterFileAnswer> {
+  const p = await prepare(ctx, pkg, body, q);
   const replaced = await ctx.db
     .transaction()
     .execute((trx) => insert(trx, pkg, p))
@@ -124,10 +135,12 @@ export async function registerFile(ctx: HostedContext, pkg: Pkg, body: RegisterF
   return answer(ctx, p, replaced);
 }
 
+/** Drops what a pending file's upload left in storage: its multipart upload, or the object a SINGLE_PUT may have put. */
 export async function abortQuietly(ctx: HostedContext, f: Pick<FilesTable, 'object_key' | 'upload_id'>): Promise<void> {
   if (!f.object_key || !f.upload_id) return;
-  await ctx.storage.abortUpload(f.object_key, f.upload_id).catch((err) => {
-    if (!isMissingUpload(err)) ctx.log.warn({ err, key: f.object_key }, 'abort of multipart upload failed');
+  const done = f.upload_id === SINGLE_PUT ? ctx.storage.remove(f.object_key) : ctx.storage.abortUpload(f.object_key, f.upload_id);
+  await done.catch((err) => {
+    if (!isMissingUpload(err)) ctx.log.warn({ err, key: f.object_key }, 'abort of an unfinished upload failed');
   });
 }
 
@@ -139,12 +152,13 @@ export function pending(f: FilesTable): FilesTable & { object_key: string } {
 }
 
 /**
- * Makes `uploadId` the file's multipart upload after checking it exists for the
- * file's key. A client that restarts may begin a new upload: the old one is aborted.
+ * Makes `uploadId` the file's upload after checking that it is an open multipart
+ * upload of the file's key, or SINGLE_PUT. A client that restarts may begin a new
+ * upload: the old one is aborted.
  */
 export async function adoptUpload(ctx: HostedContext, f: FilesTable & { object_key: string }, uploadId: string): Promise<void> {
   if (f.upload_id === uploadId) return;
-  if (!(await ctx.storage.uploadExists(f.object_key, uploadId))) {
+  if (uploadId !== SINGLE_PUT && !(await ctx.storage.uploadExists(f.object_key, uploadId))) {
     throw badRequest('upload_id names no open upload of this file', 'unknown_upload');
   }
   const r = await ctx.db
@@ -168,10 +182,11 @@ export async function partBlueprints(
   if (start + count > CHUNK_LIMITS.max_chunk_count) {
     throw badRequest(`start + count must not exceed max_chunk_count (${CHUNK_LIMITS.max_chunk_count})`, 'too_many_chunks');
   }
+  if (uploadId === SINGLE_PUT && start !== 0) throw badRequest('a file put in one request has only part 1', 'too_many_chunks');
   requireNew(pkg);
   const f = pending(await getFile(ctx, pkg.id, fileId));
   await adoptUpload(ctx, f, uploadId);
-  return ctx.storage.partBlueprints(f.object_key, uploadId, start + 1, count);
+  return blueprintsOf(ctx, f.object_key, uploadId, start + 1, count);
 }
 
 /** The finalized entries of a Package, folders first within a folder, then by name. */

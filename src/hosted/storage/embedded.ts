@@ -1,5 +1,5 @@
 // With the embedded store, the per-file control calls (start, list parts,
-// complete, abort) go in-process instead of over S3 HTTP (see
+// complete, abort, an object's size and ETag) go in-process instead of over S3 HTTP (see
 // objectstore/local.ts), and a file's finalize checks and completes in one pass
 // (completeSized); blueprints, download URLs and everything else stay plain S3,
 // so clients see no difference between the embedded store and an external one.
@@ -16,5 +16,6 @@ export function withEmbeddedStore(storage: Storage, local: LocalStore): Storage 
     completeUpload: (key, uploadId, parts) => local.completeUpload(bucket, key, uploadId, parts),
     completeSized: (key, uploadId, parts, size) => local.completeUpload(bucket, key, uploadId, parts, size),
     abortUpload: (key, uploadId) => local.abortUpload(bucket, key, uploadId),
+    objectInfo: (key) => local.objectInfo(bucket, key),
   };
 }

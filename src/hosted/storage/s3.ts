@@ -38,6 +38,8 @@ export interface Storage {
   /** Starts a multipart upload of `key` itself (what the create blueprint does for a client); resolves its id. */
   createUpload(key: string): Promise<string>;
   partBlueprints(key: string, uploadId: string, firstPart: number, count: number): Promise<Blueprint[]>;
+  /** A PutObject of `key` in one request, for a file that goes up whole (SINGLE_PUT). */
+  putBlueprint(key: string): Promise<Blueprint>;
   listParts(key: string, uploadId: string): Promise<StoredPart[]>;
   /** Whether `uploadId` is an open multipart upload of `key`. */
   uploadExists(key: string, uploadId: string): Promise<boolean>;
@@ -51,7 +53,8 @@ export interface Storage {
   completeSized?(key: string, uploadId: string, parts: { partNumber: number; etag: string }[], size: number): Promise<void>;
   abortUpload(key: string, uploadId: string): Promise<void>;
   putEmpty(key: string): Promise<void>;
-  objectSize(key: string): Promise<number | null>;
+  /** The stored object's size and ETag (quoted, as S3 gives it); null when there is none. */
+  objectInfo(key: string): Promise<{ size: number; etag: string } | null>;
   downloadUrl(key: string, filename: string, expiresInSeconds: number): Promise<string>;
   read(key: string): Promise<Readable>;
   remove(key: string): Promise<void>;
@@ -101,6 +104,7 @@ export function createS3Storage(s: S3Settings, blueprintTtlSeconds: number): Sto
       for (let n = firstPart; n < firstPart + count; n++) out.push(await blueprint('PUT', key, { partNumber: String(n), uploadId }));
       return out;
     },
+    putBlueprint: (key) => blueprint('PUT', key, {}),
     async listParts(Key, UploadId) {
       const parts: StoredPart[] = [];
       let marker: string | undefined;
@@ -131,9 +135,10 @@ export function createS3Storage(s: S3Settings, blueprintTtlSeconds: number): Sto
     async putEmpty(Key) {
       await client.send(new PutObjectCommand({ Bucket, Key, Body: new Uint8Array(0) }));
     },
-    async objectSize(Key) {
+    async objectInfo(Key) {
       try {
-        return (await client.send(new HeadObjectCommand({ Bucket, Key }))).ContentLength ?? 0;
+        const head = await client.send(new HeadObjectCommand({ Bucket, Key }));
+        return { size: head.ContentLength ?? 0, etag: head.ETag ?? '' };
       } catch (err) {
         if ((err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return null;
         throw err;

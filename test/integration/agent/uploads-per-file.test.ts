@@ -1,11 +1,12 @@
 // The agent's calls to the service for each file. Against Ferry's service it
 // asks the registration to start the multipart upload and sign the first parts
-// (`count`), so a file takes no create request and, up to 100 parts, no
-// blueprint request; and registrations and finalizes that come while others
-// are under way go together (`register_files`, `finalize_files`). Against a
-// service that keeps to the spec (here: a proxy that drops `count` and knows
-// neither batch route), it runs the create blueprint, asks for blueprints, and
-// registers and finalizes each file itself. Both end byte-identical.
+// (`count`), or for a file of one part a PutObject (`single`), so a file takes
+// no create request and, up to 100 parts, no blueprint request; and
+// registrations and finalizes that come while others are under way go together
+// (`register_files`, `finalize_files`). Against a service that keeps to the spec
+// (here: a proxy that drops `count` and `single` and knows neither batch route),
+// it runs the create blueprint, asks for blueprints, and registers and
+// finalizes each file itself. Both end byte-identical.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fs from 'node:fs/promises';
@@ -16,13 +17,17 @@ import { call, startTestService, type TestService } from '../../helpers/hosted.j
 import { ownerActor, type Actor } from '../../helpers/auth.js';
 import { signInAgent, startTestAgent, type TestAgent } from '../../helpers/agent.js';
 import { downloadAll, MiB, sha256 } from '../../helpers/flow.js';
+import { SINGLE_PUT } from '../../../src/api/hosted/files.js';
 
 interface Seen {
   method: string;
   path: string;
   query: URLSearchParams;
-  /** The `count` of each entry of a register_files request. */
+  /** The `count` and `single` of each entry of a register_files request. */
   counts?: (string | null)[];
+  singles?: (string | null)[];
+  /** The `upload_id` of each registration answered (for a batch, of each entry registered). */
+  uploadIds?: (string | undefined)[];
   /** Files named by a batch request. */
   files?: number;
   status?: number;
@@ -55,19 +60,31 @@ async function startHostedProxy(target: string): Promise<HostedProxy> {
     for await (const c of req) chunks.push(c as Buffer);
     const body = Buffer.concat(chunks);
     if (isBatchRegister(u.pathname) || isBatchFinalize(u.pathname)) {
-      const files = JSON.parse(body.toString()).files as { count?: number }[];
+      const files = JSON.parse(body.toString()).files as { count?: number; single?: boolean }[];
       seen.files = files.length;
-      if (isBatchRegister(u.pathname)) seen.counts = files.map((f) => (f.count === undefined ? null : String(f.count)));
+      if (isBatchRegister(u.pathname)) {
+        seen.counts = files.map((f) => (f.count === undefined ? null : String(f.count)));
+        seen.singles = files.map((f) => (f.single === undefined ? null : String(f.single)));
+      }
       if (p.specOnly) {
         res.writeHead(404, { 'content-type': 'application/json' });
         return res.end(JSON.stringify({ code: 'not_found', message: 'no such route' }));
       }
     }
-    if (p.specOnly && isRegistration(u.pathname)) u.searchParams.delete('count');
+    if (p.specOnly && isRegistration(u.pathname)) for (const q of ['count', 'single']) u.searchParams.delete(q);
     if (isRegistration(u.pathname) || isFileFinalize(u.pathname)) await new Promise((r) => setTimeout(r, HOLD_MS));
     const up = http.request({ host: upstream.hostname, port: upstream.port, method: req.method, path: u.pathname + u.search, headers: req.headers }, (ur) => {
       seen.status = ur.statusCode;
       res.writeHead(ur.statusCode ?? 502, ur.headers);
+      const answer: Buffer[] = [];
+      ur.on('data', (c: Buffer) => answer.push(c));
+      ur.on('end', () => {
+        if (ur.statusCode === 201 && isRegistration(u.pathname)) seen.uploadIds = [JSON.parse(Buffer.concat(answer).toString()).upload_id];
+        if (ur.statusCode === 200 && isBatchRegister(u.pathname)) {
+          const { results } = JSON.parse(Buffer.concat(answer).toString()) as { results: { registration?: { upload_id?: string } }[] };
+          seen.uploadIds = results.map((r) => r.registration?.upload_id);
+        }
+      });
       ur.pipe(res);
     });
     up.on('error', () => res.destroy());
@@ -94,6 +111,8 @@ const files = new Map<string, Buffer>([
   ...Array.from({ length: 30 }, (_, i) => [`many/${i}.txt`, Buffer.from(`small file ${i}\n`)] as const),
 ]);
 const counts = () => ['1', '1', '3', ...Array.from({ length: 30 }, () => '1')].sort();
+/** Files of one part (not the empty one): asked to go up in one PutObject. */
+const singles = () => Array.from({ length: 31 }, () => 'true');
 
 beforeAll(async () => {
   svc = await startTestService();
@@ -136,14 +155,25 @@ const fileFinalizes = (seen: Seen[]) => seen.filter((s) => isFileFinalize(s.path
 const batches = (seen: Seen[], is: (path: string) => boolean) => seen.filter((s) => is(s.path));
 /** Entries registered, or files finalized, through batches that the service answered. */
 const batched = (seen: Seen[], is: (path: string) => boolean) => batches(seen, is).filter((b) => b.status === 200).reduce((n, b) => n + b.files!, 0);
+const answeredBatches = (seen: Seen[]) => batches(seen, isBatchRegister).filter((b) => b.status === 200);
 /** The `count` asked for each registration, alone or in a batch the service answered. */
-const countsAsked = (seen: Seen[]) =>
-  [...registrations(seen).map((s) => s.query.get('count')), ...batches(seen, isBatchRegister).filter((b) => b.status === 200).flatMap((b) => b.counts!)].sort();
+const countsAsked = (seen: Seen[]) => [...registrations(seen).map((s) => s.query.get('count')), ...answeredBatches(seen).flatMap((b) => b.counts!)].sort();
+/** The `single` asked for, where it was. */
+const singlesAsked = (seen: Seen[]) =>
+  [...registrations(seen).map((s) => s.query.get('single')), ...answeredBatches(seen).flatMap((b) => b.singles!)].filter((x) => x !== null);
+/** The upload ids the registrations answered. */
+const uploadIds = (seen: Seen[]) => [...registrations(seen), ...answeredBatches(seen)].flatMap((s) => s.uploadIds ?? []);
 
 test('against Ferry\'s service, registrations start the uploads and bring the blueprints, and registrations and finalizes go together', async () => {
   proxy.specOnly = false;
   const { seen, got } = await uploadTree();
   expect(countsAsked(seen)).toEqual(counts());
+  // The files of one part go up in one PutObject each; the three-part file and the empty one start multipart uploads.
+  expect(singlesAsked(seen)).toEqual(singles());
+  const ids = uploadIds(seen);
+  expect(ids).toHaveLength(files.size);
+  expect(ids.filter((id) => id === SINGLE_PUT)).toHaveLength(31);
+  expect(ids.filter((id) => id !== SINGLE_PUT).every((id) => typeof id === 'string' && id.length > 0)).toBe(true);
   expect(blueprintAsks(seen)).toEqual([]);
   // Each file registered and finalized once: alone, or in a batch that gathered while others were under way.
   for (const is of [isBatchRegister, isBatchFinalize]) {

@@ -6,10 +6,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startServiceBehindProxy, type Proxied } from '../../helpers/proxiedService.js';
+import { SINGLE_PUT } from '../../../src/api/hosted/files.js';
 
 export interface PartPut {
   /** Object key path (/bucket/packages/...). */
   key: string;
+  /** SINGLE_PUT for a PutObject of a whole file. */
   uploadId: string;
   partNumber: number;
   /** 1 for the first PUT of this part, 2 for the second... */
@@ -76,9 +78,11 @@ export async function startUploadProxy(target: string): Promise<UploadProxy> {
 
   const server = http.createServer(async (req, res) => {
     const u = new URL(req.url ?? '/', 'http://x');
-    const partNumber = Number(u.searchParams.get('partNumber'));
+    // A PutObject (a file put in one request: SINGLE_PUT) counts as that file's part 1.
+    const objectPut = req.method === 'PUT' && !u.searchParams.has('partNumber') && u.pathname.split('/').length > 2;
+    const partNumber = objectPut ? 1 : Number(u.searchParams.get('partNumber'));
     if (req.method !== 'PUT' || !partNumber) return forward(req, res);
-    const part: PartPut = { key: u.pathname, uploadId: u.searchParams.get('uploadId') ?? '', partNumber, n: 0 };
+    const part: PartPut = { key: u.pathname, uploadId: objectPut ? SINGLE_PUT : (u.searchParams.get('uploadId') ?? ''), partNumber, n: 0 };
     const k = `${part.key} ${part.uploadId} ${partNumber}`;
     part.n = (counts.get(k) ?? 0) + 1;
     counts.set(k, part.n);

@@ -34,7 +34,7 @@ test('at expiry the sweeper expires the Package, deletes its objects and its Lin
   const link = await makeLink(svc, pkg);
   const keys = await objectKeys(pkg.id);
   expect(keys).toHaveLength(2);
-  for (const k of keys) expect(await svc.ctx.storage.objectSize(k)).not.toBeNull();
+  for (const k of keys) expect(await svc.ctx.storage.objectInfo(k)).not.toBeNull();
 
   // Time passes: the Package's expiry is now behind us.
   await svc.ctx.db.updateTable('packages').set({ expiry: new Date(Date.now() - 1000).toISOString() }).where('id', '=', pkg.id).execute();
@@ -43,7 +43,7 @@ test('at expiry the sweeper expires the Package, deletes its objects and its Lin
     const row = await svc.ctx.db.selectFrom('packages').select(['state', 'objects_deleted']).where('id', '=', pkg.id).executeTakeFirstOrThrow();
     return row.state === 'expired' && row.objects_deleted === 1;
   })).toBe(true);
-  for (const k of keys) expect(await svc.ctx.storage.objectSize(k)).toBeNull();
+  for (const k of keys) expect(await svc.ctx.storage.objectInfo(k)).toBeNull();
   expect((await call(svc.url, 'GET', `/v1/links/${link.id}?secret=${link.secret}`)).status).toBe(410);
   const got = await call(svc.url, 'GET', `/v1/packages/${pkg.id}`, { headers: pkg.h });
   expect(got.body.state).toBe('expired');
@@ -58,5 +58,5 @@ test('a Package that is not yet due keeps its objects', async () => {
   await sweepExpired(svc.ctx);
   const row = await svc.ctx.db.selectFrom('packages').select('state').where('id', '=', pkg.id).executeTakeFirstOrThrow();
   expect(row.state).toBe('finalized');
-  expect(await svc.ctx.storage.objectSize(key!)).toBe(100);
+  expect((await svc.ctx.storage.objectInfo(key!))?.size).toBe(100);
 });

@@ -10,6 +10,7 @@ import { startObjectStore, type RunningObjectStore } from '../../../src/objectst
 import { ownerActor } from '../../helpers/auth.js';
 import { MiB, createPackage, downloadAll, finalizeFile, finalizePackage, makeLink, putParts, putWith, register, sha256, startUpload, uploadFile } from '../../helpers/flow.js';
 import { call, startTestService, type TestService } from '../../helpers/hosted.js';
+import { SINGLE_PUT } from '../../../src/api/hosted/files.js';
 
 const creds = { accessKey: 'CUSTOMERKEY0001', secretKey: 'customer-secret-not-the-services-own' };
 let storeDir: string;
@@ -86,4 +87,19 @@ test('a registration with count starts the upload on the external store, and its
   await finalizePackage(svc, pkg);
   const got = await downloadAll(svc, await makeLink(svc, pkg));
   expect(sha256(got.get('started.bin')!)).toBe(sha256(data));
+});
+
+test('a file put in one request goes to the external store, and its finalize checks the object there', async () => {
+  const pkg = await createPackage(svc, await ownerActor(svc), { name: 'one PutObject to the customer bucket' });
+  const data = Buffer.from('one request, one object');
+  const reg = await register(svc, pkg, { name: 'single.bin', size: data.length }, 1, true);
+  expect(reg.upload_id).toBe(SINGLE_PUT);
+  expect(new URL(reg.upload_blueprints![0].url).origin).toBe(new URL(store.url).origin);
+  const parts = await putWith(reg.upload_blueprints!, data);
+  const wrong = await finalizeFile(svc, pkg, reg.file.id, SINGLE_PUT, parts, data.length + 1);
+  expect([wrong.status, wrong.body.code]).toEqual([409, 'size_mismatch']);
+  expect((await finalizeFile(svc, pkg, reg.file.id, SINGLE_PUT, parts, data.length)).status).toBe(204);
+  await finalizePackage(svc, pkg);
+  const got = await downloadAll(svc, await makeLink(svc, pkg));
+  expect(got.get('single.bin')!.toString()).toBe('one request, one object');
 });

@@ -140,9 +140,10 @@ describe('file registrations', () => {
       if (r.body.name === 'hold') await gate;
       return { status: 201, json: answer(r.body.name) };
     });
-    const held = [calls.register(entry('hold'), 1), calls.register(entry('hold'), 1)];
+    const held = [calls.register(entry('hold'), { count: 1 }), calls.register(entry('hold'), { count: 1 })];
     await expect.poll(() => seen.length).toBe(2);
-    const [ok, taken, busy, lost] = ['ok', 'taken', 'busy', 'lost'].map((n, i) => calls.register(entry(n), i + 1));
+    // The last one also asks for a single PutObject.
+    const [ok, taken, busy, lost] = ['ok', 'taken', 'busy', 'lost'].map((n, i) => calls.register(entry(n), { count: i + 1, ...(n === 'lost' ? { single: true } : {}) }));
     release();
     await Promise.all(held);
     await expect(ok).resolves.toEqual(answer('ok'));
@@ -150,11 +151,17 @@ describe('file registrations', () => {
     await expect(busy).resolves.toEqual(answer('busy'));
     await expect(lost).resolves.toEqual(answer('lost'));
     const batch = seen.find((r) => r.path.endsWith('/register_files'))!;
-    expect(batch.body.files.map((f: { name: string; count: number }) => [f.name, f.count])).toEqual([['ok', 1], ['taken', 2], ['busy', 3], ['lost', 4]]);
+    expect(batch.body.files.map((f: { name: string; count: number; single?: boolean }) => [f.name, f.count, f.single])).toEqual([
+      ['ok', 1, undefined],
+      ['taken', 2, undefined],
+      ['busy', 3, undefined],
+      ['lost', 4, true],
+    ]);
     const order = seen.map(registered);
     expect(order.slice(0, 3)).toEqual(['hold', 'hold', ['ok', 'taken', 'busy', 'lost']]);
     expect(order.slice(3).sort()).toEqual(['busy', 'lost']);
-    // The ones sent again alone keep their count.
-    expect(seen.slice(3).map((r) => new URL(r.path, 'http://x').searchParams.get('count')).sort()).toEqual(['3', '4']);
+    // The ones sent again alone keep their count, and their single.
+    const query = (r: { path: string }) => new URL(r.path, 'http://x').searchParams;
+    expect(seen.slice(3).map((r) => [query(r).get('count'), query(r).get('single')]).sort()).toEqual([['3', null], ['4', 'true']]);
   });
 });
