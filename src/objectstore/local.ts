@@ -1,8 +1,9 @@
 // The store's control calls for the service that embeds it, made in-process:
-// starting, listing parts, completing and aborting, or looking up a whole
-// object put in one request, happen once or twice for every file, and over HTTP each would cost a request, a SigV4 check,
-// XML both ways and the SDK's middleware on the service side. Failures are the same
-// S3Error (code and status) an HTTP client would have been answered with.
+// starting, listing parts, completing and aborting, or looking up an object put
+// in one request, happen once or twice for every file, and over HTTP each would
+// cost a request, a SigV4 check, XML both ways and the SDK's middleware on the
+// service side. Failures are the same S3Error (code and status) an HTTP client
+// would have been answered with.
 import { abort, complete, isOpen, openUpload, partsOf } from './multipart.js';
 import type { StoreContext } from './store.js';
 

@@ -1,8 +1,9 @@
 // With the embedded store, the per-file control calls (start, list parts,
-// complete, abort, an object's size and ETag) go in-process instead of over S3 HTTP (see
-// objectstore/local.ts), and a file's finalize checks and completes in one pass
-// (completeSized); blueprints, download URLs and everything else stay plain S3,
-// so clients see no difference between the embedded store and an external one.
+// complete, abort, an object's size and ETag) go in-process instead of over S3
+// HTTP (see objectstore/local.ts), and a file's finalize checks and completes in
+// one pass (completeSized); blueprints, download URLs and everything else stay
+// plain S3, so clients see no difference between the embedded store and an
+// external one.
 import type { LocalStore } from '../../objectstore/index.js';
 import type { Storage } from './s3.js';
 
