@@ -7,7 +7,7 @@
 // md5lanes addon one worker hashes all jobs together (src/hash/md5Lanes.ts).
 
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import { LazyWorker } from '../threads/lazyWorker.js';
 import { md5LanesAddonFile } from './md5Lanes.js';
 
 // Plain CommonJS, evaluated in place: no extra file to resolve under tsx, vitest or a bundler.
@@ -112,63 +112,49 @@ interface Pending {
 }
 
 class Pool implements Md5Pool {
-  private readonly workers: Array<Worker | undefined>;
-  /** Jobs in flight per worker slot: a worker keeps the process alive only while it has some. */
-  private readonly busy: number[];
+  private readonly workers: LazyWorker[];
   private readonly pending = new Map<number, Pending>();
   private nextId = 0;
 
-  constructor(
-    size: number,
-    private readonly addon: string | undefined,
-  ) {
-    this.workers = new Array<Worker | undefined>(size).fill(undefined);
-    this.busy = new Array<number>(size).fill(0);
+  constructor(size: number, addon: string | undefined) {
+    this.workers = Array.from(
+      { length: size },
+      (_, slot) =>
+        new LazyWorker(WORKER_SOURCE, { workerData: { addon } }, {
+          message: (m) => this.answered(m as { id: number; md5?: Uint8Array; error?: string }),
+          dead: (err) => this.failSlot(slot, new Error(`md5 worker: ${err.message}`)),
+        }),
+    );
   }
 
-  /** Worker of a slot, started on first use. */
-  private worker(slot: number): Worker {
-    let w = this.workers[slot];
-    if (!w) {
-      w = new Worker(WORKER_SOURCE, { eval: true, workerData: { addon: this.addon } });
-      w.on('message', (m: { id: number; md5?: Uint8Array; error?: string }) => {
-        const p = this.pending.get(m.id);
-        if (!p) return;
-        this.settled(m.id, p);
-        if (m.md5) p.resolve(Buffer.from(m.md5));
-        else p.reject(new Error(`md5 worker: ${m.error}`));
-      });
-      const dead = w;
-      const failAll = (err: Error): void => {
-        if (this.workers[slot] !== dead) return;
-        this.workers[slot] = undefined;
-        for (const [jobId, p] of this.pending) {
-          if (p.slot === slot) {
-            this.settled(jobId, p);
-            p.reject(err);
-          }
-        }
-      };
-      w.on('error', failAll);
-      w.on('exit', (code) => failAll(new Error(`md5 worker exited (${code})`)));
-      w.unref(); // after the listeners: adding a 'message' listener refs the worker again
-      this.workers[slot] = w;
+  private answered(m: { id: number; md5?: Uint8Array; error?: string }): void {
+    const p = this.pending.get(m.id);
+    if (!p) return;
+    this.settled(m.id, p);
+    if (m.md5) p.resolve(Buffer.from(m.md5));
+    else p.reject(new Error(`md5 worker: ${m.error}`));
+  }
+
+  private failSlot(slot: number, err: Error): void {
+    for (const [jobId, p] of this.pending) {
+      if (p.slot === slot) {
+        this.settled(jobId, p);
+        p.reject(err);
+      }
     }
-    return w;
   }
 
   private settled(id: number, p: Pending): void {
     this.pending.delete(id);
-    if (--this.busy[p.slot]! === 0) this.workers[p.slot]?.unref();
+    this.workers[p.slot]!.end();
   }
 
   start(path: string, start = 0): Md5Job {
     const id = this.nextId++;
     const slot = id % this.workers.length;
-    const w = this.worker(slot);
+    const w = this.workers[slot]!.begin();
     const result = new Promise<Buffer>((resolve, reject) => this.pending.set(id, { slot, resolve, reject }));
     result.catch(() => undefined); // observed by finish(); never an unhandled rejection when cancelled
-    if (this.busy[slot]!++ === 0) w.ref();
     w.postMessage({ op: 'open', id, path, start });
     return {
       grow: (size) => w.postMessage({ op: 'grow', id, size }),

@@ -10,7 +10,7 @@
 // The bytes travel in buffers that move between the threads (transferred, not
 // copied) and are reused: allocating one per file would be external memory that
 // V8 frees only with full collections (fileChunks.ts says why that matters).
-import { Worker } from 'node:worker_threads';
+import { LazyWorker } from '../../threads/lazyWorker.js';
 
 /** Files up to this size are read whole (the read size of fileChunks.ts). */
 export const WHOLE_READ_MAX = 1024 * 1024;
@@ -76,7 +76,10 @@ interface Answer {
 }
 
 export class WholeFileReader {
-  private worker: Worker | undefined;
+  private readonly worker = new LazyWorker(WORKER_SOURCE, {}, {
+    message: (m) => this.answered(m as Answer),
+    dead: (err) => this.failAll(new Error(`the file reader thread died: ${err.message}`)),
+  });
   private readonly pending = new Map<number, Pending>();
   /** Buffers of WHOLE_READ_MAX bytes not in use: as many as files were ever read at once. */
   private readonly free: ArrayBuffer[] = [];
@@ -87,44 +90,25 @@ export class WholeFileReader {
    * time are still the walk's, before and after the read; null if not.
    */
   read(file: Walked): Promise<WholeFile | null> {
-    if (file.size > WHOLE_READ_MAX) throw new RangeError(`${file.path} is larger than ${WHOLE_READ_MAX} bytes`);
+    if (file.size > WHOLE_READ_MAX) return Promise.reject(new RangeError(`${file.path} is larger than ${WHOLE_READ_MAX} bytes`));
     const id = this.nextId++;
     const buffer = this.free.pop() ?? new ArrayBuffer(WHOLE_READ_MAX);
-    const w = this.started();
-    if (this.pending.size === 0) w.ref();
+    const w = this.worker.begin();
     const answer = new Promise<WholeFile | null>((resolve, reject) => this.pending.set(id, { size: file.size, resolve, reject }));
     w.postMessage({ id, buffer, path: file.path, size: file.size, mtimeMs: file.mtimeMs }, [buffer]);
     return answer;
   }
 
   close(): Promise<void> {
-    const w = this.worker;
-    this.worker = undefined;
     this.failAll(new Error('the file reader was closed'));
-    return w ? w.terminate().then(() => undefined) : Promise.resolve();
-  }
-
-  private started(): Worker {
-    if (this.worker) return this.worker;
-    const w = new Worker(WORKER_SOURCE, { eval: true });
-    w.on('message', (m: Answer) => this.answered(m));
-    const dead = (err: Error): void => {
-      if (this.worker !== w) return;
-      this.worker = undefined;
-      this.failAll(err);
-    };
-    w.on('error', dead);
-    w.on('exit', (code) => dead(new Error(`the file reader thread exited (${code})`)));
-    w.unref(); // after the listeners: adding a 'message' listener refs the worker again
-    this.worker = w;
-    return w;
+    return this.worker.terminate();
   }
 
   private answered(m: Answer): void {
     const p = this.pending.get(m.id);
     if (!p) return;
     this.pending.delete(m.id);
-    if (this.pending.size === 0) this.worker?.unref();
+    this.worker.end();
     if (m.md5 === undefined) {
       this.free.push(m.buffer);
       if (m.changed) return p.resolve(null);

@@ -60,7 +60,7 @@ describe('WholeFileReader', () => {
 
   it('rejects with the error of the file system for a file that is gone, and refuses files over WHOLE_READ_MAX', async () => {
     await expect(reader.read({ path: path.join(dir, 'missing'), size: 1, mtimeMs: 0 })).rejects.toMatchObject({ code: 'ENOENT' });
-    expect(() => reader.read({ path: path.join(dir, 'f0'), size: WHOLE_READ_MAX + 1, mtimeMs: 0 })).toThrow(RangeError);
+    await expect(reader.read({ path: path.join(dir, 'f0'), size: WHOLE_READ_MAX + 1, mtimeMs: 0 })).rejects.toThrow(RangeError);
   });
 
   it('fails the reads under way when closed, and reads again after', async () => {
