@@ -23,7 +23,8 @@ export interface ServedService extends Program {
 
 const TICKS_PER_SECOND = 100;
 
-async function cpuOf(pid: number): Promise<number | undefined> {
+/** CPU seconds (user + system) process `pid` has spent; undefined where /proc cannot tell. */
+export async function cpuOf(pid: number): Promise<number | undefined> {
   try {
     // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
     const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
