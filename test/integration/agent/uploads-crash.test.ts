@@ -1,5 +1,6 @@
 // Crash and resume: the agent runs as a child process (`ferry agent`) and is
-// killed with SIGKILL at several points of a 300 MiB upload in 5 MiB parts.
+// killed with SIGKILL at several points of a 300 MiB upload in 5 MiB parts, and
+// once amid a folder of small files that each go up in one PutObject.
 // Restarted on the same config dir, it continues on its own, re-sends only parts
 // that were not recorded, and the Package arrives byte-identical.
 import { createHash, randomBytes } from 'node:crypto';
@@ -12,7 +13,8 @@ import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { call } from '../../helpers/hosted.js';
 import { signInAgent } from '../../helpers/agent.js';
 import { startFerry, jsonLine, type Running } from '../../helpers/cli.js';
-import { MiB } from '../../helpers/flow.js';
+import { MiB, downloadAll } from '../../helpers/flow.js';
+import { SINGLE_PUT } from '../../../src/api/hosted/files.js';
 import { startProxiedUploads, type ProxiedUploads } from './uploads-proxy.js';
 
 const SIZE = 300 * MiB;
@@ -155,5 +157,76 @@ test('kill -9 at several points: each restart continues on its own, re-sends onl
   expect(link.body.url).toContain(link.body.id);
   expect(await downloadedSha(link.body)).toBe(expected);
   expect(pkg).toBe(created.body.package_id);
+  await child!.stop('SIGTERM');
+}, 300_000);
+
+/** Service file ids (object key paths end with them) of the files with a recorded part, and with a file id at all. */
+function recordedFiles(uploadId: string): { stored: Set<string>; registered: number } {
+  const db = new Database(path.join(configDir, 'agent.db'), { readonly: true });
+  try {
+    const stored = db
+      .prepare('SELECT DISTINCT f.file_id FROM upload_parts p JOIN upload_files f ON f.upload_id = p.upload_id AND f.idx = p.file_idx WHERE p.upload_id = ?')
+      .all(uploadId) as { file_id: string }[];
+    const registered = db.prepare('SELECT COUNT(*) AS n FROM upload_files WHERE upload_id = ? AND file_id IS NOT NULL').get(uploadId) as { n: number };
+    return { stored: new Set(stored.map((r) => r.file_id)), registered: registered.n };
+  } finally {
+    db.close();
+  }
+}
+
+test('kill -9 amid a folder of one-part files (one PutObject each): the restart finishes it, and no stored file is put again', async () => {
+  configDir = path.join(tmp, 'agent-small');
+  const dir = path.join(tmp, 'small');
+  await fs.mkdir(dir);
+  const files = new Map<string, Buffer>();
+  for (let i = 0; i < 150; i++) files.set(`f${String(i).padStart(3, '0')}.bin`, randomBytes(20_000 + ((i * 7919) % 40_000)));
+  for (const [name, data] of files) await fs.writeFile(path.join(dir, name), data);
+  const total = [...files.values()].reduce((n, d) => n + d.length, 0);
+  const largest = Math.max(...[...files.values()].map((d) => d.length));
+  const [putsAtStart, storedAtStart] = [env.proxy.puts.length, env.proxy.storedBytes];
+
+  let url = await startAgentProcess();
+  await signInAgent(url, env.svc);
+  const teamId = (await call(url, 'GET', '/teams')).body[0].id;
+  const created = await call(url, 'POST', '/uploads', { body: { team_id: teamId, paths: [dir] } });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const id = created.body.upload_id as string;
+  await vi.waitFor(
+    async () => {
+      const u = (await call(url, 'GET', `/uploads/${id}`)).body;
+      expect(u.state).toBe('transferring');
+      expect(u.progress).toBeGreaterThanOrEqual(total * 0.3);
+    },
+    { timeout: 60_000, interval: 10 },
+  );
+  await child!.stop('SIGKILL');
+  const before = recordedFiles(id);
+  expect(before.stored.size).toBeGreaterThan(0);
+  expect(before.stored.size).toBeLessThan(files.size);
+  const putsAtKill = env.proxy.puts.length;
+
+  url = await startAgentProcess();
+  const done = await vi.waitFor(
+    async () => {
+      const u = (await call(url, 'GET', `/uploads/${id}`)).body;
+      expect(u.state).toBe('complete');
+      return u;
+    },
+    { timeout: 120_000, interval: 50 },
+  );
+  expect(done.progress).toBe(total);
+  // Every file went up as one PutObject, and a file recorded as stored was not put again.
+  const puts = env.proxy.puts.slice(putsAtStart);
+  expect(puts.every((p) => p.uploadId === SINGLE_PUT && p.partNumber === 1)).toBe(true);
+  const keyOf = (p: { key: string }) => p.key.slice(p.key.lastIndexOf('/') + 1);
+  expect(env.proxy.puts.slice(putsAtKill).filter((p) => before.stored.has(keyOf(p)))).toEqual([]);
+  // Bytes the store took more than once: at most the files in flight at the kill.
+  expect(env.proxy.storedBytes - storedAtStart - total).toBeLessThanOrEqual(CONCURRENCY * largest);
+
+  const link = await call(url, 'POST', `/uploads/${id}/link`, { body: {} });
+  expect(link.status, JSON.stringify(link.body)).toBe(201);
+  const got = await downloadAll(env.svc, link.body);
+  expect(got.size).toBe(files.size);
+  for (const [name, data] of files) expect(got.get(`small/${name}`)?.equals(data), name).toBe(true);
   await child!.stop('SIGTERM');
 }, 300_000);
