@@ -79,6 +79,18 @@ function recordedParts(uploadId: string): Set<number> {
   }
 }
 
+/** The upload's record once the agent reports it complete. */
+function completed(url: string, id: string) {
+  return vi.waitFor(
+    async () => {
+      const u = (await call(url, 'GET', `/uploads/${id}`)).body;
+      expect(u.state).toBe('complete');
+      return u;
+    },
+    { timeout: 120_000, interval: 50 },
+  );
+}
+
 /** Downloads the Package's only file through a Link, hashing it as it streams. */
 async function downloadedSha(link: { id: string; secret: string }): Promise<string> {
   const info = await call(env.svc.url, 'GET', `/v1/links/${link.id}?secret=${encodeURIComponent(link.secret)}`);
@@ -138,14 +150,7 @@ test('kill -9 at several points: each restart continues on its own, re-sends onl
     expect(resent).toEqual([]);
   }
 
-  const done = await vi.waitFor(
-    async () => {
-      const u = (await call(url, 'GET', `/uploads/${id}`)).body;
-      expect(u.state).toBe('complete');
-      return u;
-    },
-    { timeout: 120_000, interval: 50 },
-  );
+  const done = await completed(url, id);
   expect(done.progress).toBe(SIZE);
   // Bytes the store took more than once: at most the parts in flight at each kill.
   expect(env.proxy.storedBytes).toBeGreaterThanOrEqual(SIZE);
@@ -206,14 +211,7 @@ test('kill -9 amid a folder of one-part files (one PutObject each): the restart 
   const putsAtKill = env.proxy.puts.length;
 
   url = await startAgentProcess();
-  const done = await vi.waitFor(
-    async () => {
-      const u = (await call(url, 'GET', `/uploads/${id}`)).body;
-      expect(u.state).toBe('complete');
-      return u;
-    },
-    { timeout: 120_000, interval: 50 },
-  );
+  const done = await completed(url, id);
   expect(done.progress).toBe(total);
   // Every file went up as one PutObject, and a file recorded as stored was not put again.
   const puts = env.proxy.puts.slice(putsAtStart);
