@@ -46,6 +46,51 @@ function parseRange(h: string | undefined): [number, number] | undefined {
   return m ? [Number(m[1]), Number(m[2])] : undefined;
 }
 
+/** Resolves once `res` can take more, or is closed (then no 'drain' ever comes). */
+function drainedOrClosed(res: http.ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+  });
+}
+
+/** Copies the store's answer to the client, applying the body faults and the pace. */
+async function copyAnswer(
+  ur: http.IncomingMessage,
+  res: http.ServerResponse,
+  fault: Fault,
+  served: (n: number) => void,
+  pace: () => number,
+  stalled: Set<http.ServerResponse>,
+): Promise<void> {
+  const total = Number(ur.headers['content-length'] ?? 0);
+  let sent = 0;
+  for await (const chunk of ur as AsyncIterable<Buffer>) {
+    if (res.destroyed) return void ur.destroy();
+    let buf = chunk;
+    if ((fault === 'cut-body' || fault === 'stall-body') && sent + buf.length >= total / 2) {
+      buf = buf.subarray(0, Math.max(0, Math.floor(total / 2) - sent));
+      if (buf.length) res.write(buf);
+      served(buf.length);
+      ur.destroy();
+      if (fault === 'cut-body') res.socket?.destroy();
+      else stalled.add(res); // keeps the connection open and silent
+      return;
+    }
+    sent += buf.length;
+    served(buf.length);
+    const ok = res.write(buf);
+    if (pace() > 0) await new Promise((r) => setTimeout(r, (buf.length / pace()) * 1000));
+    else if (!ok) await drainedOrClosed(res);
+  }
+  res.end();
+}
+
 export async function startS3Proxy(target: string): Promise<S3Proxy> {
   const upstream = new URL(target);
   const counts = new Map<string, number>();
@@ -107,35 +152,10 @@ export async function startS3Proxy(target: string): Promise<S3Proxy> {
     res.once('close', () => forwarding--);
     const up = http.request(
       { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
-      async (ur) => {
+      (ur) => {
         res.writeHead(ur.statusCode ?? 502, ur.headers);
-        try {
-          const total = Number(ur.headers['content-length'] ?? 0);
-          let sent = 0;
-          for await (const chunk of ur as AsyncIterable<Buffer>) {
-            if (res.destroyed) return ur.destroy();
-            let buf = chunk;
-            if ((fault === 'cut-body' || fault === 'stall-body') && sent + buf.length >= total / 2) {
-              buf = buf.subarray(0, Math.max(0, Math.floor(total / 2) - sent));
-              if (buf.length) res.write(buf);
-              served(buf.length);
-              ur.destroy();
-              if (fault === 'cut-body') res.socket?.destroy();
-              else stalled.add(res); // keeps the connection open and silent
-              return;
-            }
-            sent += buf.length;
-            served(buf.length);
-            const ok = res.write(buf);
-            if (proxy.pace > 0) await new Promise((r) => setTimeout(r, (buf.length / proxy.pace) * 1000));
-            else if (!ok) await new Promise((r) => (res.once('drain', r), res.once('close', r)));
-          }
-          res.end();
-        } catch {
-          // The client went away (res closed, so `up` was destroyed and `ur` errors
-          // with "aborted"): nothing is left to answer.
-          res.destroy();
-        }
+        // A client that goes away (res closed, so `up` destroyed) makes `ur` fail with "aborted": nothing is left to answer.
+        copyAnswer(ur, res, fault, served, () => proxy.pace, stalled).catch(() => res.destroy());
       },
     );
     up.on('error', () => res.destroy());

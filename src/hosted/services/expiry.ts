@@ -2,7 +2,7 @@
 // recipients kept. Used by DELETE and by the sweeper at expiry time.
 import type { HostedContext } from '../context.js';
 import type { PackagesTable } from '../db/schema.js';
-import { SINGLE_PUT } from '../../api/hosted/files.js';
+import { abortQuietly } from './files.js';
 import { nowIso } from '../ids.js';
 
 /** Marks the Package expired first, so no new download starts, then deletes its objects. */
@@ -27,7 +27,8 @@ export async function deletePackageObjects(ctx: HostedContext, packageId: string
     .where('object_key', 'is not', null)
     .execute();
   for (const f of files) {
-    if (f.state === 'pending' && f.upload_id && f.upload_id !== SINGLE_PUT) await ctx.storage.abortUpload(f.object_key!, f.upload_id).catch(() => undefined);
+    // What an unfinished upload left (abortQuietly knows each kind); then the object, which may exist either way.
+    if (f.state === 'pending') await abortQuietly(ctx, f);
     await ctx.storage.remove(f.object_key!);
   }
   await ctx.db.updateTable('packages').set({ objects_deleted: 1 }).where('id', '=', packageId).execute();

@@ -55,12 +55,6 @@ function refused(err: unknown): unknown {
   return conflict(`storage refused to complete the upload: ${code ?? (err as Error).name}`, 'upload_rejected');
 }
 
-/** 409 unless the object a SINGLE_PUT put is stored as its one named part says, with `size` bytes. */
-async function checkPut(ctx: HostedContext, key: string, parts: { partNumber: number; etag: string }[], size: number): Promise<void> {
-  const stored = await ctx.storage.objectInfo(key);
-  checkStored(stored ? [{ partNumber: 1, ...stored }] : [], parts, size);
-}
-
 /** Completes the upload if the named parts are stored, well-sized and sum to `size`; 409 otherwise. */
 async function completeChecked(ctx: HostedContext, key: string, uploadId: string, parts: { partNumber: number; etag: string }[], size: number): Promise<void> {
   const { storage } = ctx;
@@ -105,13 +99,14 @@ export async function completeFile(ctx: HostedContext, pkg: Pkg, fileId: string,
     await ctx.storage.putEmpty(f.object_key);
     return f;
   }
-  if (uploadId === SINGLE_PUT && (parts.length !== 1 || parts[0]!.partNumber !== 1)) {
-    throw badRequest('a file put in one request names part 1 only', 'invalid_part');
-  }
+  const single = uploadId === SINGLE_PUT;
+  if (single && (parts.length !== 1 || parts[0]!.partNumber !== 1)) throw badRequest('a file put in one request names part 1 only', 'invalid_part');
   await checkPortalFinalSize(ctx.db, pkg, f.id, body.size);
   await adoptUpload(ctx, f, uploadId);
-  if (uploadId === SINGLE_PUT) {
-    await checkPut(ctx, f.object_key, parts, body.size);
+  if (single) {
+    // Nothing to complete: the object is there or not.
+    const stored = await ctx.storage.objectInfo(f.object_key);
+    checkStored(stored ? [{ partNumber: 1, ...stored }] : [], parts, body.size);
     return f;
   }
   try {
