@@ -8,6 +8,11 @@
 // be reused by the next ranges (docs/agent-api-notes/downloads.md).
 // Answers whether the advice was given: false where the platform has none
 // (macOS, Windows) or the kernel refused it. Advice never changes file data.
+//
+// misalignment(bytes, align) answers the address of a Uint8Array's first byte
+// modulo align: writes that bypass the page cache (O_DIRECT) need buffers on
+// block boundaries, and JavaScript cannot see addresses
+// (src/native/alignedBuffers.ts, src/objectstore/directSink.ts).
 #include <node_api.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -35,9 +40,27 @@ static napi_value drop_cache(napi_env env, napi_callback_info info) {
   return result;
 }
 
+static napi_value misalignment(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2], result;
+  napi_typedarray_type type;
+  size_t length, offset;
+  void *data;
+  int64_t align;
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  if (argc < 2 || napi_get_typedarray_info(env, argv[0], &type, &length, &data, NULL, &offset) != napi_ok ||
+      type != napi_uint8_array || napi_get_value_int64(env, argv[1], &align) != napi_ok)
+    return fail(env, "misalignment(bytes, align): a Uint8Array and a number expected");
+  if (align <= 0 || align > (1 << 30)) return fail(env, "misalignment(bytes, align): align out of range");
+  napi_create_int64(env, (int64_t)((uintptr_t)data % (uintptr_t)align), &result);
+  return result;
+}
+
 NAPI_MODULE_INIT() {
   napi_value fn;
   napi_create_function(env, "dropCache", NAPI_AUTO_LENGTH, drop_cache, NULL, &fn);
   napi_set_named_property(env, exports, "dropCache", fn);
+  napi_create_function(env, "misalignment", NAPI_AUTO_LENGTH, misalignment, NULL, &fn);
+  napi_set_named_property(env, exports, "misalignment", fn);
   return exports;
 }

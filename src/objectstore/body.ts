@@ -1,31 +1,22 @@
-// Request bodies. Large ones go straight from the socket to a temp file in
-// ~1 MiB positional writev batches (no stream layers in between: at loopback
-// speeds their per-chunk cost shows), MD5 computed by a worker that re-reads
-// the written bytes (src/hash/md5Workers.ts). Real signed payload hashes are
-// checked on the way. A body that fails any check is deleted before the error
-// is answered, and the rest of it is drained so the client still reads that answer.
+// Request bodies. Large ones go from the socket to a temp file through a sink
+// (fileSink.ts, directSink.ts) that also computes their MD5; real signed
+// payload hashes are checked on the way. A body that fails any check is deleted
+// before the error is answered, and the rest of it is drained so the client
+// still reads that answer.
 
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, writev, writevSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
-import { promisify } from 'node:util';
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
-import { startMd5, type Md5Job } from '../hash/md5Workers.js';
 import { AwsChunkedDecoder, isStreamingPayload } from './chunked.js';
+import { DIRECT_BLOCK, directSink } from './directSink.js';
 import { s3err } from './errors.js';
+import { cachedSink, type BodySink, type Received, type SinkHooks } from './fileSink.js';
 import type { AuthContext } from './sigv4.js';
 
-const FLUSH_BYTES = 1 << 20;
-/** Writes queued before the socket is paused (backpressure at ~4 MiB per request). */
-const MAX_PENDING_WRITES = 4;
-const SHA256_HEX = /^[0-9a-f]{64}$/;
-const writevAt = promisify(writev);
+export type { Received } from './fileSink.js';
 
-export interface Received {
-  size: number;
-  md5: Buffer;
-}
+const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 function aborted(): Error {
   return Object.assign(new Error('request aborted'), { code: 'ECONNRESET' });
@@ -45,6 +36,13 @@ function bodySource(req: IncomingMessage, auth: AuthContext): { source: Readable
   return { source: decoder, decoder };
 }
 
+/** The body's size as its headers declare it (0 when they do not). */
+function declaredSize(req: IncomingMessage, auth: AuthContext): number {
+  const header = req.headers[isStreamingPayload(auth.payloadHash) ? 'x-amz-decoded-content-length' : 'content-length'];
+  const n = Number(header);
+  return Number.isSafeInteger(n) && n > 0 ? n : 0;
+}
+
 /** Stop reading for us, but keep draining so the socket can carry the error answer. */
 function drain(req: IncomingMessage, decoder: AwsChunkedDecoder | undefined): void {
   if (decoder) req.unpipe(decoder);
@@ -62,90 +60,42 @@ function checkDigests(req: IncomingMessage, auth: AuthContext, sha256: string | 
 
 /** Streams the body into `path` (created exclusively); removes it on any failure. */
 export async function receiveToFile(req: IncomingMessage, auth: AuthContext, path: string): Promise<Received> {
-  // Opened (synchronously, as the store's other metadata calls: disk.ts) before the body flows.
-  const fd = openSync(path, 'wx');
-  let fdOpen = true;
-  const closeFd = (): void => {
-    // Never twice: the number may already name another file of this process.
-    if (fdOpen) {
-      fdOpen = false;
-      closeSync(fd);
-    }
-  };
+  let source: Readable | undefined;
+  let fail: (err: Error) => void = () => undefined;
+  const hooks: SinkHooks = { resume: () => source?.resume(), fail: (err) => fail(err) };
+  // A body of at least one buffer goes past the page cache where it can.
+  const sink: BodySink = (declaredSize(req, auth) >= DIRECT_BLOCK ? directSink(path, hooks) : undefined) ?? cachedSink(path, hooks);
   const sha = SHA256_HEX.test(auth.payloadHash) ? createHash('sha256') : undefined;
   let decoder: AwsChunkedDecoder | undefined;
-  let job: Md5Job | undefined;
-  let batch: Buffer[] = [];
-  let batchBytes = 0;
-  let queued = 0;
-  let pending = 0;
-  let writes: Promise<void> = Promise.resolve();
-  let onData: ((chunk: Buffer) => void) | undefined;
   try {
     const body = bodySource(req, auth);
-    const source = body.source;
+    const from = (source = body.source);
     decoder = body.decoder;
     await new Promise<void>((resolve, reject) => {
-      const fail = (err: Error): void => {
-        if (onData) source.off('data', onData);
+      const onData = (chunk: Buffer): void => {
+        sha?.update(chunk);
+        if (!sink.write(chunk)) from.pause();
+      };
+      fail = (err: Error): void => {
+        from.off('data', onData);
         reject(err);
       };
-      const flush = (): void => {
-        const buffers = batch;
-        const at = queued;
-        const size = batchBytes;
-        batch = [];
-        batchBytes = 0;
-        queued += size;
-        pending++;
-        job ??= startMd5(path);
-        writes = writes.then(async () => {
-          await writevAt(fd, buffers, at);
-          pending--;
-          job!.grow(at + size);
-          if (pending < MAX_PENDING_WRITES && source.isPaused()) source.resume();
-        });
-        writes.catch(fail);
-        if (pending >= MAX_PENDING_WRITES) source.pause();
-      };
-      onData = (chunk: Buffer): void => {
-        sha?.update(chunk);
-        batch.push(chunk);
-        batchBytes += chunk.length;
-        if (batchBytes >= FLUSH_BYTES) flush();
-      };
-      source.on('data', onData);
-      source.once('end', () => {
-        if (job && batchBytes > 0) flush();
-        writes.then(resolve, fail);
-      });
-      source.once('error', fail);
+      from.on('data', onData);
+      from.once('end', resolve);
+      from.once('error', fail);
       req.once('close', () => {
         if (!req.complete) fail(aborted());
       });
       // The client may have gone while we awaited: then no event will ever come.
       if (req.destroyed && !req.complete) fail(aborted());
     });
-    let md5: Buffer;
-    if (job) {
-      md5 = await job.finish(queued);
-    } else {
-      // Small body (under FLUSH_BYTES), still whole in memory: hash it here and write it at once.
-      const h = createHash('md5');
-      for (const b of batch) h.update(b);
-      md5 = h.digest();
-      if (batch.length > 0) writevSync(fd, batch, 0);
-      queued = batchBytes;
-    }
-    checkDigests(req, auth, sha?.digest('hex'), md5);
-    closeFd();
-    return { size: queued, md5 };
+    const got = await sink.end();
+    checkDigests(req, auth, sha?.digest('hex'), got.md5);
+    return got;
   } catch (err) {
-    job?.cancel();
     drain(req, decoder);
-    await writes.catch(() => undefined);
     try {
-      closeFd();
+      await sink.abort();
     } catch {
       // the failure is already on its way
     }

@@ -81,6 +81,46 @@ describe.each([
     await expect(startMd5(file, data.length - 10).finish(20)).rejects.toThrow(/shorter/);
   });
 
+  test('fed buffers are hashed in order, and each comes back whole', async () => {
+    const back: Buffer[] = [];
+    const job = pool.startFed((b) => back.push(b));
+    const pieces = [MiB, MiB, 5, 0, MiB - 3].map((n) => randomBytes(n));
+    const sent = pieces.map((p) => {
+      // A view into a larger buffer of its own, as the store's aligned buffers are.
+      const buf = Buffer.allocUnsafeSlow(MiB + 100).subarray(7, 7 + MiB);
+      p.copy(buf);
+      job.feed(buf, p.length);
+      expect(buf.buffer.byteLength).toBe(0); // moved, not copied
+      return buf;
+    });
+    const got = await job.finish();
+    expect(got.equals(md5(Buffer.concat(pieces)))).toBe(true);
+    expect(back.map((b) => [b.byteOffset, b.length])).toEqual(sent.map(() => [7, MiB]));
+    // The same bytes came back: the first piece is still at the start of the first buffer.
+    expect(back[0]!.subarray(0, MiB).equals(pieces[0]!)).toBe(true);
+  });
+
+  test('fed jobs hashed together each get their own MD5', async () => {
+    const bodies = Array.from({ length: 10 }, (_, i) => randomBytes(2 * MiB + i * 1001));
+    const got = await Promise.all(bodies.map((b) => {
+      const job = pool.startFed(() => undefined);
+      for (let at = 0; at < b.length; at += MiB) {
+        const buf = Buffer.allocUnsafeSlow(MiB);
+        const n = b.copy(buf, 0, at, at + MiB);
+        job.feed(buf, n);
+      }
+      return job.finish();
+    }));
+    got.forEach((g, i) => expect(g.equals(md5(bodies[i]!))).toBe(true));
+  });
+
+  test('a cancelled fed job rejects', async () => {
+    const job = pool.startFed(() => undefined);
+    job.feed(Buffer.allocUnsafeSlow(MiB), MiB);
+    job.cancel();
+    await expect(job.finish()).rejects.toThrow(/cancelled/);
+  });
+
   test('a missing file rejects', async () => {
     await expect(startMd5(join(dir, 'missing.bin')).finish(1)).rejects.toThrow(/ENOENT/);
   });

@@ -1,11 +1,14 @@
-// A body's MD5 is computed by workers that re-read the written file: with the
-// md5lanes addon one worker hashes the bodies together, a lane each; without it
-// (FERRY_MD5_LANES=0) node:crypto workers hash one each. Both stores here run on
-// their own thread, as `ferry serve` runs them, and must answer the same ETags.
+// A body's MD5 is computed by workers: from the buffers a body of 1 MiB or more
+// is written from, past the page cache (objectstore/directSink.ts), or by
+// re-reading the written file (FERRY_STORE_DIRECT_IO=0, and file systems that
+// refuse direct writes). With the md5lanes addon one worker hashes the bodies
+// together, a lane each; without it (FERRY_MD5_LANES=0) node:crypto workers hash
+// one each. The stores here run on their own thread, as `ferry serve` runs them,
+// and must answer the same ETags and keep the same bytes.
 // (Hashing in lanes on the store's thread from the received chunks, without the
 // re-read, was tried: the service then spent 1.84-2.10 CPU-s per GiB uploaded
 // against 1.44-1.57, in alternating runs.)
-import { CreateMultipartUploadCommand, PutObjectCommand, S3Client, UploadPartCommand } from '@aws-sdk/client-s3';
+import { CreateMultipartUploadCommand, GetObjectCommand, PutObjectCommand, S3Client, UploadPartCommand } from '@aws-sdk/client-s3';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -21,33 +24,44 @@ afterAll(async () => {
 
 const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
 
-async function etagsWith(lanes: string | undefined, bodies: Buffer[]): Promise<string[]> {
+type Env = Partial<Record<'FERRY_MD5_LANES' | 'FERRY_STORE_DIRECT_IO', string>>;
+
+/** The ETags of the bodies put as objects and as parts, each object read back and compared. */
+async function etagsWith(env: Env, bodies: Buffer[]): Promise<string[]> {
   const dataDir = await mkdtemp(join(tmpdir(), 'ferry-md5paths-'));
   dirs.push(dataDir);
-  const before = process.env.FERRY_MD5_LANES;
-  if (lanes === undefined) delete process.env.FERRY_MD5_LANES;
-  else process.env.FERRY_MD5_LANES = lanes;
+  const before = { ...process.env };
+  Object.assign(process.env, env);
   // The store's thread takes the environment as it is now.
   const store = await startObjectStoreThread({ host: '127.0.0.1', port: 0, dataDir, accessKey: creds.accessKeyId, secretKey: creds.secretAccessKey, buckets: ['bkt'], logLevel: 'silent' });
-  if (before === undefined) delete process.env.FERRY_MD5_LANES;
-  else process.env.FERRY_MD5_LANES = before;
+  for (const k of Object.keys(env)) if (before[k] === undefined) delete process.env[k];
+  else process.env[k] = before[k];
   const s3 = new S3Client({ endpoint: store.url, region: 'us-east-1', forcePathStyle: true, credentials: creds, requestChecksumCalculation: 'WHEN_REQUIRED' });
   try {
     // PutObjects and the parts of one multipart upload, all at once, as clients send them.
     const puts = bodies.map((Body, i) => s3.send(new PutObjectCommand({ Bucket: 'bkt', Key: `put-${i}`, Body })).then((r) => r.ETag!));
     const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'bkt', Key: 'multi' }));
     const parts = bodies.map((Body, i) => s3.send(new UploadPartCommand({ Bucket: 'bkt', Key: 'multi', UploadId, PartNumber: i + 1, Body })).then((r) => r.ETag!));
-    return [...(await Promise.all(puts)), ...(await Promise.all(parts))];
+    const etags = [...(await Promise.all(puts)), ...(await Promise.all(parts))];
+    for (const [i, body] of bodies.entries()) {
+      const got = await s3.send(new GetObjectCommand({ Bucket: 'bkt', Key: `put-${i}` }));
+      expect(Buffer.from(await got.Body!.transformToByteArray()).equals(body)).toBe(true);
+    }
+    return etags;
   } finally {
     s3.destroy();
     await store.close();
   }
 }
 
-test('bodies get their MD5 as ETag with the lanes worker and with node:crypto workers', async () => {
-  // Sizes around the 1 MiB write batches and the 64-byte MD5 blocks, and one small body.
-  const bodies = [5 << 20, (3 << 20) + 7, (1 << 20) + 63, 1000].map((n) => randomBytes(n));
+test.each<[string, Env]>([
+  ['past the page cache, hashed in lanes', {}],
+  ['past the page cache, hashed by node:crypto workers', { FERRY_MD5_LANES: '0' }],
+  ['through the page cache, hashed in lanes', { FERRY_STORE_DIRECT_IO: '0' }],
+  ['through the page cache, hashed by node:crypto workers', { FERRY_MD5_LANES: '0', FERRY_STORE_DIRECT_IO: '0' }],
+])('bodies written %s get their MD5 as ETag and keep their bytes', async (_, env) => {
+  // Sizes around the 1 MiB buffers, the 4 KiB blocks and the 64-byte MD5 blocks, and one small body.
+  const bodies = [9 << 20, (3 << 20) + 7, (1 << 20) + 63, 1 << 20, 1000].map((n) => randomBytes(n));
   const want = [...bodies, ...bodies].map((b) => `"${md5(b)}"`);
-  expect(await etagsWith(undefined, bodies)).toEqual(want);
-  expect(await etagsWith('0', bodies)).toEqual(want);
+  expect(await etagsWith(env, bodies)).toEqual(want);
 });
