@@ -84,7 +84,9 @@ describe('downloading a Package tree', () => {
     const notesCached = cachedBytes(path.join(to, relOf(notes)));
     expect(await treeOf(to)).toEqual(expectedTree([big, notes], ['docs/deep']));
     if (bigCached === undefined) return;
-    expect(bigCached).toBe(0); // 15 ranges of 2 MiB, each dropped once flushed
+    // 15 ranges of 2 MiB, each dropped once flushed. The kernel skips pages that are busy at
+    // that moment (a neighbour's writeback), so under load a few may stay: never a range's worth.
+    expect(bigCached).toBeLessThan(2 * MiB);
     expect(notesCached).toBe(Math.ceil(notes.data.length / 4096) * 4096); // one range: kept
   });
 
