@@ -65,7 +65,7 @@ function read(j, slot) {
 // round waits until FULL_ROUND jobs have (all of them, when fewer are open), so each
 // round fills as many lanes as it can; BACKLOG bounds the wait (the bytes are still
 // in the page cache, or a fed job's owner waits for them: FED_BACKLOG is below the
-// buffers it may hold, fedBuffersPerJob). FULL_ROUND is the parts a client sends at once by default.
+// buffers it may hold, FED_BUFFERS_PER_JOB). FULL_ROUND is the parts a client sends at once by default.
 const FULL_ROUND = 8;
 const BACKLOG = 8 * SLICE;
 const FED_BACKLOG = ${FED_BACKLOG} * SLICE;
