@@ -97,7 +97,7 @@ function round() {
   if (lanes) lanes.update(hashing.map((j) => j.hash), slices.map((s) => [s]));
   else hashing.forEach((j, i) => j.hash.update(slices[i]));
   if (back.length > 0) {
-    parentPort.postMessage({ returned: back.map(({ id, ab, offset, size }) => ({ id, ab, offset, size })) }, back.map((f) => f.ab));
+    parentPort.postMessage({ returned: back }, back.map((f) => f.ab));
     back = [];
   }
   for (const [id, j] of jobs) {
@@ -277,12 +277,10 @@ let shared: Md5Pool | undefined;
 
 /** Starts hashing the bytes of `path` from `start` on, in the process's shared pool; see Md5Job. */
 export function startMd5(path: string, start = 0): Md5Job {
-  shared ??= md5Pool(true);
-  return shared.start(path, start);
+  return (shared ??= md5Pool(true)).start(path, start);
 }
 
 /** Starts hashing fed buffers in the process's shared pool; see FedMd5Job. */
 export function startFedMd5(returned: (buf: Buffer) => void): FedMd5Job {
-  shared ??= md5Pool(true);
-  return shared.startFed(returned);
+  return (shared ??= md5Pool(true)).startFed(returned);
 }

@@ -31,7 +31,7 @@ export interface SinkHooks {
 }
 
 export interface BodySink {
-  /** Takes a chunk (it is held, not copied, until written); false: pause the source until hooks.resume(). */
+  /** Takes a chunk, which must not change until written (a sink may hold it); false: pause the source until hooks.resume(). */
   write(chunk: Buffer): boolean;
   /** The body is whole: waits for its writes and its MD5, and closes the file. */
   end(): Promise<Received>;
