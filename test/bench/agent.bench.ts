@@ -77,6 +77,8 @@ async function metered<T>(s: Setup, phase: CpuPhase, fn: () => Promise<T>): Prom
   const [a1, s1] = [await s.agent.cpu(), await s.svc.cpu()];
   const diff = (x?: number, y?: number) => (x === undefined || y === undefined ? undefined : y - x);
   const now = { agent: phase.startsWith('rclone') ? undefined : diff(a0, a1), service: diff(s0, s1) };
+  // Each round's own figures: the table keeps the least, and the spread shows how noisy the run was.
+  console.log(`    ${phase}: CPU s agent ${f(now.agent, 2)}, service ${f(now.service, 2)}`);
   keepLeast(s.cpu, phase, now);
   return out;
 }
