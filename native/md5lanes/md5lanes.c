@@ -50,7 +50,7 @@ static const int R[64] = {
 // Of a step's sum, only F depends on the b just computed: a (the b of three steps
 // back), K and M are added first, and PIN keeps the compiler from regrouping the
 // sum (it put a + F first), so a step's chain is F, one add, the rotate and the
-// add of b: 4 instructions instead of 5, ~20% faster in lanes (docs/benchmarks.md).
+// add of b: 4 instructions instead of 5, ~12% faster in lanes (docs/benchmarks.md).
 #if defined(__GNUC__) || defined(__clang__)
 #define PIN(x, how) __asm__("" : how(x))
 #else

@@ -269,13 +269,10 @@ export class UploadRun implements Transfer {
   }
 
   /** A stored part is done in this run, and its file finished if it was the last, once its record is on disk. A run stopped meanwhile finds the record at its next start. */
-  private async counted(f: FileTransfer, n: number, epoch: number, etag: string, size: number, whole: boolean, flushed: Promise<void>): Promise<void> {
+  private async partDone(f: FileTransfer, n: number, epoch: number, etag: string, size: number, whole: boolean, flushed: Promise<void>): Promise<void> {
     await flushed;
     if (this.stopped || epoch !== f.epoch) return;
     f.done.set(n, { part_number: n, etag, size });
-    f.blueprints.delete(n);
-    f.attempts.delete(n);
-    f.expiredInRow = 0;
     f.readWhole = whole;
     this.e.changed(this.id, 'progress');
     if (f.allDone()) this.track(this.finishFile(f));
@@ -291,9 +288,12 @@ export class UploadRun implements Transfer {
       case 'stored': {
         // synced() commits the record at once, so a crash or kill -9 from here on keeps it, and
         // the slot goes to the next part now; the flush that makes the record survive power
-        // loss takes 5-15 ms while the store is writing (docs/agent-api-notes/uploads.md).
+        // loss waits 5-15 ms behind the store's writes on a shared disk (docs/agent-api.md).
         recordPart(this.e.db, this.id, f.row.idx, { part_number: n, etag: outcome.etag, size: range.length });
-        this.track(this.counted(f, n, epoch, outcome.etag, range.length, outcome.whole, this.e.db.synced()));
+        f.blueprints.delete(n);
+        f.attempts.delete(n);
+        f.expiredInRow = 0;
+        this.track(this.partDone(f, n, epoch, outcome.etag, range.length, outcome.whole, this.e.db.synced()));
         return;
       }
       case 'expired': {
