@@ -5,14 +5,13 @@
 // that keeps failing puts the upload in `error` instead of retrying forever.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { call } from '../../helpers/hosted.js';
-import { ownerActor, type Actor } from '../../helpers/auth.js';
-import { signInAgent, startTestAgent, type TestAgent } from '../../helpers/agent.js';
+import type { Actor } from '../../helpers/auth.js';
+import type { TestAgent } from '../../helpers/agent.js';
 import { downloadAll, MiB } from '../../helpers/flow.js';
-import { startProxiedUploads, type ProxiedUploads, type UploadFault } from './uploads-proxy.js';
+import { startProxiedAgent, type ProxiedAgent, type ProxiedUploads, type UploadFault } from './uploads-proxy.js';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
@@ -21,24 +20,18 @@ let env: ProxiedUploads;
 let owner: Actor;
 let agent: TestAgent;
 let tmp: string;
+let setup: ProxiedAgent | undefined;
 
 beforeAll(async () => {
   // Small timeouts and back-offs, so that stalls and retries take milliseconds (read when the agent starts).
   process.env.FERRY_AGENT_TIMEOUT_MS = '3000';
   process.env.FERRY_AGENT_RETRY_BASE_MS = '20';
   process.env.FERRY_AGENT_RETRY_MAX_MS = '200';
-  env = await startProxiedUploads();
-  owner = await ownerActor(env.svc);
-  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-upload-faults-'));
-  agent = await startTestAgent(env.svc, { 'chunk-size': String(5 * MiB), concurrency: '4' });
-  await signInAgent(agent.url, env.svc);
+  setup = await startProxiedAgent('upload-faults', { 'chunk-size': String(5 * MiB), concurrency: '4' });
+  ({ env, owner, agent, tmp } = setup);
 });
 
-afterAll(async () => {
-  await agent?.close();
-  await env?.close();
-  if (tmp) await fs.rm(tmp, { recursive: true, force: true });
-});
+afterAll(() => setup?.close());
 
 async function settle(id: string, states: string[]) {
   return vi.waitFor(

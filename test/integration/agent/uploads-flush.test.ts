@@ -4,15 +4,14 @@
 // still goes out, and the upload completes only when the flushes are let through.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { call } from '../../helpers/hosted.js';
-import { ownerActor, type Actor } from '../../helpers/auth.js';
-import { signInAgent, startTestAgent, type TestAgent } from '../../helpers/agent.js';
+import type { Actor } from '../../helpers/auth.js';
+import type { TestAgent } from '../../helpers/agent.js';
 import { downloadAll, MiB } from '../../helpers/flow.js';
-import { startProxiedUploads, type ProxiedUploads } from './uploads-proxy.js';
+import { startProxiedAgent, type ProxiedAgent, type ProxiedUploads } from './uploads-proxy.js';
 
 const PART = 5 * MiB;
 const PARTS = 3;
@@ -21,20 +20,14 @@ let env: ProxiedUploads;
 let owner: Actor;
 let agent: TestAgent;
 let tmp: string;
+let setup: ProxiedAgent | undefined;
 
 beforeAll(async () => {
-  env = await startProxiedUploads();
-  owner = await ownerActor(env.svc);
-  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-upload-flush-'));
-  agent = await startTestAgent(env.svc, { 'chunk-size': String(PART), concurrency: '1' });
-  await signInAgent(agent.url, env.svc);
+  setup = await startProxiedAgent('upload-flush', { 'chunk-size': String(PART), concurrency: '1' });
+  ({ env, owner, agent, tmp } = setup);
 });
 
-afterAll(async () => {
-  await agent?.close();
-  await env?.close();
-  if (tmp) await fs.rm(tmp, { recursive: true, force: true });
-});
+afterAll(() => setup?.close());
 
 test('the next part goes out while the last one is being flushed; the file is finished only once flushed', async () => {
   const db = agent.agent.ctx.db;

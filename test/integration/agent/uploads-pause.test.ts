@@ -4,15 +4,14 @@
 // behind a proxy that slows each part, so there is time to pause mid-way.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { call } from '../../helpers/hosted.js';
-import { ownerActor, type Actor } from '../../helpers/auth.js';
-import { openEventStream, signInAgent, startTestAgent, type TestAgent } from '../../helpers/agent.js';
+import type { Actor } from '../../helpers/auth.js';
+import { openEventStream, type TestAgent } from '../../helpers/agent.js';
 import { downloadAll, MiB } from '../../helpers/flow.js';
-import { startProxiedUploads, type ProxiedUploads } from './uploads-proxy.js';
+import { startProxiedAgent, type ProxiedAgent, type ProxiedUploads } from './uploads-proxy.js';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const CONCURRENCY = 2;
@@ -22,21 +21,15 @@ let env: ProxiedUploads;
 let owner: Actor;
 let agent: TestAgent;
 let tmp: string;
+let setup: ProxiedAgent | undefined;
 
 beforeAll(async () => {
-  env = await startProxiedUploads();
+  setup = await startProxiedAgent('upload-pause', { 'chunk-size': String(PART), concurrency: String(CONCURRENCY) });
+  ({ env, owner, agent, tmp } = setup);
   env.proxy.rule = () => ({ delayMs: 80 });
-  owner = await ownerActor(env.svc);
-  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-upload-pause-'));
-  agent = await startTestAgent(env.svc, { 'chunk-size': String(PART), concurrency: String(CONCURRENCY) });
-  await signInAgent(agent.url, env.svc);
 });
 
-afterAll(async () => {
-  await agent?.close();
-  await env?.close();
-  if (tmp) await fs.rm(tmp, { recursive: true, force: true });
-});
+afterAll(() => setup?.close());
 
 const get = async (id: string) => (await call(agent.url, 'GET', `/uploads/${id}`)).body;
 

@@ -3,9 +3,15 @@
 // endpoint, so every blueprint URL goes through it (the Host header is passed
 // on unchanged, so SigV4 still verifies). A rule picks a fault per part PUT;
 // the proxy records every part PUT and the bytes the store accepted.
+import fs from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { startServiceBehindProxy, type Proxied } from '../../helpers/proxiedService.js';
+import { ownerActor, type Actor } from '../../helpers/auth.js';
+import { signInAgent, startTestAgent, type TestAgent } from '../../helpers/agent.js';
+import type { AgentFlags } from '../../../src/agent/config.js';
 import { SINGLE_PUT } from '../../../src/api/hosted/files.js';
 
 export interface PartPut {
@@ -128,3 +134,34 @@ export type ProxiedUploads = Proxied<UploadProxy>;
 
 /** A hosted service whose storage is a separately started embedded store behind the proxy. */
 export const startProxiedUploads = (): Promise<ProxiedUploads> => startServiceBehindProxy(startUploadProxy);
+
+/** A test's whole setup: the proxied service, its owner, an agent signed in as the owner, and a temp dir. */
+export interface ProxiedAgent {
+  env: ProxiedUploads;
+  owner: Actor;
+  agent: TestAgent;
+  tmp: string;
+  /** Stops the agent and the service, and removes the temp dir. */
+  close(): Promise<void>;
+}
+
+export async function startProxiedAgent(name: string, flags: AgentFlags): Promise<ProxiedAgent> {
+  const env = await startProxiedUploads();
+  let agent: TestAgent | undefined;
+  let tmp: string | undefined;
+  const close = async (): Promise<void> => {
+    await agent?.close();
+    await env.close();
+    if (tmp) await fs.rm(tmp, { recursive: true, force: true });
+  };
+  try {
+    const owner = await ownerActor(env.svc);
+    tmp = await fs.mkdtemp(path.join(os.tmpdir(), `ferry-${name}-`));
+    agent = await startTestAgent(env.svc, flags);
+    await signInAgent(agent.url, env.svc);
+    return { env, owner, agent, tmp, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
