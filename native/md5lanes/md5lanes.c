@@ -51,12 +51,13 @@ static const int R[64] = {
 // back), K and M are added first, and PIN keeps the compiler from regrouping the
 // sum (it put a + F first), so a step's chain is F, one add, the rotate and the
 // add of b: 4 instructions instead of 5, ~12% faster in lanes (docs/benchmarks.md).
+// PIN_REG names the register class of T: "+r" for the scalar code, "+v" for vectors.
 #if defined(__GNUC__) || defined(__clang__)
-#define PIN(x, how) __asm__("" : how(x))
+#define PIN(x) __asm__("" : PIN_REG(x))
 #else
-#define PIN(x, how)
+#define PIN(x)
 #endif
-#define STEP(i, F) { T s_ = a + (K[i] + M[W(i)]); PIN(s_, PIN_REG); T t_ = s_ + F(b, c, d); a = d; d = c; c = b; b = b + ROTL(t_, R[i]); }
+#define STEP(i, F) { T s_ = a + (K[i] + M[W(i)]); PIN(s_); T t_ = s_ + F(b, c, d); a = d; d = c; c = b; b = b + ROTL(t_, R[i]); }
 // The 64 steps over a, b, c, d of type T with message words M[16]; the same text
 // serves one scalar stream and every vector width.
 #define ROUNDS                                                              \

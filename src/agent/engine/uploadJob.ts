@@ -16,6 +16,7 @@ import {
   setFileRegistration,
   setUploadState,
   uploadFiles,
+  type PartRow,
   type UploadRow,
 } from '../store/uploadStore.js';
 import type { PartTask, Scheduler, Transfer } from './scheduler.js';
@@ -269,10 +270,10 @@ export class UploadRun implements Transfer {
   }
 
   /** A stored part is done in this run, and its file finished if it was the last, once its record is on disk. A run stopped meanwhile finds the record at its next start. */
-  private async partDone(f: FileTransfer, n: number, epoch: number, etag: string, size: number, whole: boolean, flushed: Promise<void>): Promise<void> {
+  private async partDone(f: FileTransfer, part: PartRow, epoch: number, whole: boolean, flushed: Promise<void>): Promise<void> {
     await flushed;
     if (this.stopped || epoch !== f.epoch) return;
-    f.done.set(n, { part_number: n, etag, size });
+    f.done.set(part.part_number, part);
     f.readWhole = whole;
     this.e.changed(this.id, 'progress');
     if (f.allDone()) this.track(this.finishFile(f));
@@ -289,11 +290,12 @@ export class UploadRun implements Transfer {
         // synced() commits the record at once, so a crash or kill -9 from here on keeps it, and
         // the slot goes to the next part now; the flush that makes the record survive power
         // loss waits 5-15 ms behind the store's writes on a shared disk (docs/agent-api.md).
-        recordPart(this.e.db, this.id, f.row.idx, { part_number: n, etag: outcome.etag, size: range.length });
+        const part = { part_number: n, etag: outcome.etag, size: range.length };
+        recordPart(this.e.db, this.id, f.row.idx, part);
         f.blueprints.delete(n);
         f.attempts.delete(n);
         f.expiredInRow = 0;
-        this.track(this.partDone(f, n, epoch, outcome.etag, range.length, outcome.whole, this.e.db.synced()));
+        this.track(this.partDone(f, part, epoch, outcome.whole, this.e.db.synced()));
         return;
       }
       case 'expired': {

@@ -2,7 +2,7 @@
 // directSink.ts): each must leave exactly the bytes given, answer their MD5,
 // and hold back the source when writes fall behind.
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readlinkSync } from 'node:fs';
+import { readdirSync, readlinkSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
