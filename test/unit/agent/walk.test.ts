@@ -53,6 +53,17 @@ describe('walkPaths', () => {
     expect(places(es)).toEqual(['file:loose.txt:5', 'file:sub/b.jpg:2', 'file:sub/deeper/empty.txt:0']);
   });
 
+  test('a folder of more files than are stat\'ed at once: each gets its own size, in the folder\'s order, a subfolder in its place', async () => {
+    const many = path.join(tmp, 'many');
+    await fs.mkdir(path.join(many, 'f050-sub'), { recursive: true });
+    await fs.writeFile(path.join(many, 'f050-sub', 'inner.bin'), 'inner');
+    for (let i = 0; i < 100; i++) await fs.writeFile(path.join(many, `f${String(i).padStart(3, '0')}.bin`), Buffer.alloc(i));
+    const es = await walkPaths([many]);
+    const expected = Array.from({ length: 100 }, (_, i) => `many/f${String(i).padStart(3, '0')}.bin:${i}`);
+    expected.splice(50, 0, 'many/f050-sub/inner.bin:5');
+    expect(es.map((e) => `${e.relDir}/${e.name}:${e.size}`)).toEqual(expected);
+  });
+
   test('an empty folder given alone is one directory entry', async () => {
     expect(places(await walkPaths([path.join(tmp, 'album/void')]))).toEqual(['directory:void:0']);
   });
