@@ -23,12 +23,12 @@ function entry(): URL {
  * The store's isolate keeps a small heap (about 8 MB live) and allocates fast: a
  * Buffer for every 64 KiB received. Once V8 has lowered its heap growing factor
  * there, its old generation's headroom stays below what V8 wants before marking
- * incrementally, so a new marking starts as soon as one ends: 30-50 cycles per
- * uploaded GiB, 0.4-0.5 CPU-s/GiB on V8's threads, for a heap that never
- * reaches its limit (docs/benchmarks.md). Marked atomically when it does reach
- * it, the store runs a GiB with no major collection at all. V8 flags are
- * process-wide, so the service's own isolate marks atomically too (pauses of a
- * few ms for its heap of tens of MB); set before the store's isolate exists.
+ * incrementally, so a new marking starts as soon as one ends: 19-44 cycles per
+ * uploaded GiB that free nothing, 0.4-0.7 CPU-s/GiB on V8's threads
+ * (docs/benchmarks.md). Marked in one pause when it reaches its limit, the store
+ * needs no major collection in a GiB. V8 flags are process-wide, so the
+ * service's own isolate marks that way too (a pause of 5-15 ms now and then);
+ * set before the store's isolate exists.
  */
 function markAtomically(): void {
   setFlagsFromString('--no-incremental-marking');

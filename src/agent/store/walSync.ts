@@ -33,7 +33,7 @@ export class WalSync {
     if (this.next) return this.next;
     const wait = this.lastStart + this.gapMs - performance.now();
     if (!this.running && wait <= 0) return this.flushNow();
-    const gap = wait > 0 ? new Promise<void>((ok) => setTimeout(ok, wait)) : undefined;
+    const gap = wait > 0 ? reached(this.lastStart + this.gapMs) : undefined;
     this.next = Promise.all([this.running?.catch(() => undefined), gap]).then(() => {
       this.next = undefined;
       return this.flushNow();
@@ -50,12 +50,12 @@ export class WalSync {
   }
 
   private flushNow(): Promise<void> {
-    this.lastStart = performance.now();
     const p: Promise<void> = new Promise<void>((resolve, reject) => {
       if (this.closed) return reject(new Error('the agent database is closed'));
       // Opened for writing: Windows refuses to flush a read-only handle. SQLite keeps the
       // -wal file (same inode) while a connection is open; it only rewrites it from the start.
       this.fd ??= fs.openSync(this.walPath, 'r+');
+      this.lastStart = performance.now();
       this.datasync(this.fd, (err) => (err ? reject(err) : resolve()));
     }).finally(() => {
       if (this.running === p) this.running = undefined;
@@ -63,4 +63,20 @@ export class WalSync {
     this.running = p;
     return p;
   }
+}
+
+/**
+ * Resolves once performance.now() reaches `t`. A timer counts from the event
+ * loop's cached time, which may lag by the loop turn under way, so it can fire
+ * early: it is set again for what is left.
+ */
+function reached(t: number): Promise<void> {
+  return new Promise<void>((ok) => {
+    const check = () => {
+      const left = t - performance.now();
+      if (left > 0) setTimeout(check, Math.ceil(left));
+      else ok();
+    };
+    check();
+  });
 }
