@@ -80,14 +80,14 @@ export async function walkPaths(paths: string[], opts: { maxEntries?: number } =
       throw new WalkError(`${localPath} cannot be listed (${err.code ?? err.message})`);
     });
     const names = listed.filter((n) => !isClutter(n)).sort();
-    const paths = names.map((child) => path.join(localPath, child));
-    const stats = await statAll(paths);
+    const childPaths = names.map((child) => path.join(localPath, child));
+    const stats = await statAll(childPaths);
     const before = out.length;
     for (const [i, child] of names.entries()) {
       const st = stats[i];
       if (!st) continue;
-      if (st.isDirectory()) await dir(paths[i]!, inside, child, st.mtimeMs, `${st.dev}:${st.ino}`);
-      else if (st.isFile()) add({ kind: 'file', localPath: paths[i]!, relDir: inside, name: child, size: st.size, mtimeMs: st.mtimeMs });
+      if (st.isDirectory()) await dir(childPaths[i]!, inside, child, st.mtimeMs, `${st.dev}:${st.ino}`);
+      else if (st.isFile()) add({ kind: 'file', localPath: childPaths[i]!, relDir: inside, name: child, size: st.size, mtimeMs: st.mtimeMs });
     }
     if (out.length === before) add({ kind: 'directory', localPath, relDir, name, size: 0, mtimeMs });
   }
