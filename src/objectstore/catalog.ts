@@ -4,6 +4,7 @@
 // a crash can leave behind: data directories no manifest points to.
 
 import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
+import { eachLimit } from '../threads/eachLimit.js';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { isNotFound, s3err } from './errors.js';
@@ -65,15 +66,6 @@ async function listDir(path: string): Promise<string[]> {
     if (isNotFound(err)) return [];
     throw err;
   }
-}
-
-/** Runs fn over items with at most `limit` in flight. */
-async function eachLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) await fn(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 export class Catalog {

@@ -19,23 +19,17 @@ function entry(): URL {
   return import.meta.url.endsWith('.ts') ? new URL('./threadBoot.mjs', import.meta.url) : new URL('../objectstore-thread.mjs', import.meta.url);
 }
 
-/**
- * The store's isolate keeps a small heap (about 8 MB live) and allocates fast: a
- * Buffer for every 64 KiB received. Once V8 has lowered its heap growing factor
- * there, its old generation's headroom stays below what V8 wants before marking
- * incrementally, so a new marking starts as soon as one ends: 19-44 cycles per
- * uploaded GiB that free nothing, 0.4-0.7 CPU-s/GiB on V8's threads
- * (docs/benchmarks.md). Marked in one pause when it reaches its limit, the store
- * needs no major collection in a GiB. V8 flags are process-wide, so the
- * service's own isolate marks that way too (a pause of 5-15 ms now and then);
- * set before the store's isolate exists.
- */
-function markAtomically(): void {
-  setFlagsFromString('--no-incremental-marking');
-}
-
 export async function startObjectStoreThread(opts: Omit<ObjectStoreOptions, 'logger'> & { logLevel?: string }): Promise<RunningObjectStore> {
-  markAtomically();
+  // The store's isolate keeps a small heap (about 8 MB live) and allocates fast: a
+  // Buffer for every 64 KiB received. Once V8 has lowered its heap growing factor
+  // there, its old generation's headroom stays below what V8 wants before marking
+  // incrementally, so a new marking starts as soon as one ends: 19-44 cycles per
+  // uploaded GiB that free nothing, 0.4-0.7 CPU-s/GiB on V8's threads
+  // (docs/benchmarks.md). Marked in one pause when it reaches its limit, the store
+  // needs no major collection in a GiB. V8 flags are process-wide, so the
+  // service's own isolate marks that way too (a pause of 5-15 ms now and then);
+  // set before the store's isolate exists.
+  setFlagsFromString('--no-incremental-marking');
   const workerData: ThreadOptions = { ...opts, logLevel: opts.logLevel ?? 'info' };
   const worker = new Worker(entry(), { workerData });
   const pending = new Map<number, { ok: (v: unknown) => void; fail: (e: Error) => void }>();

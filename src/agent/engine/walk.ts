@@ -5,6 +5,7 @@
 import fs from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import path from 'node:path';
+import { eachLimit } from '../../threads/eachLimit.js';
 
 export interface WalkEntry {
   kind: 'file' | 'directory';
@@ -41,19 +42,6 @@ const join = (dir: string, name: string) => (dir ? `${dir}/${name}` : name);
  */
 const STATS_IN_FLIGHT = 32;
 
-async function statAll(paths: string[]): Promise<(Stats | undefined)[]> {
-  const out = new Array<Stats | undefined>(paths.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < paths.length) {
-      const i = next++;
-      out[i] = await fs.stat(paths[i]!).catch(() => undefined); // vanished, or a dangling link
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(STATS_IN_FLIGHT, paths.length) }, worker));
-  return out;
-}
-
 export async function walkPaths(paths: string[], opts: { maxEntries?: number } = {}): Promise<WalkEntry[]> {
   const maxEntries = opts.maxEntries ?? 100_000;
   const out: WalkEntry[] = [];
@@ -81,7 +69,10 @@ export async function walkPaths(paths: string[], opts: { maxEntries?: number } =
     });
     const names = listed.filter((n) => !isClutter(n)).sort();
     const childPaths = names.map((child) => path.join(localPath, child));
-    const stats = await statAll(childPaths);
+    const stats = new Array<Stats | undefined>(names.length);
+    await eachLimit(childPaths, STATS_IN_FLIGHT, async (p, i) => {
+      stats[i] = await fs.stat(p).catch(() => undefined); // vanished, or a dangling link
+    });
     const before = out.length;
     for (const [i, child] of names.entries()) {
       const st = stats[i];

@@ -66,9 +66,9 @@ export class WalSync {
 }
 
 /**
- * Resolves once performance.now() reaches `t`. A timer counts from the event
- * loop's cached time, which may lag by the loop turn under way, so it can fire
- * early: it is set again for what is left.
+ * Resolves once performance.now() reaches `t`. A timer counts whole
+ * milliseconds of the event loop's clock, so it can fire up to 1 ms before
+ * then: it is set again for what is left.
  */
 function reached(t: number): Promise<void> {
   return new Promise<void>((ok) => {

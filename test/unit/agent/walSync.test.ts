@@ -95,6 +95,20 @@ describe('WalSync', () => {
     await timed.close();
   });
 
+  it('keeps the whole gap flush after flush (a timer alone fires up to 1 ms early)', async () => {
+    db.prepare('INSERT INTO t VALUES (1)').run();
+    const began: number[] = [];
+    const timed = new WalSync(wal, ((fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => {
+      began.push(performance.now());
+      fs.fdatasync(fd, cb);
+    }) as typeof fs.fdatasync, 20);
+    for (let i = 0; i < 10; i++) await timed.synced();
+    const gaps = began.slice(1).map((t, i) => t - began[i]!);
+    // 0.1 ms for the calls between the code's clock reading and fdatasync.
+    expect(gaps.filter((g) => g < 19.9)).toEqual([]);
+    await timed.close();
+  });
+
   it('refuses flushes once closed', async () => {
     db.prepare('INSERT INTO t VALUES (1)').run();
     const w = new WalSync(wal);
