@@ -2,8 +2,12 @@
 // loopback server (discards PUTs, streams zeros) driven by a plain client with
 // 8 in flight and 16 MiB requests; (2) a big file up and down through the agent;
 // (3) rclone, tuned alike, against the same store; (4) many small files, agent
-// vs rclone; (5) the peak RSS of the agent uploading BENCH_RSS_GB GiB with
-// 100 MiB chunks. `ferry serve` and `ferry agent` run as their own processes, as
+// vs rclone, each with 16 requests in flight (an agent of its own runs them with
+// --concurrency 16) after one untimed pass of each (the agent is a daemon: its
+// code is compiled by then); the first pass, and the first agent's figure at its
+// default 8, are printed too; (5) the peak RSS of the agent uploading
+// BENCH_RSS_GB GiB with 100 MiB chunks. Each round also measures the disk's limit
+// (lib/diskLimit.ts), which bounds an upload the store keeps. `ferry serve` and `ferry agent` run as their own processes, as
 // users run them, and the CPU each spends is read from /proc: on a 2-core
 // machine the sum of both is what bounds the figures. (1)-(4) run BENCH_ROUNDS
 // times (default 2), interleaved, keeping each figure's best. Prints tables with
@@ -21,12 +25,15 @@ import { AgentClient } from '../../src/cli/agentClient.js';
 import { followTransfer } from '../../src/cli/transfers/follow.js';
 import { Md5Batch, md5Lanes } from '../../src/hash/md5Lanes.js';
 import { fmt as f, mbps, MiB, settleDisk } from './lib/loopback.js';
+import { measureDisk } from './lib/diskLimit.js';
 import { measureRaw } from './lib/rawLimit.js';
 import { rclone } from './lib/rclone.js';
 import { startAgentProcess, startServedService, type Program, type ServedService } from './lib/processes.js';
 
 const PART = 16 * MiB;
 const CONCURRENCY = 8;
+/** rclone's --transfers for the small files, and the --concurrency of the agent that sends them alike. */
+const SMALL_CONCURRENCY = 16;
 const RSS_CHUNK = 100 * MiB;
 /** Upper bound on any one wait, so a stuck transfer ends the run instead of hanging it. */
 const WAIT_MS = 30 * 60_000;
@@ -70,11 +77,11 @@ function printTable(head: string[], rows: string[][]): void {
 
 interface Setup { svc: ServedService; agent: Program; teamId: string; cpu: Partial<Record<CpuPhase, PhaseCpu>> }
 
-/** Runs fn and records the CPU the agent and the service spent meanwhile. */
-async function metered<T>(s: Setup, phase: CpuPhase, fn: () => Promise<T>): Promise<T> {
-  const [a0, s0] = [await s.agent.cpu(), await s.svc.cpu()];
+/** Runs fn and records the CPU `agent` and the service spent meanwhile. */
+async function metered<T>(s: Setup, phase: CpuPhase, fn: () => Promise<T>, agent = s.agent): Promise<T> {
+  const [a0, s0] = [await agent.cpu(), await s.svc.cpu()];
   const out = await fn();
-  const [a1, s1] = [await s.agent.cpu(), await s.svc.cpu()];
+  const [a1, s1] = [await agent.cpu(), await s.svc.cpu()];
   const diff = (x?: number, y?: number) => (x === undefined || y === undefined ? undefined : y - x);
   const now = { agent: phase.startsWith('rclone') ? undefined : diff(a0, a1), service: diff(s0, s1) };
   // Each round's own figures: the table keeps the least, and the spread shows how noisy the run was.
@@ -241,6 +248,12 @@ async function main(): Promise<void> {
   let rss: { peakMB: number; uploadMBps: number } | undefined;
   let svc: ServedService | undefined;
   let agent: Program | undefined;
+  let smallAgent: Program | undefined;
+  /** The first agent's best small-files round, at --concurrency CONCURRENCY: shown, not a target. */
+  let smallAtDefault: number | undefined;
+  /** Each side's first, untimed pass of the small files. */
+  const firstPass: { agent?: number; rclone?: number } = {};
+  let diskMBps: number | undefined;
   const cpu: Setup['cpu'] = {};
   /** Runs one phase; a failure is reported and the remaining phases still run. */
   const phase = async (name: string, fn: () => Promise<void>): Promise<void> => {
@@ -254,7 +267,7 @@ async function main(): Promise<void> {
     }
   };
   const md5MBps = md5Speed();
-  console.log(`file ${sizeMiB} MiB, ${PART / MiB} MiB parts, ${CONCURRENCY} in flight; ${smallCount} x 16 KiB files; ${rounds} interleaved rounds, best of each kept; RSS run ${rssGiB} GiB with ${RSS_CHUNK / MiB} MiB chunks; ${cpus().length} CPUs, node ${process.version}, dir ${work}`);
+  console.log(`file ${sizeMiB} MiB, ${PART / MiB} MiB parts, ${CONCURRENCY} in flight; ${smallCount} x 16 KiB files, ${SMALL_CONCURRENCY} in flight; ${rounds} interleaved rounds, best of each kept; RSS run ${rssGiB} GiB with ${RSS_CHUNK / MiB} MiB chunks; ${cpus().length} CPUs, node ${process.version}, dir ${work}`);
   try {
     const source = join(work, 'big.bin');
     await makeFile(source, size);
@@ -263,9 +276,19 @@ async function main(): Promise<void> {
     svc = await startServedService(work);
     agent = await startAgentProcess(work, svc.url, { 'chunk-size': String(PART), concurrency: String(CONCURRENCY) });
     await signInAgent(agent.url, svc);
+    smallAgent = await startAgentProcess(work, svc.url, { 'chunk-size': String(PART), concurrency: String(SMALL_CONCURRENCY) });
+    await signInAgent(smallAgent.url, svc);
     const teams = await call(agent.url, 'GET', '/teams');
     if (teams.status !== 200 || !teams.body[0]) throw new Error(`agent GET /teams: ${teams.status} ${JSON.stringify(teams.body)}`);
     const s: Setup = { svc, agent, teamId: teams.body[0].id as string, cpu };
+
+    await phase('small files, first pass (untimed)', async () => {
+      settleDisk();
+      firstPass.agent = smallCount / ((await agentUpload(smallAgent!.url, s.teamId, [smallDir], PART)).ms / 1000);
+      settleDisk();
+      firstPass.rclone = smallCount / ((await rclone(s.svc, WAIT_MS, ['copy', smallDir, 'ferry:ferry/small-first', '--transfers', String(SMALL_CONCURRENCY)])) / 1000);
+      console.log(`    agent ${f(firstPass.agent)} files/s, rclone ${f(firstPass.rclone)} files/s`);
+    });
 
     // Rounds interleave every target, and each keeps its best: interference on a shared
     // machine only ever slows a run down (as the store benchmark does).
@@ -278,6 +301,12 @@ async function main(): Promise<void> {
         keepLeast(cpu, 'rawUpload', { agent: r.uploadCpu.client, service: r.uploadCpu.server });
         keepLeast(cpu, 'rawDownload', { agent: r.downloadCpu.client, service: r.downloadCpu.server });
       });
+      await phase(`round ${round} disk`, async () => {
+        settleDisk();
+        const d = await measureDisk(work, sizeMiB, CONCURRENCY);
+        console.log(`    ${f(d)} MiB/s`);
+        diskMBps = best(diskMBps, d);
+      });
       await phase(`round ${round} agent big file`, async () => {
         const r = await measureAgent(s, source, size, work);
         got.agent = { uploadMBps: r.uploadMBps, downloadMBps: r.downloadMBps };
@@ -286,14 +315,20 @@ async function main(): Promise<void> {
       await phase(`round ${round} rclone big file`, async () => void (got.rclone = await measureRclone(s, source, size, work, round)));
       await phase(`round ${round} agent small files`, async () => {
         settleDisk();
-        const up = await metered(s, 'agentSmall', () => agentUpload(s.agent.url, s.teamId, [smallDir], PART));
+        const up = await metered(s, 'agentSmall', () => agentUpload(smallAgent!.url, s.teamId, [smallDir], PART), smallAgent);
         got.agent.smallFilesPerSec = smallCount / (up.ms / 1000);
       });
       await phase(`round ${round} rclone small files`, async () => {
         settleDisk();
         // A fresh destination each round, as for the big file.
-        const ms = await metered(s, 'rcloneSmall', () => rclone(s.svc, WAIT_MS, ['copy', smallDir, `ferry:ferry/small-${round}`, '--transfers', '16']));
+        const ms = await metered(s, 'rcloneSmall', () => rclone(s.svc, WAIT_MS, ['copy', smallDir, `ferry:ferry/small-${round}`, '--transfers', String(SMALL_CONCURRENCY)]));
         got.rclone.smallFilesPerSec = smallCount / (ms / 1000);
+      });
+      await phase(`round ${round} agent small files at --concurrency ${CONCURRENCY}`, async () => {
+        settleDisk();
+        const up = await agentUpload(s.agent.url, s.teamId, [smallDir], PART);
+        console.log(`    ${f(smallCount / (up.ms / 1000))} files/s`);
+        smallAtDefault = best(smallAtDefault, smallCount / (up.ms / 1000));
       });
       for (const row of ['raw', 'agent', 'rclone'] as const) {
         const g = got[row];
@@ -305,6 +340,7 @@ async function main(): Promise<void> {
     await rm(smallDir, { recursive: true, force: true });
     await phase(`agent RSS (${rssGiB} GiB, its own agent)`, async () => void (rss = await measureRss(s.svc, s.teamId, work, rssGiB)));
   } finally {
+    await smallAgent?.stop();
     await agent?.stop();
     await svc?.stop();
     await rm(work, { recursive: true, force: true });
@@ -320,6 +356,8 @@ async function main(): Promise<void> {
     ];
   });
   printTable(['target', 'upload MiB/s', 'download MiB/s', 'small files/s', 'x rclone (up/down/small)', 'x raw (up/down)'], table);
+  console.log(`disk: ${f(diskMBps)} MiB/s of direct 1 MiB writes from ${CONCURRENCY} writers; an upload the store keeps reaches at most the lesser of raw and disk: agent upload ${f(ratio(rows.agent.uploadMBps, diskMBps), 2)}x disk`);
+  console.log(`small files: agent and rclone with ${SMALL_CONCURRENCY} in flight, after one untimed pass each (agent ${f(firstPass.agent)}, rclone ${f(firstPass.rclone)} files/s: ${f(ratio(firstPass.agent, firstPass.rclone), 2)}x); the agent at --concurrency ${CONCURRENCY} (its default): ${f(smallAtDefault)} files/s, ${f(ratio(smallAtDefault, rows.rclone.smallFilesPerSec), 2)}x rclone`);
   // Where the time goes: CPU per GiB (per file for small files) of each process.
   const gib = size / (1024 * MiB);
   const per = (c: PhaseCpu | undefined, k: keyof PhaseCpu, unit: number, d: number) => f(c?.[k] === undefined ? undefined : c[k]! / unit, d);
@@ -360,7 +398,7 @@ async function main(): Promise<void> {
   await mkdir('.bench-results', { recursive: true });
   await writeFile(join('.bench-results', 'agent.json'), JSON.stringify({
     date: new Date().toISOString(), node: process.version, cpus: cpus().length,
-    sizeMiB, partMiB: PART / MiB, concurrency: CONCURRENCY, smallFiles: smallCount, smallFileKiB: 16,
+    sizeMiB, partMiB: PART / MiB, concurrency: CONCURRENCY, smallFiles: smallCount, smallFileKiB: 16, smallConcurrency: SMALL_CONCURRENCY, smallAtDefault: smallAtDefault ?? null, smallFirstPass: firstPass, diskMBps: diskMBps ?? null,
     rss: { gib: rssGiB, chunkMiB: RSS_CHUNK / MiB, ...rss },
     rounds, rows, cpuSeconds: cpu, md5MBps, verified: verified ?? null, checks, errors,
   }, null, 2) + '\n');
