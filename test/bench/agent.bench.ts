@@ -7,9 +7,10 @@
 // code is compiled by then); the first pass, and the first agent's figure at its
 // default 8, are printed too; (5) the peak RSS of the agent uploading
 // BENCH_RSS_GB GiB with 100 MiB chunks. Each round also measures the disk's limit
-// (lib/diskLimit.ts), which bounds an upload the store keeps. `ferry serve` and `ferry agent` run as their own processes, as
-// users run them, and the CPU each spends is read from /proc: on a 2-core
-// machine the sum of both is what bounds the figures. (1)-(4) run BENCH_ROUNDS
+// (lib/diskLimit.ts), which bounds an upload the store keeps. `ferry serve` and
+// `ferry agent` run as their own processes, as users run them, and the CPU each
+// spends is read from /proc: on a 2-core machine the sum of both is what bounds
+// the figures. (1)-(4) run BENCH_ROUNDS
 // times (default 2), interleaved, keeping each figure's best. Prints tables with
 // PASS/FAIL per target, writes .bench-results/agent.json, and exits 0 either way.
 // Run: npx tsx test/bench/agent.bench.ts  (env BENCH_SIZE_MB, BENCH_SMALL_FILES, BENCH_RSS_GB, BENCH_ROUNDS, BENCH_DIR)
