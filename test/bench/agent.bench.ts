@@ -10,8 +10,8 @@
 // (lib/diskLimit.ts), which bounds an upload the store keeps. `ferry serve` and
 // `ferry agent` run as their own processes, as users run them, and the CPU each
 // spends is read from /proc: on a 2-core machine the sum of both is what bounds
-// the figures. (1)-(4) run BENCH_ROUNDS
-// times (default 2), interleaved, keeping each figure's best. Prints tables with
+// the figures. (1)-(4) run BENCH_ROUNDS times (default 2), interleaved, keeping
+// each figure's best. Prints tables with
 // PASS/FAIL per target, writes .bench-results/agent.json, and exits 0 either way.
 // Run: npx tsx test/bench/agent.bench.ts  (env BENCH_SIZE_MB, BENCH_SMALL_FILES, BENCH_RSS_GB, BENCH_ROUNDS, BENCH_DIR)
 
@@ -282,12 +282,16 @@ async function main(): Promise<void> {
     const teams = await call(agent.url, 'GET', '/teams');
     if (teams.status !== 200 || !teams.body[0]) throw new Error(`agent GET /teams: ${teams.status} ${JSON.stringify(teams.body)}`);
     const s: Setup = { svc, agent, teamId: teams.body[0].id as string, cpu };
+    const filesPerSec = (ms: number): number => smallCount / (ms / 1000);
+    const agentSmall = async (url: string): Promise<number> => (await agentUpload(url, s.teamId, [smallDir], PART)).ms;
+    // A fresh destination each time, as for the big file.
+    const rcloneSmall = (dest: string): Promise<number> => rclone(s.svc, WAIT_MS, ['copy', smallDir, `ferry:ferry/${dest}`, '--transfers', String(SMALL_CONCURRENCY)]);
 
     await phase('small files, first pass (untimed)', async () => {
       settleDisk();
-      firstPass.agent = smallCount / ((await agentUpload(smallAgent!.url, s.teamId, [smallDir], PART)).ms / 1000);
+      firstPass.agent = filesPerSec(await agentSmall(smallAgent!.url));
       settleDisk();
-      firstPass.rclone = smallCount / ((await rclone(s.svc, WAIT_MS, ['copy', smallDir, 'ferry:ferry/small-first', '--transfers', String(SMALL_CONCURRENCY)])) / 1000);
+      firstPass.rclone = filesPerSec(await rcloneSmall('small-first'));
       console.log(`    agent ${f(firstPass.agent)} files/s, rclone ${f(firstPass.rclone)} files/s`);
     });
 
@@ -316,20 +320,17 @@ async function main(): Promise<void> {
       await phase(`round ${round} rclone big file`, async () => void (got.rclone = await measureRclone(s, source, size, work, round)));
       await phase(`round ${round} agent small files`, async () => {
         settleDisk();
-        const up = await metered(s, 'agentSmall', () => agentUpload(smallAgent!.url, s.teamId, [smallDir], PART), smallAgent);
-        got.agent.smallFilesPerSec = smallCount / (up.ms / 1000);
+        got.agent.smallFilesPerSec = filesPerSec(await metered(s, 'agentSmall', () => agentSmall(smallAgent!.url), smallAgent));
       });
       await phase(`round ${round} rclone small files`, async () => {
         settleDisk();
-        // A fresh destination each round, as for the big file.
-        const ms = await metered(s, 'rcloneSmall', () => rclone(s.svc, WAIT_MS, ['copy', smallDir, `ferry:ferry/small-${round}`, '--transfers', String(SMALL_CONCURRENCY)]));
-        got.rclone.smallFilesPerSec = smallCount / (ms / 1000);
+        got.rclone.smallFilesPerSec = filesPerSec(await metered(s, 'rcloneSmall', () => rcloneSmall(`small-${round}`)));
       });
       await phase(`round ${round} agent small files at --concurrency ${CONCURRENCY}`, async () => {
         settleDisk();
-        const up = await agentUpload(s.agent.url, s.teamId, [smallDir], PART);
-        console.log(`    ${f(smallCount / (up.ms / 1000))} files/s`);
-        smallAtDefault = best(smallAtDefault, smallCount / (up.ms / 1000));
+        const perSec = filesPerSec(await agentSmall(s.agent.url));
+        console.log(`    ${f(perSec)} files/s`);
+        smallAtDefault = best(smallAtDefault, perSec);
       });
       for (const row of ['raw', 'agent', 'rclone'] as const) {
         const g = got[row];

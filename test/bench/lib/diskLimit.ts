@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { mbps } from './loopback.js';
+import { MiB, mbps } from './loopback.js';
 
 function dd(file: string, mib: number): Promise<void> {
   return new Promise((ok, fail) => {
@@ -19,10 +19,11 @@ function dd(file: string, mib: number): Promise<void> {
 /** MiB/s of `writers` dd processes writing `mib` MiB in all under `dir`; undefined where dd or O_DIRECT is missing. */
 export async function measureDisk(dir: string, mib: number, writers: number): Promise<number | undefined> {
   const files = Array.from({ length: writers }, (_, i) => join(dir, `disk-${i}.bin`));
+  const each = Math.ceil(mib / writers);
   const t = performance.now();
   try {
-    await Promise.all(files.map((f) => dd(f, Math.ceil(mib / writers))));
-    return mbps(writers * Math.ceil(mib / writers) * 1024 * 1024, performance.now() - t);
+    await Promise.all(files.map((f) => dd(f, each)));
+    return mbps(writers * each * MiB, performance.now() - t);
   } catch {
     return undefined;
   } finally {
