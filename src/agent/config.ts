@@ -44,6 +44,11 @@ function readConfigFile(configDir: string): Record<string, string> {
   return out;
 }
 
+/** 127.0.0.0/8, ::1 and localhost: addresses only this machine reaches. */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
 function int(v: string, what: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const n = Number(v);
   if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${what} must be an integer from ${min} to ${max}, got "${v}"`);
@@ -66,9 +71,14 @@ export function resolveAgentConfig(flags: AgentFlags, env: NodeJS.ProcessEnv = p
   const listen = get('listen') ?? '127.0.0.1:8080';
   const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(listen);
   if (!m) throw new Error(`--listen must be HOST:PORT, got "${listen}"`);
+  const host = m[1]!.replace(/^\[|\]$/g, '');
+  const apiKey = get('api-key');
+  // The Host and Origin checks stop web pages, not programs: any program that reaches
+  // the port could send this machine's files anywhere, so only loopback goes without a key.
+  if (!apiKey && !isLoopback(host)) throw new Error(`--listen ${listen} is reachable from other machines: it needs --api-key`);
   return {
-    apiKey: get('api-key'),
-    host: m[1]!.replace(/^\[|\]$/g, ''),
+    apiKey,
+    host,
     port: int(m[2]!, '--listen port', 0, 65535),
     configDir,
     autoFinalize: get('auto-finalize') === undefined ? true : bool(get('auto-finalize')!, '--auto-finalize'),

@@ -9,6 +9,7 @@ import { startAgent } from '../agent/index.js';
 const HELP = `usage: ferry agent [options]
 
   --listen HOST:PORT        where the REST API listens (default 127.0.0.1:8080)
+                            (an address other machines reach needs --api-key)
   --api-key KEY             an API key of the hosted service: requests must send it as
                             X-API-Key, and it signs the agent in (no "ferry login" needed)
   --config-dir DIR          transfers, session and config.yml (default: the OS's

@@ -4,6 +4,10 @@ import { commands } from './commands.js';
 // Ferry pins Node 20 (see README); the AWS SDK's notice about Node 22 is not for our users.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
+// `npm run ferry -- upload ./footage` runs in the package's root; relative paths
+// mean the folder npm was called from, as they do for the installed `ferry`.
+if (process.env.npm_lifecycle_event === 'ferry' && process.env.INIT_CWD) process.chdir(process.env.INIT_CWD);
+
 const [name, ...args] = process.argv.slice(2);
 
 function usage(): string {

@@ -110,6 +110,11 @@ export class ProgressBar {
     if (message) this.out.write(`${message}\n`);
   }
 
+  /** A line of its own between updates; the next update draws below it. */
+  note(message: string): void {
+    this.finish(message);
+  }
+
   /** Average speed since the bar was made. */
   averageRate(bytes: number): number {
     const s = (this.now() - this.started) / 1000;

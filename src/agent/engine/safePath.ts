@@ -65,7 +65,9 @@ export function packageFolderName(name: string, fallback: string, platform: Node
 /** Whether `target` is `root` itself or lies beneath it (both absolute). */
 export function isInside(root: string, target: string, pathApi: path.PlatformPath = path): boolean {
   const rel = pathApi.relative(pathApi.resolve(root), pathApi.resolve(target));
-  return rel === '' || (!rel.startsWith('..') && !pathApi.isAbsolute(rel));
+  // `..` itself or a path under it climbs out; a name such as `..double` does not.
+  const climbs = rel === '..' || rel.startsWith(`..${pathApi.sep}`);
+  return rel === '' || (!climbs && !pathApi.isAbsolute(rel));
 }
 
 /** root joined with segments; throws unless the result stays inside root (the last line of defence). */

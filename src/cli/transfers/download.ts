@@ -18,6 +18,8 @@ rebuilds the sender's folders.
   --no-bypass-quarantine    refuse a Package with flagged files instead of skipping them
   --chunk-size BYTES        bytes per ranged request
   --priority N              higher goes first (default 0)
+  --user-id UID, --group-id GID
+                            owner of the files written (needs the rights to give them away)
   --no-wait                 print the id and return at once; the agent goes on
 
 Waits until the download is complete, showing progress; Ctrl-C stops waiting,
@@ -45,6 +47,8 @@ export const download = clientCommand(
     'no-bypass-quarantine': { type: 'boolean' },
     'chunk-size': { type: 'string' },
     priority: { type: 'string' },
+    'user-id': { type: 'string' },
+    'group-id': { type: 'string' },
     'no-wait': { type: 'boolean' },
   },
   async ({ values: v, positionals, client, json, print }: Invocation) => {
@@ -60,6 +64,8 @@ export const download = clientCommand(
       bypass_package_quarantine: v['no-bypass-quarantine'] === true ? false : undefined,
       chunk_size: int(v, 'chunk-size', 1),
       priority: int(v, 'priority'),
+      user_id: int(v, 'user-id', 0),
+      group_id: int(v, 'group-id', 0),
     });
     const { download_id: id } = await client.createDownload(body);
     if (v['no-wait'] === true) {

@@ -1,9 +1,12 @@
 // Waits for a transfer to reach an end state while showing its progress. It
 // follows GET /events (the record arrives with each change) and falls back to
-// polling every second when the stream is not available or ends.
+// polling every second when the stream is not available or ends. When the agent
+// stops answering (stopped, or killed), the transfer is kept in its database and
+// goes on when it starts again, so this waits for it, up to `lostMs`, and
+// carries on following from the agent's record.
 import type { AgentClient } from '../agentClient.js';
-import { AgentRequestError } from '../agentClient.js';
-import { ProgressBar, type ProgressOut } from '../progress.js';
+import { AgentRequestError, AgentUnreachableError } from '../agentClient.js';
+import { formatDuration, ProgressBar, type ProgressOut } from '../progress.js';
 import { Failure } from './common.js';
 
 interface Moving { progress: number; size: number; state: string }
@@ -18,6 +21,8 @@ export interface FollowOptions<R extends Moving> {
   pollMs?: number;
   /** Without events, how long to trust the stream before asking for the record anyway. */
   quietMs?: number;
+  /** How long to wait for an agent that stopped answering before giving up (default 10 minutes). */
+  lostMs?: number;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -55,6 +60,28 @@ export async function followTransfer<R extends Moving>(o: FollowOptions<R>): Pro
   };
   const show = (r: R) => bar.update(r.progress, r.size, r.state);
 
+  // One look at the record; undefined while the agent does not answer.
+  const lostMs = o.lostMs ?? 10 * 60_000;
+  let lostSince: number | undefined;
+  const look = async (): Promise<R | undefined> => {
+    try {
+      const record = await fetchRecord();
+      if (lostSince !== undefined) bar.note('the agent answers again');
+      lostSince = undefined;
+      return record;
+    } catch (err) {
+      if (!(err instanceof AgentUnreachableError)) throw err;
+      const now = Date.now();
+      if (lostSince === undefined) {
+        lostSince = now;
+        bar.note(`lost the agent at ${o.client.baseUrl}; the ${o.kind} is kept and goes on when the agent starts again. Waiting for it (up to ${formatDuration(lostMs / 1000)}; Ctrl-C stops waiting)`);
+      } else if (now - lostSince >= lostMs) {
+        throw new Failure(`the agent did not answer for ${formatDuration(lostMs / 1000)}; the ${o.kind} goes on when it starts again (ferry ${o.kind}s get ${o.id})`);
+      }
+      return undefined;
+    }
+  };
+
   try {
     let stream: AsyncIterator<{ type: string; data: unknown }> | undefined;
     try {
@@ -71,9 +98,16 @@ export async function followTransfer<R extends Moving>(o: FollowOptions<R>): Pro
     let pending: Promise<IteratorResult<{ type: string; data: unknown }>> | undefined;
     while (stream) {
       pending ??= stream.next();
-      const next = await within(pending, quietMs);
+      let next: IteratorResult<{ type: string; data: unknown }> | 'tick';
+      try {
+        next = await within(pending, quietMs);
+      } catch {
+        break; // the stream broke (the agent stopped, say): poll
+      }
       if (next === 'tick') {
-        record = await fetchRecord();
+        const seen = await look();
+        if (!seen) break;
+        record = seen;
       } else {
         pending = undefined;
         if (next.done) break;
@@ -86,11 +120,14 @@ export async function followTransfer<R extends Moving>(o: FollowOptions<R>): Pro
       show(record);
       if (o.isDone(record)) return { record, bar };
     }
+    // A stream left behind may still reject; nobody waits for it any more.
+    pending?.catch(() => undefined);
     for (;;) {
       await sleep(pollMs);
-      record = await fetchRecord();
-      show(record);
-      if (o.isDone(record)) return { record, bar };
+      const seen = await look();
+      if (!seen) continue;
+      show(seen);
+      if (o.isDone(seen)) return { record: seen, bar };
     }
   } finally {
     process.off('SIGINT', onSignal);

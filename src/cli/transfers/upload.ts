@@ -26,6 +26,7 @@ ${COMMON_HELP}
   --delete-after DAYS       days the Package is kept
   --unlimited-storage       keep the Package without expiry
   --teamspace-id ID         a teamspace of the Team
+  --tag-id ID, --tag-name N the Package's tag: an existing one by id, or by name (made if new)
   --no-link                 do not make a Link at the end of a Link upload
 
 Waits until the upload is complete (or idle, when the agent does not finalize
@@ -101,6 +102,8 @@ export const upload = clientCommand(
     'delete-after': { type: 'string' },
     'unlimited-storage': { type: 'boolean' },
     'teamspace-id': { type: 'string' },
+    'tag-id': { type: 'string' },
+    'tag-name': { type: 'string' },
     'no-link': { type: 'boolean' },
   },
   async ({ values: v, positionals, client, json, print }: Invocation) => {
@@ -115,6 +118,7 @@ export const upload = clientCommand(
       delete_after: int(v, 'delete-after', 1),
       unlimited_storage: v['unlimited-storage'] === true ? true : undefined,
       teamspace_id: str(v, 'teamspace-id'),
+      tag: str(v, 'tag-id') !== undefined || str(v, 'tag-name') !== undefined ? defined({ id: str(v, 'tag-id'), name: str(v, 'tag-name') }) : undefined,
     });
     const created: CreatedUpload = await client.createUpload(body);
     if (v['no-wait'] === true) {

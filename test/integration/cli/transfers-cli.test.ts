@@ -98,6 +98,29 @@ describe('ferry upload and ferry download', () => {
     expect(rec.link).toBeUndefined();
   });
 
+  test('upload --tag-name tags the Package, and --tag-id finds that tag again', async () => {
+    const byName = await run(a, ['upload', path.join(tmp, 'reel/notes/script.txt'), '--team-id', owner.teamId, '--tag-name', 'Dailies', '--no-link', '--json']);
+    expect(byName.code, byName.stderr).toBe(0);
+    const tagged = await call(svc.url, 'GET', `/v1/packages/${json(byName.stdout).package_id}`, { headers: owner.h });
+    expect(tagged.body.tag).toEqual({ id: expect.any(String), name: 'Dailies' });
+    const byId = await run(a, ['upload', path.join(tmp, 'reel/notes/script.txt'), '--team-id', owner.teamId, '--tag-id', tagged.body.tag.id, '--no-link', '--json']);
+    expect(byId.code, byId.stderr).toBe(0);
+    expect((await call(svc.url, 'GET', `/v1/packages/${json(byId.stdout).package_id}`, { headers: owner.h })).body.tag).toEqual(tagged.body.tag);
+  });
+
+  test('download --user-id and --group-id set who owns the files (root only; else the agent says why)', async () => {
+    const dst = path.join(tmp, 'owned');
+    const r = await run(a, ['download', link, '--dst-folder', dst, '--user-id', '4321', '--group-id', '4321']);
+    if (process.getuid?.() === 0) {
+      expect(r.code, r.stderr).toBe(0);
+      const st = await fs.stat(path.join(dst, 'Reel', 'reel', 'cut.bin'));
+      expect([st.uid, st.gid]).toEqual([4321, 4321]);
+    } else {
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/user_id: changing file ownership to another user needs the agent to run as root/);
+    }
+  });
+
   test('an upload without a session exits 1: not signed in', async () => {
     const fresh = await startTestAgent(svc);
     try {
@@ -113,6 +136,12 @@ describe('ferry upload and ferry download', () => {
     const r = await run(a, ['upload', path.join(tmp, 'missing.bin'), '--team-id', owner.teamId]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/ferry upload: .*missing\.bin/);
+  });
+
+  test('under "npm run ferry", relative paths are taken from the folder npm was run in', async () => {
+    const r = await ferry(['upload', 'missing.bin', '--team-id', owner.teamId, '--agent', a.url], { ...clean, npm_lifecycle_event: 'ferry', INIT_CWD: tmp });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(path.join(tmp, 'missing.bin'));
   });
 });
 

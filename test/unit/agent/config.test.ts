@@ -84,6 +84,15 @@ describe('listen', () => {
   test('port 0 picks a free port', () => {
     expect(resolveAgentConfig({ 'config-dir': dir, listen: '127.0.0.1:0' }, {}).port).toBe(0);
   });
+
+  test.each(['0.0.0.0:8080', '[::]:8080', '192.168.1.20:8080', 'agent.example:8080'])('%s, reachable from other machines, needs an API key', (listen) => {
+    expect(() => resolveAgentConfig({ 'config-dir': dir, listen }, {})).toThrow(`--listen ${listen} is reachable from other machines: it needs --api-key`);
+    expect(resolveAgentConfig({ 'config-dir': dir, listen, 'api-key': 'k' }, {}).apiKey).toBe('k');
+  });
+
+  test.each(['127.0.0.1:8080', '127.1.2.3:8080', '[::1]:8080', 'localhost:8080'])('%s, loopback, needs none', (listen) => {
+    expect(resolveAgentConfig({ 'config-dir': dir, listen }, {}).apiKey).toBeUndefined();
+  });
 });
 
 describe('bad values', () => {

@@ -96,6 +96,11 @@ describe('resolving inside the destination', () => {
     expect(resolveInside('C:\\dst', ['a', 'b.txt'], w)).toBe('C:\\dst\\a\\b.txt');
   });
 
+  test.each([['..double'], ['...'], ['..double', 'x'], ['...', '..a']])('names that only start with dots stay inside: %j', (...segs) => {
+    expect(resolveInside(root, segs)).toBe(path.join(root, ...segs));
+    expect(resolveInside('C:\\dst', segs, path.win32)).toBe(path.win32.join('C:\\dst', ...segs));
+  });
+
   test('a sibling folder sharing the prefix is outside', () => {
     expect(isInside('/tmp/dst', '/tmp/dst-other/x')).toBe(false);
     expect(isInside('/tmp/dst', '/tmp/dst/x')).toBe(true);

@@ -1,7 +1,7 @@
 // The CLI's agent client pieces that need no agent: the base URL rules, the SSE
 // parser, and how a transfer is followed (events first, polling as the fallback).
 import { describe, expect, test } from 'vitest';
-import { AgentClient, AgentRequestError, agentBaseUrl, parseEventStream } from '../../../src/cli/agentClient.js';
+import { AgentClient, AgentRequestError, AgentUnreachableError, agentBaseUrl, parseEventStream } from '../../../src/cli/agentClient.js';
 import { followTransfer } from '../../../src/cli/transfers/follow.js';
 
 describe('agentBaseUrl', () => {
@@ -91,5 +91,48 @@ describe('followTransfer', () => {
       client: gone, kind: 'upload', id: 'u1', out: quiet, pollMs: 1, isDone: () => false,
       get: async () => { if (gets++ > 0) throw new AgentRequestError(404, 262149, 'upload not found'); return rec(0); },
     })).rejects.toThrow(/upload u1 was removed/);
+  });
+});
+
+describe('followTransfer when the agent stops answering', () => {
+  const unreachable = () => new AgentUnreachableError('cannot reach the agent');
+
+  test('a broken stream and an agent that comes back: waits, says so, and follows on to the end', async () => {
+    const lines: string[] = [];
+    const out = { write: (s: string) => (lines.push(s), true), isTTY: false };
+    // The stream breaks as undici's does when the agent dies; the agent then misses three looks and comes back.
+    const client = {
+      baseUrl: 'http://127.0.0.1:1/api/v1',
+      events: async () => (async function* () {
+        yield { id: 1, type: 'upload', data: rec(30) };
+        throw new TypeError('terminated');
+      })(),
+    } as unknown as AgentClient;
+    const answers: (Rec | 'down')[] = [rec(0), 'down', 'down', 'down', rec(70), rec(100, 'complete')];
+    let gets = 0;
+    const { record } = await followTransfer<Rec>({
+      client, kind: 'upload', id: 'u1', out, pollMs: 1, quietMs: 60_000, lostMs: 60_000,
+      get: async () => {
+        const a = answers[Math.min(gets++, answers.length - 1)]!;
+        if (a === 'down') throw unreachable();
+        return a;
+      },
+      isDone: (r) => r.state === 'complete',
+    });
+    expect(record).toEqual(rec(100, 'complete'));
+    expect(gets).toBe(6);
+    const text = lines.join('');
+    expect(text.match(/lost the agent at http:\/\/127\.0\.0\.1:1\/api\/v1; the upload is kept/g)).toHaveLength(1);
+    expect(text).toContain('the agent answers again');
+  });
+
+  test('gives up after lostMs with a failure that says where the transfer is', async () => {
+    const client = { events: async () => { throw unreachable(); } } as unknown as AgentClient;
+    let gets = 0;
+    await expect(followTransfer<Rec>({
+      client, kind: 'download', id: 'd1', out: quiet, pollMs: 5, lostMs: 30, isDone: () => false,
+      get: async () => { if (gets++ > 0) throw unreachable(); return { ...rec(0), upload_id: 'd1' }; },
+    })).rejects.toThrow(/did not answer for .*the download goes on when it starts again \(ferry downloads get d1\)/);
+    expect(gets).toBeGreaterThan(2);
   });
 });
