@@ -28,7 +28,7 @@ export function classify(err: unknown): Failure {
     return { kind: 'fatal', message };
   }
   if (err instanceof HostedApiError) {
-    if (err.status === 429 || err.status >= 500) return { kind: 'retry', message: `the service answered ${err.status}: ${message}` };
+    if (err.status === 408 || err.status === 429 || err.status >= 500) return { kind: 'retry', message: `the service answered ${err.status}: ${message}` };
     if (err.status === 404) return { kind: 'fatal', message: `the Link or the file is gone: ${message}` };
     if (err.status === 410) return { kind: 'fatal', message: `the Package has expired: ${message}` };
     if (err.status === 401) return { kind: 'fatal', message: `the Link refused its password: ${message}` };

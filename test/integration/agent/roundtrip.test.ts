@@ -45,7 +45,7 @@ async function makeTree(root: string): Promise<Record<string, Buffer>> {
   return out;
 }
 
-/** Polls GET /uploads/{id} until it is complete (bounded); fails at once on state error. */
+/** Polls GET /uploads/{id} until it is complete (bounded); an upload in error shows its error. */
 async function waitComplete(id: string): Promise<any> {
   return vi.waitFor(
     async () => {

@@ -1,0 +1,41 @@
+// What a failed range or service call does to a download: retried later, the one
+// entry failed, or the whole download stopped in error (resumable).
+import { describe, expect, test } from 'vitest';
+import { HostedApiError } from '../../../src/client/http.js';
+import { LocalWriteError } from '../../../src/agent/engine/batchedWriter.js';
+import { classify, ItemError } from '../../../src/agent/engine/downloadErrors.js';
+import { RangeHttpError } from '../../../src/agent/engine/rangeFetch.js';
+import { UnsafePathError } from '../../../src/agent/engine/safePath.js';
+
+const errno = (code: string, path?: string) => Object.assign(new Error(code), { code, ...(path ? { path } : {}) });
+
+describe('classify', () => {
+  test.each([408, 429, 500, 503])('the store or the service answering %i is retried', (status) => {
+    expect(classify(new RangeHttpError(status, 'x')).kind).toBe('retry');
+    expect(classify(new HostedApiError(status, 'x', 'x')).kind).toBe('retry');
+  });
+
+  test.each([
+    [new HostedApiError(404, 'not_found', 'x'), /the Link or the file is gone/],
+    [new HostedApiError(410, 'gone', 'x'), /the Package has expired/],
+    [new HostedApiError(401, 'unauthorized', 'x'), /refused its password/],
+    [new RangeHttpError(403, 'x'), /refused even when fresh/],
+    [new RangeHttpError(416, 'x'), /x/],
+  ])('%s stops the download', (err, message) => {
+    const f = classify(err);
+    expect(f.kind).toBe('fatal');
+    expect(f.message).toMatch(message);
+  });
+
+  test('a wrong size or an unusable path fails only its entry', () => {
+    expect(classify(new ItemError('size')).kind).toBe('item');
+    expect(classify(new UnsafePathError('..')).kind).toBe('item');
+  });
+
+  test('network errors are retried; a disk that refuses writes stops the download', () => {
+    expect(classify(errno('ECONNRESET')).kind).toBe('retry');
+    expect(classify(errno('UND_ERR_SOCKET')).kind).toBe('retry');
+    expect(classify(new LocalWriteError('ENOSPC')).kind).toBe('fatal');
+    expect(classify(errno('EROFS', '/dst/a.bin')).kind).toBe('fatal');
+  });
+});
