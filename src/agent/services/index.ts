@@ -5,12 +5,14 @@ import { createSessionService, type SessionService } from './session.js';
 import { createSystemService, type SystemService } from './system.js';
 import { createUploadsService, type UploadsService } from './uploads.js';
 import { createDownloadsService, type DownloadsService } from './downloads.js';
+import { createEventsService, type EventsService } from './events.js';
 
 export interface AgentServices {
   system: SystemService;
   session: SessionService;
   uploads: UploadsService;
   downloads: DownloadsService;
+  events: EventsService;
 }
 
 export function createServices(ctx: AgentContext, shutdown: () => void): AgentServices {
@@ -20,5 +22,6 @@ export function createServices(ctx: AgentContext, shutdown: () => void): AgentSe
     session,
     uploads: createUploadsService(ctx, session),
     downloads: createDownloadsService(ctx),
+    events: createEventsService(ctx),
   };
 }

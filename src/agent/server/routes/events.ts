@@ -3,33 +3,17 @@
 // as far as the agent still holds it. Streams end when the agent closes.
 import type { ServerResponse } from 'node:http';
 import type { AgentRouteModule } from '../app.js';
-import { EVENT_TYPES, EventsQuery, type EventType } from '../../../api/agent/events.js';
-import { invalid } from '../../errors.js';
+import { EventsQuery } from '../../../api/agent/events.js';
 import type { AgentEvent } from '../../events.js';
 
 const PING_MS = 15_000;
 /** A client this far behind is dropped rather than buffered without end; it reconnects with Last-Event-ID. */
 const MAX_BUFFERED = 8 * 1024 * 1024;
 
-function parseTypes(text: string | undefined): Set<EventType> {
-  if (text === undefined || text.trim() === '') return new Set(EVENT_TYPES);
-  const out = new Set<EventType>();
-  for (const t of text.split(',').map((s) => s.trim()).filter(Boolean)) {
-    if (!(EVENT_TYPES as readonly string[]).includes(t)) throw invalid(`types: unknown event type "${t}" (known: ${EVENT_TYPES.join(', ')})`);
-    out.add(t as EventType);
-  }
-  return out;
-}
-
-function parseSince(header: string | string[] | undefined, query: number | undefined): number | undefined {
-  if (typeof header !== 'string' || header.trim() === '') return query;
-  if (!/^\d{1,15}$/.test(header.trim())) throw invalid('Last-Event-ID must be a non-negative integer');
-  return Number(header.trim());
-}
-
+const header = (v: string | string[] | undefined) => (typeof v === 'string' ? v : undefined);
 const frame = (e: AgentEvent) => `id: ${e.id}\nevent: ${e.type}\ndata: ${JSON.stringify(e.data)}\n\n`;
 
-const routes: AgentRouteModule = (app, _services, ctx) => {
+const routes: AgentRouteModule = (app, services) => {
   const open = new Set<ServerResponse>();
   // End the streams before the server waits for its connections to finish.
   app.addHook('preClose', async () => {
@@ -38,8 +22,7 @@ const routes: AgentRouteModule = (app, _services, ctx) => {
   });
 
   app.get('/events', { schema: { querystring: EventsQuery } }, async (req, reply) => {
-    const types = parseTypes(req.query.types);
-    const since = parseSince(req.headers['last-event-id'], req.query.since);
+    const start = services.events.follow({ types: req.query.types, lastEventId: header(req.headers['last-event-id']), since: req.query.since });
     reply.hijack();
     const res = reply.raw;
     res.writeHead(200, {
@@ -62,14 +45,14 @@ const routes: AgentRouteModule = (app, _services, ctx) => {
     };
     // The response's close: the client left, or the connection was cut.
     res.on('close', end);
-    unsubscribe = ctx.events.subscribe((e) => {
-      if (!types.has(e.type) || res.writableEnded) return;
+    unsubscribe = start((e) => {
+      if (res.writableEnded) return;
       res.write(frame(e));
       if (res.writableLength > MAX_BUFFERED) {
         req.log.warn('an /events client is too slow; its stream is ended');
         end();
       }
-    }, since);
+    });
     if (res.writableEnded) unsubscribe();
   });
 };
