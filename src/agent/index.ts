@@ -43,7 +43,8 @@ export async function startAgent(config: AgentConfig, log: Logger = pino({ level
   const services = createServices(ctx, () => void close());
   const app = await buildAgentApp(ctx, services);
   try {
-    if (config.apiKey) await services.session.loginWithApiKey(config.apiKey).catch((err) => log.warn({ err }, 'signing in with the API key failed'));
+    // Retried in the background while the service cannot be reached; close() stops that.
+    if (config.apiKey) await services.session.startWithApiKey(config.apiKey);
     await app.listen({ host: config.host, port: config.port });
   } catch (err) {
     await close();

@@ -1,9 +1,11 @@
 // The user session: signed in with e-mail and password (a user token) or with the
 // agent's API key. It is kept in SQLite so transfers go on after a restart. A
 // user token is renewed at half its lifetime (POST /v1/auth/refresh), so an
-// agent left running stays signed in without keeping the password.
+// agent left running stays signed in without keeping the password. When the
+// service refuses the session's token or key (expired, revoked, user removed),
+// the session ends: it is removed and the routes answer "session is nil".
 import type { AgentContext } from '../context.js';
-import { HostedHttp, HostedApiError, type Credentials } from '../../client/http.js';
+import { HostedHttp, HostedApiError, type Credentials, type RequestOptions } from '../../client/http.js';
 import { clearSession, loadSession, saveSession, type StoredSession } from '../store/sessionStore.js';
 import { AgentError, sessionNil, upstream } from '../errors.js';
 import { AgentErrorCode } from '../../api/agent/errors.js';
@@ -16,6 +18,16 @@ export interface SessionInfo { user: StoredSession['user']; teams: Team[] }
 const RENEW_RETRY_MS = 60_000;
 /** The longest a Node timer waits; a later renewal is scheduled in steps. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
+/** The `--api-key` sign-in at start, when the service cannot be reached: first retry after this long, doubling up to the maximum. */
+export const API_KEY_RETRY_FIRST_MS = 1_000;
+export const API_KEY_RETRY_MAX_MS = 60_000;
+
+/** Refusals of the service that ended the session: the route that met one answers "session is nil" like those after it. */
+const endedTheSession = new WeakSet<object>();
+
+/** A refusal of the credentials themselves (401/403), as opposed to a service that cannot be reached or failed. */
+const isRefusal = (err: unknown): boolean =>
+  (err instanceof HostedApiError || err instanceof AgentError) && (err.status === 401 || err.status === 403);
 
 /** When a user token should be renewed (half-way through its life) and when it expires, in ms, from its own iat and exp claims. */
 export function tokenTimes(token: string): { renewAt: number; expiresAt: number } | undefined {
@@ -31,6 +43,7 @@ export function tokenTimes(token: string): { renewAt: number; expiresAt: number 
 /** Maps a failure of the hosted service to what the agent answers. */
 export function fromHosted(err: unknown): never {
   if (err instanceof HostedApiError) {
+    if (endedTheSession.has(err)) throw sessionNil();
     if (err.status === 401) throw new AgentError(401, AgentErrorCode.sessionNil, `the service refused the credentials: ${err.message}`);
     if (err.status === 400 || err.status === 404 || err.status === 409 || err.status === 403 || err.status === 410 || err.status === 413) {
       throw new AgentError(err.status, err.status === 409 ? AgentErrorCode.conflict : err.status === 404 ? AgentErrorCode.notFound : AgentErrorCode.badRequest, err.message);
@@ -42,7 +55,47 @@ export function fromHosted(err: unknown): never {
 }
 
 export function createSessionService(ctx: AgentContext) {
-  const hosted = new HostedHttp(ctx.config.hostedUrl);
+  let closed = false;
+  let renewTimer: NodeJS.Timeout | undefined;
+  let apiKeyTimer: NodeJS.Timeout | undefined;
+  /** The `--api-key` sign-in under way, awaited by close(). */
+  let apiKeyAttempt: Promise<unknown> | undefined;
+  /** The secret of the session that last ended by a refusal: calls that were under way with it answer "session is nil" too. */
+  let endedSecret: string | undefined;
+
+  /**
+   * Ends the session after the service refused `secret`, if that is still the stored
+   * session's (a sign-in meanwhile stays): removed from the store, its renewal
+   * stopped, a `session` event with `{user: null}`. True when it ended it.
+   */
+  function endRefused(secret: string, why: string): boolean {
+    if (closed) return false;
+    const s = loadSession(ctx.db);
+    if (!s || s.secret !== secret) return false;
+    clearTimeout(renewTimer);
+    clearSession(ctx.db);
+    endedSecret = secret;
+    ctx.events.publish('session', { user: null });
+    ctx.log.warn({ err: why, kind: s.kind, user: s.user.email }, 'the service refused the session, which has ended; sign in again');
+    return true;
+  }
+
+  /** The service client every session call goes through: a 401 to the session's own token or key ends the session. */
+  class SessionHttp extends HostedHttp {
+    override async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+      try {
+        return await super.request<T>(method, path, opts);
+      } catch (err) {
+        // With a package token it is that token the service judged, not the session.
+        const secret = opts.auth && !opts.auth.packageToken ? (opts.auth.userToken ?? opts.auth.apiKey) : undefined;
+        if (err instanceof HostedApiError && err.status === 401 && secret && (endRefused(secret, err.message) || secret === endedSecret)) {
+          endedTheSession.add(err);
+        }
+        throw err;
+      }
+    }
+  }
+  const hosted: HostedHttp = new SessionHttp(ctx.config.hostedUrl);
 
   const credentialsOf = (s: StoredSession): Credentials => (s.kind === 'api_key' ? { apiKey: s.secret } : { userToken: s.secret });
 
@@ -52,14 +105,13 @@ export function createSessionService(ctx: AgentContext) {
       hosted.request<StoredSession['user']>('GET', '/v1/me', { auth }),
       hosted.request<Team[]>('GET', '/v1/teams', { auth }),
     ]).catch(fromHosted);
+    if (closed) throw upstream('the agent is stopping');
     saveSession(ctx.db, { kind, secret, user });
     ctx.events.publish('session', { user });
     scheduleRenewal();
     return { user, teams };
   }
 
-  let renewTimer: NodeJS.Timeout | undefined;
-  let closed = false;
   const later = (ms: number, fn: () => void) => {
     clearTimeout(renewTimer);
     renewTimer = setTimeout(fn, Math.min(Math.max(0, ms), MAX_TIMER_MS));
@@ -85,11 +137,12 @@ export function createSessionService(ctx: AgentContext) {
       scheduleRenewal();
     } catch (err) {
       if (closed) return;
-      if (err instanceof HostedApiError && err.status === 401) {
-        // Expired or revoked: the session has ended, and calls answer "session is nil"-style 401s.
-        ctx.log.warn({ err: err.message }, 'the service refused to renew the session; sign in again');
+      if (isRefusal(err)) {
+        // Expired or revoked: the session ends (a 401 has already ended it on its way here).
+        endRefused(token, (err as Error).message);
         return;
       }
+      // The service cannot be reached (or failed): the session stays while the token lasts.
       if (Date.now() + RENEW_RETRY_MS >= (tokenTimes(token)?.expiresAt ?? 0)) {
         ctx.log.warn({ err: (err as Error).message }, 'could not renew the session before it expired; sign in again');
         return;
@@ -108,8 +161,46 @@ export function createSessionService(ctx: AgentContext) {
       const r = await hosted.request<{ token: string }>('POST', '/v1/auth', { body: { email, password } }).catch(fromHosted);
       return establish('credentials', r.token);
     },
-    /** The `--api-key` start flag: a persistent session by API key. */
+    /** A persistent session by API key. */
     loginWithApiKey: (apiKey: string) => establish('api_key', apiKey),
+    /**
+     * The `--api-key` start flag: a stored session that is not this key's is dropped,
+     * then the key signs the agent in. While the service cannot be reached the sign-in
+     * is tried again in the background (1 s, doubling up to 60 s) until it succeeds or
+     * the agent closes; a refusal of the key is logged and leaves no session. Resolves
+     * after the first try.
+     */
+    async startWithApiKey(apiKey: string): Promise<void> {
+      const stored = loadSession(ctx.db);
+      if (stored && (stored.kind !== 'api_key' || stored.secret !== apiKey)) {
+        clearTimeout(renewTimer);
+        clearSession(ctx.db);
+        ctx.log.info({ kind: stored.kind, user: stored.user.email }, 'dropped the stored session: the agent signs in with its API key');
+      }
+      let delay = API_KEY_RETRY_FIRST_MS;
+      const attempt = async (): Promise<void> => {
+        apiKeyTimer = undefined;
+        if (closed) return;
+        // A POST /login meanwhile (the service was back for it) is a later choice than the flag.
+        const now = loadSession(ctx.db);
+        if (now && now.secret !== apiKey) return;
+        try {
+          await establish('api_key', apiKey);
+        } catch (err) {
+          if (closed) return;
+          if (isRefusal(err)) {
+            // A refused key stays refused: no retry, and a stored session of this key ends.
+            endRefused(apiKey, (err as Error).message);
+            ctx.log.error({ err: (err as Error).message }, 'the service refused the API key; the agent has no session');
+            return;
+          }
+          ctx.log.warn({ err: (err as Error).message, retry_in_ms: delay }, 'signing in with the API key failed; trying again');
+          apiKeyTimer = setTimeout(() => void (apiKeyAttempt = attempt()), delay);
+          delay = Math.min(delay * 2, API_KEY_RETRY_MAX_MS);
+        }
+      };
+      await (apiKeyAttempt = attempt());
+    },
     /** GET /login: the current session, refreshed from the service. */
     async current(): Promise<SessionInfo> {
       const s = loadSession(ctx.db);
@@ -132,10 +223,14 @@ export function createSessionService(ctx: AgentContext) {
       if (!s) throw sessionNil();
       return credentialsOf(s);
     },
-    close() {
+    async close() {
       closed = true;
       clearTimeout(renewTimer);
-      return hosted.close();
+      clearTimeout(apiKeyTimer);
+      apiKeyTimer = undefined;
+      await hosted.close();
+      // A sign-in under way ends with the pool; it sets no timer once closed.
+      await apiKeyAttempt?.catch(() => undefined);
     },
   };
 }
