@@ -35,13 +35,24 @@ export type UploadFault =
   /** Swallows the body and answers 200 with an ETag that is not its MD5. */
   | 'bad-etag'
   | { status: number }
-  | { delayMs: number };
+  | { delayMs: number }
+  /**
+   * Reads the whole body, holds it this long, then forwards it unless the client
+   * closed the request meanwhile (a slow store; a client that gives up is seen at
+   * once, as it is not with delayMs, whose unread socket hides the close).
+   */
+  | { holdMs: number };
 
 export interface UploadProxy {
   url: string;
   rule: (p: PartPut) => UploadFault;
-  /** Every part PUT seen, with its fault and (when forwarded) the store's status. */
-  puts: (PartPut & { fault: UploadFault; status?: number; bytes?: number })[];
+  /**
+   * Every part PUT seen, with its fault and (when forwarded) the store's status.
+   * `clientClosedAt` (Date.now()) is set when the client closed the request before
+   * the proxy's answer to it was complete (an abort); closes the proxy makes itself
+   * (a reset, a broken upstream, close()) do not count.
+   */
+  puts: (PartPut & { fault: UploadFault; status?: number; bytes?: number; clientClosedAt?: number })[];
   /** Sum of part bodies the store answered 200 for. */
   storedBytes: number;
   close(): Promise<void>;
@@ -51,21 +62,25 @@ export async function startUploadProxy(target: string): Promise<UploadProxy> {
   const upstream = new URL(target);
   const counts = new Map<string, number>();
   const held = new Set<http.IncomingMessage>();
+  /** Answers the proxy itself cut off: their close is not the client's doing. */
+  const cut = new WeakSet<http.ServerResponse>();
+  let closing = false;
   const proxy: UploadProxy = {
     url: '',
     rule: () => 'pass',
     puts: [],
     storedBytes: 0,
     close: async () => {
+      closing = true;
       for (const r of held) r.socket.destroy();
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
     },
   };
 
-  const forward = (req: http.IncomingMessage, res: http.ServerResponse, seen?: (typeof proxy.puts)[number]) => {
-    let bytes = 0;
-    req.on('data', (c: Buffer) => (bytes += c.length));
+  const forward = (req: http.IncomingMessage, res: http.ServerResponse, seen?: (typeof proxy.puts)[number], body?: Buffer) => {
+    let bytes = body?.length ?? 0;
+    if (!body) req.on('data', (c: Buffer) => (bytes += c.length));
     const up = http.request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (ur) => {
       if (seen) {
         seen.status = ur.statusCode;
@@ -75,11 +90,15 @@ export async function startUploadProxy(target: string): Promise<UploadProxy> {
       res.writeHead(ur.statusCode ?? 502, ur.headers);
       ur.pipe(res);
     });
-    up.on('error', () => res.destroy());
+    up.on('error', () => {
+      cut.add(res);
+      res.destroy();
+    });
     res.on('close', () => {
       if (!res.writableFinished) up.destroy();
     });
-    req.pipe(up);
+    if (body) up.end(body);
+    else req.pipe(up);
   };
 
   const server = http.createServer(async (req, res) => {
@@ -93,10 +112,16 @@ export async function startUploadProxy(target: string): Promise<UploadProxy> {
     part.n = (counts.get(k) ?? 0) + 1;
     counts.set(k, part.n);
     const fault = proxy.rule(part);
-    const seen = { ...part, fault };
+    const seen: (typeof proxy.puts)[number] = { ...part, fault };
     proxy.puts.push(seen);
+    res.once('close', () => {
+      if (!res.writableFinished && !closing && !cut.has(res)) seen.clientClosedAt = Date.now();
+    });
 
-    if (fault === 'reset') return req.socket.destroy();
+    if (fault === 'reset') {
+      cut.add(res);
+      return req.socket.destroy();
+    }
     if (fault === 'stall' || fault === 'mute') {
       held.add(req);
       if (fault === 'stall') req.pause();
@@ -122,6 +147,16 @@ export async function startUploadProxy(target: string): Promise<UploadProxy> {
       req.pause();
       await new Promise((r) => setTimeout(r, fault.delayMs));
       if (req.destroyed) return;
+    }
+    if (typeof fault === 'object' && 'holdMs' in fault) {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.once('end', () => {
+        setTimeout(() => {
+          if (seen.clientClosedAt === undefined && !res.destroyed) forward(req, res, seen, Buffer.concat(chunks));
+        }, fault.holdMs);
+      });
+      return;
     }
     forward(req, res, seen);
   });
