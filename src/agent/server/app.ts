@@ -1,6 +1,6 @@
 // The agent's local REST server under /api/v1: security checks first, then thin
 // routes that each call one operation of the services.
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type RawServerDefault } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type RawServerDefault } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AgentErrorCode } from '../../api/agent/errors.js';
@@ -16,13 +16,25 @@ export type AgentApp = FastifyInstance<RawServerDefault, IncomingMessage, Server
 export type AgentRouteModule = (app: AgentApp, services: AgentServices, ctx: AgentContext) => void | Promise<void>;
 
 export const API_PREFIX = '/api/v1';
+/**
+ * Largest request body. Fastify's 1 MiB would refuse POST /uploads with a few
+ * thousand long paths, which the schema allows (up to 10,000 of 4,096 characters).
+ */
+export const BODY_LIMIT = 64 * 1024 * 1024;
 
 export async function buildAgentApp(ctx: AgentContext, services: AgentServices): Promise<AgentApp> {
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     forceCloseConnections: true,
+    bodyLimit: BODY_LIMIT,
     routerOptions: { ignoreTrailingSlash: true },
+    // A path the router cannot take (bad %-encoding, a segment over 100 characters) is bad input too.
+    frameworkErrors: (err, _req, res) => {
+      const reply = res as FastifyReply;
+      if ((err.statusCode ?? 500) >= 500) return reply.code(500).send({ code: AgentErrorCode.internal, message: 'internal error' });
+      return reply.code(400).send({ code: AgentErrorCode.badRequest, message: err.message });
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
 

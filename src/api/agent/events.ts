@@ -6,7 +6,7 @@ export type EventType = (typeof EVENT_TYPES)[number];
 
 export const EventsQuery = Type.Object({
   /** Replay the held events after this id (the Last-Event-ID header wins over it). */
-  since: Type.Optional(Type.Integer({ minimum: 0 })),
+  since: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
   /** Comma-separated event types to receive; default all. */
   types: Type.Optional(Type.String({ maxLength: 100 })),
 });

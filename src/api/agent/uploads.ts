@@ -37,7 +37,8 @@ export const PortalUploadBody = Type.Object({
   sender_email: Email,
   paths: Paths,
   access_code: Type.Optional(Type.String({ maxLength: 1024 })),
-  metadata: Type.Optional(Type.Record(Type.String({ maxLength: 255 }), Type.String({ maxLength: 10_000 }))),
+  /** Keys of up to 255 characters (a Record's key schema is not checked, hence propertyNames). */
+  metadata: Type.Optional(Type.Record(Type.String(), Type.String({ maxLength: 10_000 }), { propertyNames: { maxLength: 255 } })),
   package_name: Type.Optional(PackageName),
   package_description: Type.Optional(Description),
   chunk_size: Type.Optional(ChunkSize),

@@ -56,9 +56,9 @@ const routes: AgentRouteModule = (app, services) => {
     '/uploads/:upload_id/link',
     {
       schema: { params: UploadParams, body: UploadLinkBody, response: { 201: UploadLinkAnswer } },
-      // Every field is optional, so no body asks for the defaults.
+      // Every field is optional, so no body asks for the defaults (a JSON null is not "no body": 400).
       preValidation: async (req) => {
-        req.body ??= {};
+        if (req.body === undefined) req.body = {};
       },
     },
     async (req, reply) => reply.code(201).send(await uploads.link(req.params.upload_id, req.body)),

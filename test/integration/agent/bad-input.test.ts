@@ -1,0 +1,452 @@
+// Bad input on every route the agent serves, as one table: a body that is not
+// JSON, a wrong type for each field of the route's schema, missing required
+// fields, bad path params and query strings. Each answers 400 {code, message}
+// (415 for a body that is not JSON by its content type, 413 for one over the
+// body limit) and changes nothing: the uploads, downloads and session read the
+// same before and after the table, no event is published, the service holds no
+// new Package or Link, and no dst_folder is created.
+import fs from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import Fastify from 'fastify';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { call, startTestService, type TestService } from '../../helpers/hosted.js';
+import { ownerActor, type Actor } from '../../helpers/auth.js';
+import { openEventStream, signInAgent, startTestAgent, type EventStream, type TestAgent } from '../../helpers/agent.js';
+import { createPackage, finalizePackage, makeLink, uploadFile } from '../../helpers/flow.js';
+import { startDownload, waitFor, waitForState } from '../../helpers/downloads.js';
+import { agentRoutes } from '../../../src/agent/server/routes/index.js';
+import { AgentErrorCode } from '../../../src/api/agent/errors.js';
+import { BODY_LIMIT, type AgentApp } from '../../../src/agent/server/app.js';
+
+interface Row {
+  /** The route as declared, e.g. `POST /uploads/:upload_id/link`. */
+  route: string;
+  what: string;
+  method: string;
+  /** Below /api/v1, sent as is (no URL normalization). */
+  path: string;
+  /** Sent as JSON. */
+  body?: unknown;
+  /** Sent as these bytes, with `type` as content-type (default application/json; null: none). */
+  raw?: string | Buffer;
+  type?: string | null;
+  headers?: Record<string, string>;
+  /** 400 unless told. */
+  status?: number;
+}
+
+let svc: TestService;
+let owner: Actor;
+let agent: TestAgent;
+let tmp: string;
+let file: string;
+let uploadId: string;
+let downloadId: string;
+let link: { url: string };
+/** Where POST /downloads is told to write: it must never appear. */
+let neverDst: string;
+const relativeDst = `ferry-bad-input-${process.pid}`;
+
+beforeAll(async () => {
+  svc = await startTestService();
+  owner = await ownerActor(svc);
+  agent = await startTestAgent(svc);
+  await signInAgent(agent.url, svc);
+  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-bad-input-'));
+  file = path.join(tmp, 'a.txt');
+  await fs.writeFile(file, 'a small file\n');
+  neverDst = path.join(tmp, 'never', 'sub');
+
+  // A Portal the Portal rows name, so only the field under test is wrong.
+  const portal = await call(svc.url, 'POST', `/v1/teams/${owner.teamId}/portals`, {
+    headers: owner.h,
+    body: { name: 'Desk', subdomain: 'desk', active: true, recipients: ['desk@example.com'] },
+  });
+  expect(portal.status, JSON.stringify(portal.body)).toBe(201);
+
+  // One finished upload and one finished download, so that a request wrongly taken would show.
+  const up = await call(agent.url, 'POST', '/uploads', { body: { team_id: owner.teamId, paths: [file] } });
+  expect(up.status, JSON.stringify(up.body)).toBe(201);
+  uploadId = up.body.upload_id;
+  await waitFor('the upload to complete', async () => {
+    const r = await call(agent.url, 'GET', `/uploads/${uploadId}`);
+    if (r.body.state === 'error') throw new Error(r.body.error);
+    return r.body.state === 'complete' ? r.body : undefined;
+  });
+  const pkg = await createPackage(svc, owner, { name: 'To fetch' });
+  await uploadFile(svc, pkg, 'b.txt', '', Buffer.from('to be fetched\n'));
+  await finalizePackage(svc, pkg);
+  link = await makeLink(svc, pkg);
+  downloadId = await startDownload(agent.url, { url: link.url, dst_folder: path.join(tmp, 'fetched') });
+  await waitForState(agent.url, downloadId);
+});
+
+afterAll(async () => {
+  await agent?.close();
+  await svc?.close();
+  if (tmp) await fs.rm(tmp, { recursive: true, force: true });
+  await fs.rm(path.resolve(relativeDst), { recursive: true, force: true });
+});
+
+/** One request over a fresh connection, byte for byte as the row says; an event stream is left at its head. */
+function send(row: Row): Promise<{ status: number; type: string; text: string }> {
+  const base = new URL(agent.url);
+  let data: Buffer | undefined;
+  let type: string | null = 'application/json';
+  if (row.body !== undefined) data = Buffer.from(JSON.stringify(row.body));
+  else if (row.raw !== undefined) {
+    data = Buffer.isBuffer(row.raw) ? row.raw : Buffer.from(row.raw);
+    if (row.type !== undefined) type = row.type;
+  }
+  const headers: Record<string, string> = { connection: 'close', ...row.headers };
+  if (data) {
+    headers['content-length'] = String(data.length);
+    if (type) headers['content-type'] = type;
+  }
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    const req = http.request(
+      { host: base.hostname, port: base.port, method: row.method, path: base.pathname + row.path, headers, agent: false },
+      (res) => {
+        answered = true;
+        const resType = String(res.headers['content-type'] ?? '');
+        if (resType.startsWith('text/event-stream')) {
+          res.destroy();
+          return resolve({ status: res.statusCode!, type: resType, text: '' });
+        }
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode!, type: resType, text }));
+        res.on('error', reject);
+      },
+    );
+    // An early answer (413) may cut the upload of the body: only an error before any answer counts.
+    req.on('error', (err) => {
+      if (!answered) reject(err);
+    });
+    req.setTimeout(15_000, () => req.destroy(new Error('no answer within 15 s')));
+    req.end(data);
+  });
+}
+
+// ---------------------------------------------------------------- the table
+
+const ID = ':upload_id';
+const DID = ':download_id';
+/** Just over the agent's body limit, and otherwise JSON. */
+const OVERSIZED = `{"pad":"${'x'.repeat(BODY_LIMIT)}"}`;
+
+/** What every route that reads a body refuses, whatever its schema. */
+function bodyRows(route: string, method: string, p: string): Row[] {
+  return [
+    { route, method, path: p, what: 'malformed JSON', raw: '{"a":' },
+    { route, method, path: p, what: 'not JSON at all, as application/json', raw: 'hello' },
+    { route, method, path: p, what: 'JSON with trailing garbage', raw: '{} {}' },
+    { route, method, path: p, what: 'a content type it does not take (application/xml): 415', raw: '<a/>', type: 'application/xml', status: 415 },
+    { route, method, path: p, what: 'a body without a content type: 415', raw: '{}', type: null, status: 415 },
+    { route, method, path: p, what: 'a body over the limit: 413', raw: OVERSIZED, status: 413 },
+  ];
+}
+
+/** Plus, for a route with a body schema: bodies that are not an object, and each field wrong in turn. */
+function schemaRows(route: string, p: string, base: Record<string, unknown>, fields: [string, unknown][], required: string[]): Row[] {
+  const rows: Row[] = [
+    ...bodyRows(route, 'POST', p),
+    { route, method: 'POST', path: p, what: 'a JSON array', body: [base] },
+    { route, method: 'POST', path: p, what: 'a JSON string', body: 'x' },
+    { route, method: 'POST', path: p, what: 'JSON null', raw: 'null' },
+    { route, method: 'POST', path: p, what: 'valid JSON sent as text/plain', raw: JSON.stringify(base), type: 'text/plain' },
+  ];
+  for (const [field, value] of fields) {
+    rows.push({ route, method: 'POST', path: p, what: `${field}: ${JSON.stringify(value)?.slice(0, 40)}`, body: { ...base, [field]: value } });
+  }
+  for (const field of required) {
+    const { [field]: _gone, ...rest } = base;
+    rows.push({ route, method: 'POST', path: p, what: `${field} missing`, body: rest });
+  }
+  return rows;
+}
+
+/** Ids the router or the params schema refuses: over 100 characters, or %-encoding that does not decode. */
+function uploadIdRows(route: string, method: string, suffix = ''): Row[] {
+  return [
+    { route, method, path: `/uploads/${'u'.repeat(101)}${suffix}`, what: 'an id of 101 characters' },
+    { route, method, path: `/uploads/${'u'.repeat(5000)}${suffix}`, what: 'an id of 5000 characters' },
+    { route, method, path: `/uploads/%E0%A4%A${suffix}`, what: 'an id with broken %-encoding' },
+  ];
+}
+function downloadIdRows(route: string, method: string, suffix = ''): Row[] {
+  return [
+    { route, method, path: `/downloads/${'d'.repeat(65)}${suffix}`, what: 'an id of 65 characters' },
+    { route, method, path: `/downloads/${'d'.repeat(101)}${suffix}`, what: 'an id of 101 characters' },
+    { route, method, path: `/downloads/a.b${suffix}`, what: 'an id with a dot' },
+    { route, method, path: `/downloads/a%20b${suffix}`, what: 'an id with a space' },
+    { route, method, path: `/downloads/a%00b${suffix}`, what: 'an id with a NUL' },
+    { route, method, path: `/downloads/%C3%A9t%C3%A9${suffix}`, what: 'an id with non-ASCII letters' },
+    { route, method, path: `/downloads/%E0%A4%A${suffix}`, what: 'an id with broken %-encoding' },
+  ];
+}
+
+/** A GET route that takes no input: only a path that does not decode is bad; a body is ignored, as GET has none. */
+function noInputGetRows(p: string): Row[] {
+  const route = `GET ${p}`;
+  return [
+    { route, method: 'GET', path: `${p}%E0%A4%A`, what: 'the path with broken %-encoding' },
+    { route, method: 'GET', path: p, what: 'a malformed JSON body is ignored (GET takes none): 200', raw: '{"a":', status: 200 },
+  ];
+}
+
+function table(): Row[] {
+  const uploadBase = { team_id: owner.teamId, paths: [file] };
+  const portalBase = { subdomain: 'desk', sender_email: 'sender@example.com', paths: [file] };
+  const downloadBase = { url: link.url, dst_folder: neverDst };
+  const up = `/uploads/${uploadId}`;
+  const dl = `/downloads/${downloadId}`;
+  return [
+    // System
+    ...['/about', '/version_check', '/health', '/validation'].flatMap(noInputGetRows),
+    ...bodyRows('POST /shutdown', 'POST', '/shutdown'),
+
+    // Session
+    ...schemaRows('POST /login', '/login', { email: svc.owner.email, password: svc.owner.password }, [
+      ['email', 42], ['email', 'not-an-email'], ['email', ''], ['email', `${'e'.repeat(250)}@example.com`], ['email', ['a@example.com']],
+      ['password', 42], ['password', ''], ['password', null], ['password', 'p'.repeat(1025)],
+    ], ['email', 'password']),
+    ...noInputGetRows('/login'),
+    ...bodyRows('DELETE /login', 'DELETE', '/login'),
+    ...noInputGetRows('/teams'),
+
+    // Uploads
+    ...schemaRows('POST /uploads', '/uploads', uploadBase, [
+      ['team_id', 42], ['team_id', ''], ['team_id', 't'.repeat(101)],
+      ['paths', file], ['paths', []], ['paths', [42]], ['paths', ['']], ['paths', [`${file}\u0000x`]],
+      ['paths', ['relative/a.txt']], ['paths', [path.join(tmp, 'missing.txt')]],
+      ['recipients', 'rita@example.com'], ['recipients', ['not-an-email']], ['recipients', [42]],
+      ['package_name', ''], ['package_name', 42], ['package_name', 'n'.repeat(256)], ['package_name', 'a\u0000b'],
+      ['package_description', 42], ['package_description', ['x']],
+      ['chunk_size', '5242880'], ['chunk_size', 0], ['chunk_size', -1], ['chunk_size', 1.5], ['chunk_size', 2 ** 53],
+      ['priority', 'high'], ['priority', 1.5], ['priority', 10_000_000],
+      ['password', 1234], ['password', 'p'.repeat(201)], ['password', 'a\u0000b'],
+      ['delete_after', '7'], ['delete_after', 0],
+      ['download_limit', 'ten'], ['download_limit', -1],
+      ['tag', 'footage'], ['tag', ['footage']], ['tag', { name: 42 }], ['tag', { name: '' }],
+      ['teamspace_id', 7], ['teamspace_id', ''],
+      ['unlimited_storage', 'yes'], ['unlimited_storage', 1],
+    ], ['team_id', 'paths']),
+    ...noInputGetRows('/uploads'),
+
+    // Portal uploads
+    ...schemaRows('POST /portals/uploads', '/portals/uploads', portalBase, [
+      ['subdomain', 42], ['subdomain', ''], ['subdomain', 's'.repeat(101)],
+      ['sender_email', 'nope'], ['sender_email', 42],
+      ['paths', file], ['paths', []], ['paths', [42]], ['paths', ['relative/a.txt']],
+      ['access_code', 1234],
+      ['metadata', []], ['metadata', ['a', 'b']], ['metadata', 'k=v'], ['metadata', { k: 1 }], ['metadata', { k: null }],
+      ['metadata', { ['k'.repeat(256)]: 'v' }], ['metadata', { k: 'v'.repeat(10_001) }],
+      ['package_name', ''], ['package_name', 42], ['package_description', 42],
+      ['chunk_size', 'big'], ['chunk_size', 0], ['chunk_size', 1.5],
+      ['priority', 'high'], ['priority', 1.5],
+    ], ['subdomain', 'sender_email', 'paths']),
+
+    // Uploads: one upload
+    ...uploadIdRows(`GET /uploads/${ID}`, 'GET'),
+    ...bodyRows('POST /uploads/pause', 'POST', '/uploads/pause'),
+    ...bodyRows('POST /uploads/resume', 'POST', '/uploads/resume'),
+    ...bodyRows(`POST /uploads/${ID}/pause`, 'POST', `${up}/pause`),
+    ...uploadIdRows(`POST /uploads/${ID}/pause`, 'POST', '/pause'),
+    ...bodyRows(`POST /uploads/${ID}/resume`, 'POST', `${up}/resume`),
+    ...uploadIdRows(`POST /uploads/${ID}/resume`, 'POST', '/resume'),
+    ...bodyRows('DELETE /uploads', 'DELETE', '/uploads'),
+    { route: 'DELETE /uploads', method: 'DELETE', path: '/uploads?states=bogus', what: 'an unknown state' },
+    { route: 'DELETE /uploads', method: 'DELETE', path: '/uploads?states=complete,bogus', what: 'one unknown state among good ones' },
+    { route: 'DELETE /uploads', method: 'DELETE', path: '/uploads?states=', what: 'states empty' },
+    { route: 'DELETE /uploads', method: 'DELETE', path: '/uploads?states=complete,', what: 'a trailing comma' },
+    { route: 'DELETE /uploads', method: 'DELETE', path: '/uploads?states=COMPLETE', what: 'a state in capitals' },
+    { route: 'DELETE /uploads', method: 'DELETE', path: '/uploads?states=complete&states=error', what: 'states given twice' },
+    ...bodyRows(`DELETE /uploads/${ID}`, 'DELETE', up),
+    ...uploadIdRows(`DELETE /uploads/${ID}`, 'DELETE'),
+    ...bodyRows(`POST /uploads/${ID}/finalize`, 'POST', `${up}/finalize`),
+    ...uploadIdRows(`POST /uploads/${ID}/finalize`, 'POST', '/finalize'),
+    ...schemaRows(`POST /uploads/${ID}/link`, `${up}/link`, {}, [
+      ['active', 'yes'], ['active', 1],
+      ['access_limit', 0], ['access_limit', 'ten'], ['access_limit', 1.5], ['access_limit', 2_000_000_000],
+      ['email', 'nope'], ['email', 42],
+      ['expiry', 'tomorrow'], ['expiry', 123], ['expiry', '2030-02-30T00:00:00Z'], ['expiry', '2030-01-01'],
+      ['password', 42], ['password', 'p'.repeat(1025)],
+    ], []),
+    ...uploadIdRows(`POST /uploads/${ID}/link`, 'POST', '/link'),
+
+    // Downloads
+    ...schemaRows('POST /downloads', '/downloads', downloadBase, [
+      ['url', 42], ['url', ''], ['url', 'not a link'], ['url', 'u'.repeat(4097)],
+      ['dst_folder', 42], ['dst_folder', ''], ['dst_folder', relativeDst], ['dst_folder', `${neverDst}\u0000x`], ['dst_folder', [neverDst]],
+      ['password', 42],
+      ['file_ids', 'file_x'], ['file_ids', [42]], ['file_ids', []], ['file_ids', ['']], ['file_ids', ['f'.repeat(101)]],
+      ['create_package_folder', 'yes'], ['create_package_folder', 1],
+      ['bypass_package_quarantine', 'false'], ['bypass_package_quarantine', 0],
+      ['chunk_size', '16777216'], ['chunk_size', 1], ['chunk_size', 1.5], ['chunk_size', 2 * 1024 ** 3],
+      ['priority', 'x'], ['priority', 1.5],
+      ['user_id', -1], ['user_id', 'x'], ['user_id', 1.5],
+      ['group_id', -1], ['group_id', '0'], ['group_id', 4_294_967_295],
+    ], ['url', 'dst_folder']),
+    ...noInputGetRows('/downloads'),
+    ...downloadIdRows(`GET /downloads/${DID}`, 'GET'),
+    ...bodyRows('POST /downloads/pause', 'POST', '/downloads/pause'),
+    ...bodyRows('POST /downloads/resume', 'POST', '/downloads/resume'),
+    ...bodyRows(`POST /downloads/${DID}/pause`, 'POST', `${dl}/pause`),
+    ...downloadIdRows(`POST /downloads/${DID}/pause`, 'POST', '/pause'),
+    ...bodyRows(`POST /downloads/${DID}/resume`, 'POST', `${dl}/resume`),
+    ...downloadIdRows(`POST /downloads/${DID}/resume`, 'POST', '/resume'),
+    ...bodyRows(`DELETE /downloads/${DID}`, 'DELETE', dl),
+    ...downloadIdRows(`DELETE /downloads/${DID}`, 'DELETE'),
+    { route: `DELETE /downloads/${DID}`, method: 'DELETE', path: `${dl}?remove_files=maybe`, what: 'remove_files=maybe' },
+    { route: `DELETE /downloads/${DID}`, method: 'DELETE', path: `${dl}?remove_files=`, what: 'remove_files empty' },
+    { route: `DELETE /downloads/${DID}`, method: 'DELETE', path: `${dl}?remove_files=true&remove_files=false`, what: 'remove_files given twice' },
+    ...bodyRows('DELETE /downloads', 'DELETE', '/downloads'),
+    { route: 'DELETE /downloads', method: 'DELETE', path: '/downloads?remove_files=maybe', what: 'remove_files=maybe' },
+    { route: 'DELETE /downloads', method: 'DELETE', path: '/downloads?remove_files=yes', what: 'remove_files=yes' },
+    { route: 'DELETE /downloads', method: 'DELETE', path: '/downloads?states=bogus', what: 'an unknown state' },
+    { route: 'DELETE /downloads', method: 'DELETE', path: '/downloads?states=complete,idle', what: 'an upload state (idle)' },
+    { route: 'DELETE /downloads', method: 'DELETE', path: '/downloads?states=', what: 'states empty' },
+    { route: 'DELETE /downloads', method: 'DELETE', path: '/downloads?states=complete&states=error', what: 'states given twice' },
+
+    // Events
+    ...[
+      ['types=nope', 'an unknown type'],
+      ['types=upload,nope', 'one unknown type among good ones'],
+      [`types=${'upload,'.repeat(20)}upload`, 'types over 100 characters'],
+      ['types=a&types=b', 'types given twice'],
+      ['since=abc', 'since not a number'],
+      ['since=-1', 'since negative'],
+      ['since=1.5', 'since not an integer'],
+      ['since=', 'since empty'],
+      ['since=1e400', 'since infinite'],
+      ['since=1e20', 'since past 2^53'],
+    ].map(([q, what]): Row => ({ route: 'GET /events', method: 'GET', path: `/events?${q}`, what: what! })),
+    { route: 'GET /events', method: 'GET', path: '/events', what: 'Last-Event-ID not a number', headers: { 'last-event-id': 'abc' } },
+    { route: 'GET /events', method: 'GET', path: '/events', what: 'Last-Event-ID negative', headers: { 'last-event-id': '-5' } },
+    { route: 'GET /events', method: 'GET', path: '/events', what: 'Last-Event-ID past 15 digits', headers: { 'last-event-id': '1'.repeat(16) } },
+  ];
+}
+
+// ---------------------------------------------------------------- the tests
+
+/** What a bad request must leave as it was. */
+async function snapshot() {
+  const get = async (p: string) => {
+    const r = await call(agent.url, 'GET', p);
+    expect(r.status, `GET ${p}: ${JSON.stringify(r.body)}`).toBe(200);
+    return r.body;
+  };
+  return {
+    uploads: await get('/uploads'),
+    downloads: await get('/downloads'),
+    login: await get('/login'),
+    packages: (await svc.ctx.db.selectFrom('packages').select('id').execute()).length,
+    links: (await svc.ctx.db.selectFrom('links').select('id').execute()).length,
+  };
+}
+
+/** Every route the agent serves, as `METHOD /path` (HEAD aside), from its own route modules. */
+async function servedRoutes(): Promise<string[]> {
+  const seen = new Set<string>();
+  const probe = Fastify();
+  probe.setValidatorCompiler(() => () => true);
+  probe.addHook('onRoute', (r) => {
+    for (const m of [r.method].flat()) if (m !== 'HEAD') seen.add(`${m} ${r.url}`);
+  });
+  for (const register of agentRoutes) await register(probe as unknown as AgentApp, agent.agent.services, agent.agent.ctx);
+  await probe.ready();
+  await probe.close();
+  return [...seen].sort();
+}
+
+describe('bad input on every route', () => {
+  test('the table covers every route the agent serves, each with several bad requests', async () => {
+    const rows = table();
+    const served = await servedRoutes();
+    expect(served.length).toBeGreaterThanOrEqual(30);
+    expect([...new Set(rows.map((r) => r.route))].sort()).toEqual(served);
+    for (const route of served) {
+      expect(rows.filter((r) => r.route === route && (r.status ?? 400) >= 400).length, route).toBeGreaterThanOrEqual(1);
+    }
+  });
+
+  test('each answers 400 (415, 413) {code, message} and nothing changes', async () => {
+    // Settled: no transfer publishes anything any more.
+    await new Promise((r) => setTimeout(r, 400));
+    const before = await snapshot();
+    const stream: EventStream = await openEventStream(agent.url);
+    const failures: string[] = [];
+    const rows = table();
+    for (const row of rows) {
+      const want = row.status ?? 400;
+      const label = `${row.route} [${row.what}] ${row.method} ${row.path.slice(0, 80)}`;
+      let r: Awaited<ReturnType<typeof send>>;
+      try {
+        r = await send(row);
+      } catch (err) {
+        failures.push(`${label}: ${(err as Error).message}`);
+        continue;
+      }
+      if (r.status !== want) {
+        failures.push(`${label}: ${r.status} ${r.text.slice(0, 200)}`);
+        continue;
+      }
+      if (want < 400) continue;
+      let body: any;
+      try {
+        body = JSON.parse(r.text);
+      } catch {
+        failures.push(`${label}: not JSON: ${r.text.slice(0, 200)}`);
+        continue;
+      }
+      const ok =
+        r.type.startsWith('application/json') &&
+        Object.keys(body).sort().join() === 'code,message' &&
+        Number.isInteger(body.code) &&
+        body.code === AgentErrorCode.badRequest &&
+        typeof body.message === 'string' &&
+        body.message.trim() !== '';
+      if (!ok) failures.push(`${label}: ${r.type} ${r.text.slice(0, 200)}`);
+    }
+    expect(failures).toEqual([]);
+    expect(rows.length).toBeGreaterThan(300);
+
+    // Nothing changed: the same uploads, downloads and session; no event; nothing new at the service; no folder.
+    expect(await snapshot()).toEqual(before);
+    agent.agent.ctx.events.publish('session', { sentinel: true });
+    await stream.next((m) => m.json?.sentinel === true);
+    stream.close();
+    expect(stream.received.map((m) => m.json)).toEqual([{ sentinel: true }]);
+    expect(existsSync(path.dirname(neverDst))).toBe(false);
+    expect(existsSync(path.resolve(relativeDst))).toBe(false);
+  });
+
+  test('the bodies the table spoils are good ones: each is taken as it is', async () => {
+    const cases: [string, Record<string, unknown>][] = [
+      ['/uploads', { team_id: owner.teamId, paths: [file] }],
+      ['/portals/uploads', { subdomain: 'desk', sender_email: 'sender@example.com', paths: [file] }],
+      ['/downloads', { url: link.url, dst_folder: neverDst }],
+      [`/uploads/${uploadId}/link`, {}],
+    ];
+    for (const [p, body] of cases) {
+      const r = await call(agent.url, 'POST', p, { body });
+      expect(r.status, `POST ${p}: ${JSON.stringify(r.body)}`).toBe(201);
+    }
+    expect(existsSync(neverDst)).toBe(true);
+  });
+
+  test('a body past Fastify\'s default 1 MiB, within the limit, reaches the route: thousands of paths', async () => {
+    const paths = Array.from({ length: 3000 }, (_, i) => path.join(path.dirname(file), `${'long-name-'.repeat(40)}${i}.bin`));
+    expect(JSON.stringify({ team_id: owner.teamId, paths }).length).toBeGreaterThan(1024 * 1024);
+    const r = await call(agent.url, 'POST', '/uploads', { body: { team_id: owner.teamId, paths } });
+    // Read and checked: the first path does not exist.
+    expect(r.status).toBe(400);
+    expect(r.body.message).toContain(`${'long-name-'.repeat(40)}0.bin`);
+  });
+});
