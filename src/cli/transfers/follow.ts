@@ -82,52 +82,71 @@ export async function followTransfer<R extends Moving>(o: FollowOptions<R>): Pro
     }
   };
 
-  try {
-    let stream: AsyncIterator<{ type: string; data: unknown }> | undefined;
+  type Events = AsyncIterator<{ type: string; data: unknown }>;
+  const subscribe = async (): Promise<Events | undefined> => {
     try {
-      stream = (await o.client.events({ types: [o.kind], signal: ac.signal }))[Symbol.asyncIterator]();
+      return (await o.client.events({ types: [o.kind], signal: ac.signal }))[Symbol.asyncIterator]();
     } catch (err) {
       if (err instanceof AgentRequestError && err.status === 401) throw err;
-      stream = undefined; // no event stream: poll
+      return undefined; // no event stream: poll
     }
-    // Subscribed before the first look, so no change can fall between the two.
-    let record = await fetchRecord();
-    show(record);
-    if (o.isDone(record)) return { record, bar };
+  };
 
+  /** Follows the stream to an end state; undefined when it ends, breaks, or the agent is lost. */
+  const follow = async (stream: Events): Promise<R | undefined> => {
     let pending: Promise<IteratorResult<{ type: string; data: unknown }>> | undefined;
-    while (stream) {
-      pending ??= stream.next();
-      let next: IteratorResult<{ type: string; data: unknown }> | 'tick';
-      try {
-        next = await within(pending, quietMs);
-      } catch {
-        break; // the stream broke (the agent stopped, say): poll
+    try {
+      for (;;) {
+        pending ??= stream.next();
+        let record: R;
+        const next = await within(pending, quietMs);
+        if (next === 'tick') {
+          const seen = await look();
+          if (!seen) return undefined;
+          record = seen;
+        } else {
+          pending = undefined;
+          if (next.done) return undefined;
+          const data = next.value.data as Partial<R> & Record<string, unknown>;
+          if (data?.[idKey] !== o.id) continue;
+          if (data.deleted === true) throw new Failure(`the ${o.kind} ${o.id} was removed`);
+          // An event without a full record (e.g. a removal) is checked against the agent.
+          record = typeof data.state === 'string' && typeof data.progress === 'number' ? (data as R) : await fetchRecord();
+        }
+        show(record);
+        if (o.isDone(record)) return record;
       }
-      if (next === 'tick') {
-        const seen = await look();
-        if (!seen) break;
-        record = seen;
-      } else {
-        pending = undefined;
-        if (next.done) break;
-        const data = next.value.data as Partial<R> & Record<string, unknown>;
-        if (data?.[idKey] !== o.id) continue;
-        if (data.deleted === true) throw new Failure(`the ${o.kind} ${o.id} was removed`);
-        // An event without a full record (e.g. a removal) is checked against the agent.
-        record = typeof data.state === 'string' && typeof data.progress === 'number' ? (data as R) : await fetchRecord();
-      }
-      show(record);
-      if (o.isDone(record)) return { record, bar };
+    } catch (err) {
+      if (err instanceof Failure) throw err;
+      return undefined; // the stream broke (the agent stopped, say)
+    } finally {
+      // A stream left behind may still reject; nobody waits for it any more.
+      pending?.catch(() => undefined);
     }
-    // A stream left behind may still reject; nobody waits for it any more.
-    pending?.catch(() => undefined);
+  };
+
+  try {
+    // Each turn subscribes, looks, and follows the stream; then polls until the
+    // end, or until an agent that was lost answers again and can be subscribed to anew.
     for (;;) {
-      await sleep(pollMs);
-      const seen = await look();
-      if (!seen) continue;
-      show(seen);
-      if (o.isDone(seen)) return { record: seen, bar };
+      const stream = await subscribe();
+      // Subscribed before the look, so no change can fall between the two.
+      const record = await look();
+      if (record) {
+        show(record);
+        if (o.isDone(record)) return { record, bar };
+        const done = stream && (await follow(stream));
+        if (done) return { record: done, bar };
+      }
+      for (;;) {
+        await sleep(pollMs);
+        const wasLost = lostSince !== undefined;
+        const seen = await look();
+        if (!seen) continue;
+        show(seen);
+        if (o.isDone(seen)) return { record: seen, bar };
+        if (wasLost) break;
+      }
     }
   } finally {
     process.off('SIGINT', onSignal);

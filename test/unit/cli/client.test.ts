@@ -97,29 +97,36 @@ describe('followTransfer', () => {
 describe('followTransfer when the agent stops answering', () => {
   const unreachable = () => new AgentUnreachableError('cannot reach the agent');
 
-  test('a broken stream and an agent that comes back: waits, says so, and follows on to the end', async () => {
+  test('a broken stream and an agent that comes back: waits, says so, subscribes again, and follows on to the end', async () => {
     const lines: string[] = [];
     const out = { write: (s: string) => (lines.push(s), true), isTTY: false };
-    // The stream breaks as undici's does when the agent dies; the agent then misses three looks and comes back.
-    const client = {
-      baseUrl: 'http://127.0.0.1:1/api/v1',
-      events: async () => (async function* () {
+    // The first stream breaks as undici's does when the agent dies; the agent then misses
+    // three looks and comes back, and the second stream brings the end.
+    const streams = [
+      async function* () {
         yield { id: 1, type: 'upload', data: rec(30) };
         throw new TypeError('terminated');
-      })(),
-    } as unknown as AgentClient;
-    const answers: (Rec | 'down')[] = [rec(0), 'down', 'down', 'down', rec(70), rec(100, 'complete')];
+      },
+      async function* () {
+        yield { id: 9, type: 'upload', data: rec(100, 'complete') };
+      },
+    ];
+    let subscribed = 0;
+    const client = { baseUrl: 'http://127.0.0.1:1/api/v1', events: async () => streams[subscribed++]!() } as unknown as AgentClient;
+    const answers: (Rec | 'down')[] = [rec(0), 'down', 'down', 'down', rec(70), rec(80)];
     let gets = 0;
     const { record } = await followTransfer<Rec>({
       client, kind: 'upload', id: 'u1', out, pollMs: 1, quietMs: 60_000, lostMs: 60_000,
       get: async () => {
-        const a = answers[Math.min(gets++, answers.length - 1)]!;
+        const a = answers[gets++];
+        if (a === undefined) throw new Error('looked once too often: the second stream has the end');
         if (a === 'down') throw unreachable();
         return a;
       },
       isDone: (r) => r.state === 'complete',
     });
     expect(record).toEqual(rec(100, 'complete'));
+    expect(subscribed).toBe(2);
     expect(gets).toBe(6);
     const text = lines.join('');
     expect(text.match(/lost the agent at http:\/\/127\.0\.0\.1:1\/api\/v1; the upload is kept/g)).toHaveLength(1);
