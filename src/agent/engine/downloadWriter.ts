@@ -61,8 +61,9 @@ export class DownloadWriter {
    * Nothing is recorded when the entry was reset or failed meanwhile.
    */
   async fetch(item: DownloadItem, idx: number, signal: AbortSignal, onBytes: (n: number) => void): Promise<void> {
-    const epoch = item.epoch;
     const fh = await this.open(item);
+    // Read after the open, which starts the entry over when its partial file is gone: this range then belongs to the new start.
+    const epoch = item.epoch;
     const [start, end] = item.bounds(idx);
     if (end >= start) {
       for (let refresh = 0, failed: string | undefined; ; refresh++) {
@@ -168,7 +169,8 @@ export class DownloadWriter {
     const part = partPathOf(dir, name);
     const final = path.join(dir, name);
     if (!(await exists(part))) {
-      if (await exists(final)) return this.complete(item, final); // published just before a crash
+      // Published just before a crash, or another file took the name meanwhile: ours only if it is what the Package lists.
+      if ((await exists(final)) && (await this.isTheFile(final, item, signal))) return this.complete(item, final);
       this.reset(item);
       return 'restart';
     }
@@ -188,6 +190,13 @@ export class DownloadWriter {
     }
     const used = await publishPart(dir, name, item.segments[item.segments.length - 1]!, (n) => this.rename(item, n));
     return this.complete(item, path.join(dir, used));
+  }
+
+  /** Whether `p` has the entry's size and, where the ETag tells, its MD5. */
+  private async isTheFile(p: string, item: DownloadItem, signal: AbortSignal): Promise<boolean> {
+    if ((await fs.stat(p)).size !== item.size) return false;
+    const md5 = plainMd5(item.etag);
+    return !md5 || (await md5File(p, signal)) === md5;
   }
 
   private async complete(item: DownloadItem, final: string): Promise<'complete'> {
