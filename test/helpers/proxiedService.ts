@@ -19,6 +19,8 @@ export interface Proxied<P> {
 
 export async function startServiceBehindProxy<P extends { url: string; close(): Promise<void> }>(
   startProxy: (storeUrl: string) => Promise<P>,
+  /** More flags of the service, such as a short blueprint-ttl. */
+  flags: Record<string, string> = {},
 ): Promise<Proxied<P>> {
   const creds = { accessKey: 'PROXYTESTKEY0001', secretKey: 'proxy-test-secret-key' };
   const bucket = 'ferry-test';
@@ -32,6 +34,7 @@ export async function startServiceBehindProxy<P extends { url: string; close(): 
     's3-access-key': creds.accessKey,
     's3-secret-key': creds.secretKey,
     's3-path-style': true,
+    ...flags,
   });
   return {
     svc,

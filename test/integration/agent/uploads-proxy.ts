@@ -168,7 +168,7 @@ export async function startUploadProxy(target: string): Promise<UploadProxy> {
 export type ProxiedUploads = Proxied<UploadProxy>;
 
 /** A hosted service whose storage is a separately started embedded store behind the proxy. */
-export const startProxiedUploads = (): Promise<ProxiedUploads> => startServiceBehindProxy(startUploadProxy);
+export const startProxiedUploads = (flags: Record<string, string> = {}): Promise<ProxiedUploads> => startServiceBehindProxy(startUploadProxy, flags);
 
 /** A test's whole setup: the proxied service, its owner, an agent signed in as the owner, and a temp dir. */
 export interface ProxiedAgent {
