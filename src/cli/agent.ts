@@ -18,8 +18,8 @@ const HELP = `usage: ferry agent [options]
   --auto-finalize true|false
                             send a Package once all its files are up (default true)
   --chunk-size BYTES        bytes per part of an upload (default 104857600)
-  --concurrency N           parts in flight per direction (default 8; many small
-                            files can go faster with more, e.g. 16)
+  --concurrency N           parts in flight, uploads and downloads together (default 8;
+                            many small files can go faster with more, e.g. 16)
   --log-level LEVEL         trace, debug, info, warn, error, fatal or silent (default info)
 
 Settings come from these flags, else FERRY_AGENT_<OPTION> in the environment

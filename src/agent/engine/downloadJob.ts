@@ -170,7 +170,7 @@ export class DownloadJob implements Transfer {
     const t = setTimeout(() => {
       this.timers.delete(t);
       before?.();
-      this.deps.scheduler.wake('download');
+      this.deps.scheduler.wake();
     }, ms);
     t.unref();
     this.timers.add(t);

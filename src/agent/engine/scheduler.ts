@@ -1,7 +1,8 @@
-// One scheduler for every transfer. Each direction (uploads, downloads) has its
-// own queue and its own limit of parts in flight, so a long upload never holds a
-// download back. Within a direction, higher priority goes first and transfers of
-// equal priority take turns part by part.
+// One scheduler for every transfer, with one limit of parts in flight for all of
+// them (--concurrency). Each direction (uploads, downloads) has its own queue, and
+// when both have parts ready the free slots go to them in turn, so a long upload
+// never holds a download back for more than a part. Within a direction, higher
+// priority goes first and transfers of equal priority take turns part by part.
 
 export type Lane = 'upload' | 'download';
 
@@ -30,6 +31,9 @@ export class Scheduler {
     upload: { transfers: [], inFlight: 0, cursor: -1 },
     download: { transfers: [], inFlight: 0, cursor: -1 },
   };
+  private inFlightTotal = 0;
+  /** The direction that got the last slot: the other one is asked first for the next. */
+  private lastLane: Lane = 'download';
 
   constructor(
     private readonly limit: number,
@@ -39,7 +43,7 @@ export class Scheduler {
   add(t: Transfer): void {
     const lane = this.lanes[t.lane];
     if (!lane.transfers.some((x) => x.id === t.id)) lane.transfers.push(t);
-    this.pump(t.lane);
+    this.pump();
   }
 
   /** Stops giving the transfer new slots; its parts in flight finish or abort on their own. */
@@ -48,33 +52,44 @@ export class Scheduler {
   }
 
   /** Call when a transfer may have new parts ready (resumed, fresh blueprints, a retry timer fired). */
-  wake(lane?: Lane): void {
-    if (lane) this.pump(lane);
-    else {
-      this.pump('upload');
-      this.pump('download');
-    }
+  wake(): void {
+    this.pump();
   }
 
-  inFlight(lane: Lane): number {
-    return this.lanes[lane].inFlight;
+  /** Parts in flight in one direction, or in all. */
+  inFlight(lane?: Lane): number {
+    return lane ? this.lanes[lane].inFlight : this.inFlightTotal;
   }
 
-  private pump(name: Lane): void {
-    const lane = this.lanes[name];
-    while (lane.inFlight < this.limit) {
-      const picked = this.pick(lane);
+  private pump(): void {
+    while (this.inFlightTotal < this.limit) {
+      const picked = this.pickLane();
       if (!picked) return;
-      const [transfer, task] = picked;
+      const [lane, transfer, task] = picked;
       lane.inFlight++;
+      this.inFlightTotal++;
       task
         .run()
         .catch((err) => this.onTaskError(transfer, err))
         .finally(() => {
           lane.inFlight--;
-          this.pump(name);
+          this.inFlightTotal--;
+          this.pump();
         });
     }
+  }
+
+  /** A part from the direction that did not get the last slot, else from the other. */
+  private pickLane(): [LaneState, Transfer, PartTask] | undefined {
+    const order: Lane[] = this.lastLane === 'upload' ? ['download', 'upload'] : ['upload', 'download'];
+    for (const name of order) {
+      const picked = this.pick(this.lanes[name]);
+      if (picked) {
+        this.lastLane = name;
+        return [this.lanes[name], ...picked];
+      }
+    }
+    return undefined;
   }
 
   /** Highest priority first; among equals, the next one after the last served that has a part ready. */

@@ -148,7 +148,7 @@ export class UploadRun implements Transfer {
   }
 
   private wake(): void {
-    if (!this.stopped) this.e.scheduler.wake('upload');
+    if (!this.stopped) this.e.scheduler.wake();
   }
 
   /** Wakes the scheduler at `at` (performance.now() time), unless a wake-up is due before. */

@@ -1,4 +1,4 @@
-// The scheduler: parts in flight per direction, priority first, turns among equals;
+// The scheduler: one limit of parts in flight, directions in turn, priority first, turns among equals;
 // and what an upload file offers it.
 import { describe, expect, test } from 'vitest';
 import { Scheduler, type Lane, type PartTask, type Transfer } from '../../../src/agent/engine/scheduler.js';
@@ -36,18 +36,31 @@ function fake(id: string, parts: number, opts: { lane?: Lane; priority?: number 
 const tick = () => new Promise((r) => setImmediate(r));
 
 describe('Scheduler', () => {
-  test('keeps at most `limit` parts in flight per lane, and each lane has its own', async () => {
+  test('keeps at most `limit` parts in flight in all; once both directions wait, freed slots go to them in turn', async () => {
     const s = new Scheduler(2);
     const up = fake('up', 10);
     const down = fake('down', 10, { lane: 'download' });
     s.add(up);
     s.add(down);
-    expect(s.inFlight('upload')).toBe(2);
-    expect(s.inFlight('download')).toBe(2);
+    // The upload came first and took both slots; the download waits for one.
+    expect([s.inFlight('upload'), s.inFlight('download'), s.inFlight()]).toEqual([2, 0, 2]);
     up.finishOne();
     await tick();
-    expect(up.started).toHaveLength(3);
-    expect(s.inFlight('upload')).toBe(2);
+    expect([s.inFlight('upload'), s.inFlight('download')]).toEqual([1, 1]);
+    // From then on each freed slot goes to the direction that did not get the last one.
+    for (let i = 0; i < 6; i++) {
+      (i % 2 ? down : up).finishOne();
+      await tick();
+      expect(s.inFlight()).toBe(2);
+    }
+    expect([up.started.length, down.started.length]).toEqual([5, 4]);
+  });
+
+  test('a direction alone may use every slot', async () => {
+    const s = new Scheduler(3);
+    const down = fake('down', 10, { lane: 'download' });
+    s.add(down);
+    expect(s.inFlight('download')).toBe(3);
   });
 
   test('higher priority first; equals take turns part by part', async () => {
@@ -75,7 +88,7 @@ describe('Scheduler', () => {
     s.add(t);
     expect(s.inFlight('upload')).toBe(0);
     t.ready = true;
-    s.wake('upload');
+    s.wake();
     expect(s.inFlight('upload')).toBe(2);
   });
 
