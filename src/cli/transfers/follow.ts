@@ -6,7 +6,7 @@
 // carries on following from the agent's record.
 import type { AgentClient } from '../agentClient.js';
 import { AgentRequestError, AgentUnreachableError } from '../agentClient.js';
-import { formatDuration, ProgressBar, type ProgressOut } from '../progress.js';
+import { ProgressBar, type ProgressOut } from '../progress.js';
 import { Failure } from './common.js';
 
 interface Moving { progress: number; size: number; state: string }
@@ -62,6 +62,7 @@ export async function followTransfer<R extends Moving>(o: FollowOptions<R>): Pro
 
   // One look at the record; undefined while the agent does not answer.
   const lostMs = o.lostMs ?? 10 * 60_000;
+  const lostFor = lostMs >= 60_000 ? `${Math.round(lostMs / 60_000)} min` : `${Math.round(lostMs / 1000)} s`;
   let lostSince: number | undefined;
   const look = async (): Promise<R | undefined> => {
     try {
@@ -74,9 +75,9 @@ export async function followTransfer<R extends Moving>(o: FollowOptions<R>): Pro
       const now = Date.now();
       if (lostSince === undefined) {
         lostSince = now;
-        bar.note(`lost the agent at ${o.client.baseUrl}; the ${o.kind} is kept and goes on when the agent starts again. Waiting for it (up to ${formatDuration(lostMs / 1000)}; Ctrl-C stops waiting)`);
+        bar.note(`lost the agent at ${o.client.baseUrl}; the ${o.kind} is kept and goes on when the agent starts again. Waiting for it (up to ${lostFor}; Ctrl-C stops waiting)`);
       } else if (now - lostSince >= lostMs) {
-        throw new Failure(`the agent did not answer for ${formatDuration(lostMs / 1000)}; the ${o.kind} goes on when it starts again (ferry ${o.kind}s get ${o.id})`);
+        throw new Failure(`the agent did not answer for ${lostFor}; the ${o.kind} goes on when it starts again (ferry ${o.kind}s get ${o.id})`);
       }
       return undefined;
     }
