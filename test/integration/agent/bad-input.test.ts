@@ -152,6 +152,15 @@ function bodyRows(route: string, method: string, p: string): Row[] {
   ];
 }
 
+/** Pause and resume, of all and of one (`one` is a real one's path): alike for uploads and downloads. */
+function pauseResumeRows(kind: 'uploads' | 'downloads', param: string, one: string, idRows: (route: string, method: string, suffix: string) => Row[]): Row[] {
+  return ['pause', 'resume'].flatMap((action) => [
+    ...bodyRows(`POST /${kind}/${action}`, 'POST', `/${kind}/${action}`),
+    ...bodyRows(`POST /${kind}/${param}/${action}`, 'POST', `${one}/${action}`),
+    ...idRows(`POST /${kind}/${param}/${action}`, 'POST', `/${action}`),
+  ]);
+}
+
 /** Plus, for a route with a body schema: bodies that are not an object, and each field wrong in turn. */
 function schemaRows(route: string, p: string, base: Record<string, unknown>, fields: [string, unknown][], required: string[]): Row[] {
   const rows: Row[] = [
@@ -254,12 +263,7 @@ function table(): Row[] {
 
     // Uploads: one upload
     ...uploadIdRows(`GET /uploads/${ID}`, 'GET'),
-    ...bodyRows('POST /uploads/pause', 'POST', '/uploads/pause'),
-    ...bodyRows('POST /uploads/resume', 'POST', '/uploads/resume'),
-    ...bodyRows(`POST /uploads/${ID}/pause`, 'POST', `${up}/pause`),
-    ...uploadIdRows(`POST /uploads/${ID}/pause`, 'POST', '/pause'),
-    ...bodyRows(`POST /uploads/${ID}/resume`, 'POST', `${up}/resume`),
-    ...uploadIdRows(`POST /uploads/${ID}/resume`, 'POST', '/resume'),
+    ...pauseResumeRows('uploads', ID, up, uploadIdRows),
     ...bodyRows('DELETE /uploads', 'DELETE', '/uploads'),
     { route: 'DELETE /uploads', method: 'DELETE', path: '/uploads?states=bogus', what: 'an unknown state' },
     { route: 'DELETE /uploads', method: 'DELETE', path: '/uploads?states=complete,bogus', what: 'one unknown state among good ones' },
@@ -295,12 +299,7 @@ function table(): Row[] {
     ], ['url', 'dst_folder']),
     ...noInputGetRows('/downloads'),
     ...downloadIdRows(`GET /downloads/${DID}`, 'GET'),
-    ...bodyRows('POST /downloads/pause', 'POST', '/downloads/pause'),
-    ...bodyRows('POST /downloads/resume', 'POST', '/downloads/resume'),
-    ...bodyRows(`POST /downloads/${DID}/pause`, 'POST', `${dl}/pause`),
-    ...downloadIdRows(`POST /downloads/${DID}/pause`, 'POST', '/pause'),
-    ...bodyRows(`POST /downloads/${DID}/resume`, 'POST', `${dl}/resume`),
-    ...downloadIdRows(`POST /downloads/${DID}/resume`, 'POST', '/resume'),
+    ...pauseResumeRows('downloads', DID, dl, downloadIdRows),
     ...bodyRows(`DELETE /downloads/${DID}`, 'DELETE', dl),
     ...downloadIdRows(`DELETE /downloads/${DID}`, 'DELETE'),
     { route: `DELETE /downloads/${DID}`, method: 'DELETE', path: `${dl}?remove_files=maybe`, what: 'remove_files=maybe' },
