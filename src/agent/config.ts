@@ -45,7 +45,7 @@ function readConfigFile(configDir: string): Record<string, string> {
 }
 
 /** 127.0.0.0/8, ::1 and localhost: addresses only this machine reaches. */
-export function isLoopback(host: string): boolean {
+function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
