@@ -60,10 +60,10 @@ export async function followTransfer<R extends Moving>(o: FollowOptions<R>): Pro
   };
   const show = (r: R) => bar.update(r.progress, r.size, r.state);
 
-  // One look at the record; undefined while the agent does not answer.
   const lostMs = o.lostMs ?? 10 * 60_000;
   const lostFor = lostMs >= 60_000 ? `${Math.round(lostMs / 60_000)} min` : `${Math.round(lostMs / 1000)} s`;
   let lostSince: number | undefined;
+  /** One look at the record; undefined while the agent does not answer. */
   const look = async (): Promise<R | undefined> => {
     try {
       const record = await fetchRecord();
@@ -99,8 +99,13 @@ export async function followTransfer<R extends Moving>(o: FollowOptions<R>): Pro
     try {
       for (;;) {
         pending ??= stream.next();
+        let next: IteratorResult<{ type: string; data: unknown }> | 'tick';
+        try {
+          next = await within(pending, quietMs);
+        } catch {
+          return undefined; // the stream broke (the agent stopped, say)
+        }
         let record: R;
-        const next = await within(pending, quietMs);
         if (next === 'tick') {
           const seen = await look();
           if (!seen) return undefined;
@@ -117,9 +122,6 @@ export async function followTransfer<R extends Moving>(o: FollowOptions<R>): Pro
         show(record);
         if (o.isDone(record)) return record;
       }
-    } catch (err) {
-      if (err instanceof Failure) throw err;
-      return undefined; // the stream broke (the agent stopped, say)
     } finally {
       // A stream left behind may still reject; nobody waits for it any more.
       pending?.catch(() => undefined);
