@@ -170,7 +170,7 @@ export class DownloadWriter {
     const final = path.join(dir, name);
     if (!(await exists(part))) {
       // Published just before a crash, or another file took the name meanwhile: ours only if it is what the Package lists.
-      if ((await exists(final)) && (await this.isTheFile(final, item, signal))) return this.complete(item, final);
+      if ((await exists(final)) && !(await this.mismatch(final, item, signal))) return this.complete(item, final);
       this.reset(item);
       return 'restart';
     }
@@ -178,25 +178,22 @@ export class DownloadWriter {
       await fs.rm(part, { force: true });
       return this.complete(item, final);
     }
-    const { size } = await fs.stat(part);
-    if (size !== item.size) {
+    const mismatch = await this.mismatch(part, item, signal);
+    if (mismatch) {
       this.reset(item);
-      throw new ItemError(`wrote ${size} bytes, the Package lists ${item.size}`);
-    }
-    const md5 = plainMd5(item.etag);
-    if (md5 && (await md5File(part, signal)) !== md5) {
-      this.reset(item);
-      throw new ItemError("the MD5 of the written file differs from the store's ETag");
+      throw new ItemError(mismatch);
     }
     const used = await publishPart(dir, name, item.segments[item.segments.length - 1]!, (n) => this.rename(item, n));
     return this.complete(item, path.join(dir, used));
   }
 
-  /** Whether `p` has the entry's size and, where the ETag tells, its MD5. */
-  private async isTheFile(p: string, item: DownloadItem, signal: AbortSignal): Promise<boolean> {
-    if ((await fs.stat(p)).size !== item.size) return false;
+  /** How the file at `p` differs from the entry, in its size or, where the ETag is a plain one, its MD5; undefined when it does not. */
+  private async mismatch(p: string, item: DownloadItem, signal: AbortSignal): Promise<string | undefined> {
+    const { size } = await fs.stat(p);
+    if (size !== item.size) return `wrote ${size} bytes, the Package lists ${item.size}`;
     const md5 = plainMd5(item.etag);
-    return !md5 || (await md5File(p, signal)) === md5;
+    if (md5 && (await md5File(p, signal)) !== md5) return "the MD5 of the written file differs from the store's ETag";
+    return undefined;
   }
 
   private async complete(item: DownloadItem, final: string): Promise<'complete'> {

@@ -31,7 +31,6 @@ export class Scheduler {
     upload: { transfers: [], inFlight: 0, cursor: -1 },
     download: { transfers: [], inFlight: 0, cursor: -1 },
   };
-  private inFlightTotal = 0;
   /** The direction that got the last slot: the other one is asked first for the next. */
   private lastLane: Lane = 'download';
 
@@ -43,7 +42,7 @@ export class Scheduler {
   add(t: Transfer): void {
     const lane = this.lanes[t.lane];
     if (!lane.transfers.some((x) => x.id === t.id)) lane.transfers.push(t);
-    this.pump();
+    this.wake();
   }
 
   /** Stops giving the transfer new slots; its parts in flight finish or abort on their own. */
@@ -51,30 +50,24 @@ export class Scheduler {
     for (const lane of Object.values(this.lanes)) lane.transfers = lane.transfers.filter((t) => t.id !== id);
   }
 
-  /** Call when a transfer may have new parts ready (resumed, fresh blueprints, a retry timer fired). */
-  wake(): void {
-    this.pump();
-  }
-
   /** Parts in flight in one direction, or in all. */
   inFlight(lane?: Lane): number {
-    return lane ? this.lanes[lane].inFlight : this.inFlightTotal;
+    return lane ? this.lanes[lane].inFlight : this.lanes.upload.inFlight + this.lanes.download.inFlight;
   }
 
-  private pump(): void {
-    while (this.inFlightTotal < this.limit) {
+  /** Hands free slots out. Call when a transfer may have new parts ready (resumed, fresh blueprints, a retry timer fired). */
+  wake(): void {
+    while (this.inFlight() < this.limit) {
       const picked = this.pickLane();
       if (!picked) return;
       const [lane, transfer, task] = picked;
       lane.inFlight++;
-      this.inFlightTotal++;
       task
         .run()
         .catch((err) => this.onTaskError(transfer, err))
         .finally(() => {
           lane.inFlight--;
-          this.inFlightTotal--;
-          this.pump();
+          this.wake();
         });
     }
   }
