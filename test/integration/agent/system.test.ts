@@ -1,6 +1,5 @@
 // The agent's System routes: about, version check, health, validation, shutdown.
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { call, startTestService, type TestService } from '../../helpers/hosted.js';
@@ -9,17 +8,9 @@ import { repoRoot } from '../../helpers/cli.js';
 import { AgentErrorCode } from '../../../src/api/agent/errors.js';
 import { CreateUploadBody } from '../../../src/api/agent/uploads.js';
 import { CreateDownloadBody } from '../../../src/api/agent/downloads.js';
+import { freePort } from '../../helpers/ports.js';
 
 const pkgVersion = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')).version as string;
-
-/** A port nothing listens on: bound, then released. */
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
 
 let svc: TestService;
 let a: TestAgent;

@@ -2,7 +2,6 @@
 // /health, POST /shutdown, signals) and the client commands (login, teams, about,
 // logout, upload, download, uploads, downloads) against a real service and agent.
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
@@ -10,6 +9,7 @@ import { ferry, jsonLine, startFerry, type Running } from '../../helpers/cli.js'
 import { call, startTestService, type TestService } from '../../helpers/hosted.js';
 import { startTestAgent, type TestAgent } from '../../helpers/agent.js';
 import { ownerActor, type Actor } from '../../helpers/auth.js';
+import { freePort } from '../../helpers/ports.js';
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
@@ -26,14 +26,6 @@ const launch = (args: string[], env: Record<string, string | undefined> = {}) =>
 /** Runs a client command against the test agent, with no agent settings leaking in from the environment. */
 const run = (args: string[], env: Record<string, string | undefined> = {}) =>
   ferry([...args, '--agent', a.url], { FERRY_AGENT_URL: undefined, FERRY_AGENT_API_KEY: undefined, FERRY_PASSWORD: undefined, ...env });
-
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
 
 beforeAll(async () => {
   root = await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-cli-agent-'));

@@ -5,7 +5,6 @@
 // file is byte-identical.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
@@ -14,6 +13,7 @@ import { ownerActor } from '../../helpers/auth.js';
 import { jsonLine, startFerry, type Running } from '../../helpers/cli.js';
 import { MiB, downloadAll } from '../../helpers/flow.js';
 import { startProxiedUploads, type ProxiedUploads } from '../agent/uploads-proxy.js';
+import { freePort } from '../../helpers/ports.js';
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
@@ -38,15 +38,6 @@ afterAll(async () => {
   await env?.close();
   if (tmp) await fs.rm(tmp, { recursive: true, force: true });
 });
-
-/** A port nothing listens on now, so the agent can be started on it twice. */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
 
 async function startAgent(port: number): Promise<string> {
   agent = startFerry(['agent', '--listen', `127.0.0.1:${port}`, '--config-dir', path.join(tmp, 'agent'), '--hosted-url', env.svc.url,
