@@ -200,6 +200,11 @@ function downloadIdRows(route: string, method: string, suffix = ''): Row[] {
   ];
 }
 
+/** One row per `[query, what]`: `route` answered with bad query strings after `p`. */
+function queryRows(route: string, method: string, p: string, cases: [string, string][]): Row[] {
+  return cases.map(([q, what]) => ({ route, method, path: `${p}?${q}`, what }));
+}
+
 /** A GET route that takes no input: only a path that does not decode is bad; a body is ignored, as GET has none. */
 function noInputGetRows(p: string): Row[] {
   const route = `GET ${p}`;
@@ -265,12 +270,14 @@ function table(): Row[] {
     ...uploadIdRows(`GET /uploads/${ID}`, 'GET'),
     ...pauseResumeRows('uploads', ID, up, uploadIdRows),
     ...bodyRows('DELETE /uploads', 'DELETE', '/uploads'),
-    { route: 'DELETE /uploads', method: 'DELETE', path: '/uploads?states=bogus', what: 'an unknown state' },
-    { route: 'DELETE /uploads', method: 'DELETE', path: '/uploads?states=complete,bogus', what: 'one unknown state among good ones' },
-    { route: 'DELETE /uploads', method: 'DELETE', path: '/uploads?states=', what: 'states empty' },
-    { route: 'DELETE /uploads', method: 'DELETE', path: '/uploads?states=complete,', what: 'a trailing comma' },
-    { route: 'DELETE /uploads', method: 'DELETE', path: '/uploads?states=COMPLETE', what: 'a state in capitals' },
-    { route: 'DELETE /uploads', method: 'DELETE', path: '/uploads?states=complete&states=error', what: 'states given twice' },
+    ...queryRows('DELETE /uploads', 'DELETE', '/uploads', [
+      ['states=bogus', 'an unknown state'],
+      ['states=complete,bogus', 'one unknown state among good ones'],
+      ['states=', 'states empty'],
+      ['states=complete,', 'a trailing comma'],
+      ['states=COMPLETE', 'a state in capitals'],
+      ['states=complete&states=error', 'states given twice'],
+    ]),
     ...bodyRows(`DELETE /uploads/${ID}`, 'DELETE', up),
     ...uploadIdRows(`DELETE /uploads/${ID}`, 'DELETE'),
     ...bodyRows(`POST /uploads/${ID}/finalize`, 'POST', `${up}/finalize`),
@@ -302,19 +309,23 @@ function table(): Row[] {
     ...pauseResumeRows('downloads', DID, dl, downloadIdRows),
     ...bodyRows(`DELETE /downloads/${DID}`, 'DELETE', dl),
     ...downloadIdRows(`DELETE /downloads/${DID}`, 'DELETE'),
-    { route: `DELETE /downloads/${DID}`, method: 'DELETE', path: `${dl}?remove_files=maybe`, what: 'remove_files=maybe' },
-    { route: `DELETE /downloads/${DID}`, method: 'DELETE', path: `${dl}?remove_files=`, what: 'remove_files empty' },
-    { route: `DELETE /downloads/${DID}`, method: 'DELETE', path: `${dl}?remove_files=true&remove_files=false`, what: 'remove_files given twice' },
+    ...queryRows(`DELETE /downloads/${DID}`, 'DELETE', dl, [
+      ['remove_files=maybe', 'remove_files=maybe'],
+      ['remove_files=', 'remove_files empty'],
+      ['remove_files=true&remove_files=false', 'remove_files given twice'],
+    ]),
     ...bodyRows('DELETE /downloads', 'DELETE', '/downloads'),
-    { route: 'DELETE /downloads', method: 'DELETE', path: '/downloads?remove_files=maybe', what: 'remove_files=maybe' },
-    { route: 'DELETE /downloads', method: 'DELETE', path: '/downloads?remove_files=yes', what: 'remove_files=yes' },
-    { route: 'DELETE /downloads', method: 'DELETE', path: '/downloads?states=bogus', what: 'an unknown state' },
-    { route: 'DELETE /downloads', method: 'DELETE', path: '/downloads?states=complete,idle', what: 'an upload state (idle)' },
-    { route: 'DELETE /downloads', method: 'DELETE', path: '/downloads?states=', what: 'states empty' },
-    { route: 'DELETE /downloads', method: 'DELETE', path: '/downloads?states=complete&states=error', what: 'states given twice' },
+    ...queryRows('DELETE /downloads', 'DELETE', '/downloads', [
+      ['remove_files=maybe', 'remove_files=maybe'],
+      ['remove_files=yes', 'remove_files=yes'],
+      ['states=bogus', 'an unknown state'],
+      ['states=complete,idle', 'an upload state (idle)'],
+      ['states=', 'states empty'],
+      ['states=complete&states=error', 'states given twice'],
+    ]),
 
     // Events
-    ...[
+    ...queryRows('GET /events', 'GET', '/events', [
       ['types=nope', 'an unknown type'],
       ['types=upload,nope', 'one unknown type among good ones'],
       [`types=${'upload,'.repeat(20)}upload`, 'types over 100 characters'],
@@ -325,7 +336,7 @@ function table(): Row[] {
       ['since=', 'since empty'],
       ['since=1e400', 'since infinite'],
       ['since=1e20', 'since past 2^53'],
-    ].map(([q, what]): Row => ({ route: 'GET /events', method: 'GET', path: `/events?${q}`, what: what! })),
+    ]),
     { route: 'GET /events', method: 'GET', path: '/events', what: 'Last-Event-ID not a number', headers: { 'last-event-id': 'abc' } },
     { route: 'GET /events', method: 'GET', path: '/events', what: 'Last-Event-ID negative', headers: { 'last-event-id': '-5' } },
     { route: 'GET /events', method: 'GET', path: '/events', what: 'Last-Event-ID past 15 digits', headers: { 'last-event-id': '1'.repeat(16) } },
