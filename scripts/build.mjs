@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run build` (also run by npm install and npm ci, as `prepare`): bundles the
-// `ferry` command into dist/ (dist/ferry.mjs and its chunks), which bin/ferry.js runs. Running compiled
+// `ferry` command into dist/ (dist/ferry.mjs and its chunks), which bin/ferry.cjs runs. Running compiled
 // code spares each process tsx's loader thread and its on-the-fly compiling
 // (about 17 MiB of RSS for an idle agent, and a faster start). Packages stay
 // external: they load from node_modules as they are (better-sqlite3 is native).

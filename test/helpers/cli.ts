@@ -1,7 +1,8 @@
 // Runs the real `ferry` command as a child process, either to completion or as
 // a long-running server: from the TypeScript sources (node --import tsx, as
-// bin/ferry.js does when the build is stale), or built (dist/, see
-// scripts/build.mjs), as installed users run it.
+// bin/ferry.cjs does when the build is stale), or built (dist/, see
+// scripts/build.mjs), as installed users run it. Either way with libuv's thread
+// pool sized as bin/ferry.cjs sizes it (bin/threadPool.cjs).
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const MAIN = path.join(repoRoot, 'src/cli/main.ts');
 const BUILT = path.join(repoRoot, 'dist/ferry.mjs');
+const THREAD_POOL = path.join(repoRoot, 'bin/threadPool.cjs');
 
 export interface FerryOptions {
   /** Run dist/ferry.mjs (the caller builds it first) instead of the sources. */
@@ -18,7 +20,7 @@ export interface FerryOptions {
 export interface Ran { code: number | null; stdout: string; stderr: string }
 
 function spawnFerry(args: string[], env: Record<string, string | undefined>, opts: FerryOptions = {}): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, [...(opts.built ? [BUILT] : ['--import', 'tsx', MAIN]), ...args], {
+  return spawn(process.execPath, ['--require', THREAD_POOL, ...(opts.built ? [BUILT] : ['--import', 'tsx', MAIN]), ...args], {
     cwd: repoRoot,
     env: { ...process.env, NODE_NO_WARNINGS: '1', ...env },
   });

@@ -1,6 +1,7 @@
 // The built `ferry` (scripts/build.mjs, run by npm install as `prepare`): the
-// bundle runs the agent and the service as the sources do, and bin/ferry.js
-// runs it only while it is newer than every file under src/.
+// bundle runs the agent and the service as the sources do, and bin/ferry.cjs
+// runs it only while it is newer than every file under src/, with libuv's
+// thread pool sized before it starts.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -71,8 +72,8 @@ async function packagesImportedBy(command: string): Promise<string[]> {
   return [...packages];
 }
 
-describe('bin/ferry.js', () => {
-  // A copy of bin/ferry.js in a scratch tree inside the repo (so that `tsx` resolves from
+describe('bin/ferry.cjs', () => {
+  // A copy of bin/ in a scratch tree inside the repo (so that `tsx` resolves from
   // node_modules), with a stand-in bundle and stand-in sources that each say which ran.
   let scratch: string;
   beforeAll(async () => {
@@ -80,14 +81,15 @@ describe('bin/ferry.js', () => {
     scratch = await fs.mkdtemp(path.join(repoRoot, '.test-results', 'bin-'));
     await fs.mkdir(path.join(scratch, 'bin'), { recursive: true });
     await fs.mkdir(path.join(scratch, 'src', 'cli'), { recursive: true });
-    await fs.copyFile(path.join(repoRoot, 'bin', 'ferry.js'), path.join(scratch, 'bin', 'ferry.js'));
+    for (const f of ['ferry.cjs', 'threadPool.cjs']) await fs.copyFile(path.join(repoRoot, 'bin', f), path.join(scratch, 'bin', f));
     await fs.writeFile(path.join(scratch, 'src', 'cli', 'main.ts'), "const from: string = 'sources';\nconsole.log(from);\n");
   });
   afterAll(async () => {
     if (scratch) await fs.rm(scratch, { recursive: true, force: true });
   });
 
-  const ferryBin = async () => (await run(process.execPath, [path.join(scratch, 'bin', 'ferry.js')])).stdout.trim();
+  const ferryBin = async (env: Record<string, string> = {}) =>
+    (await run(process.execPath, [path.join(scratch, 'bin', 'ferry.cjs')], { env: { ...process.env, ...env } })).stdout.trim();
   const setTimes = (file: string, seconds: number) => fs.utimes(file, seconds, seconds);
 
   test('runs the sources while there is no bundle', async () => {
@@ -104,5 +106,25 @@ describe('bin/ferry.js', () => {
     expect(await ferryBin()).toBe('bundle');
     await setTimes(path.join(scratch, 'src', 'cli', 'main.ts'), 1_700_000_200);
     expect(await ferryBin()).toBe('sources');
+  });
+
+  // The bundle stands in to count the threads of its process once a file read has started
+  // libuv's pool (Linux tells them in /proc): the pool's size is the difference between
+  // a run at libuv's default and one left to bin/ferry.cjs.
+  test.runIf(process.platform === 'linux')('starts libuv\'s pool with 16 threads unless UV_THREADPOOL_SIZE says otherwise', async () => {
+    const bundle = path.join(scratch, 'dist', 'ferry.mjs');
+    await fs.mkdir(path.dirname(bundle), { recursive: true });
+    await fs.writeFile(bundle, [
+      "import { readdirSync } from 'node:fs';",
+      "import { readFile } from 'node:fs/promises';",
+      "await readFile(import.meta.filename ?? new URL(import.meta.url).pathname);",
+      "console.log(readdirSync('/proc/self/task').length);",
+    ].join('\n'));
+    await setTimes(path.join(scratch, 'src', 'cli', 'main.ts'), 1_700_000_000);
+    await setTimes(bundle, 1_700_000_100);
+    const threads = async (env: Record<string, string>) => Number(await ferryBin(env));
+    const atDefault = await threads({ UV_THREADPOOL_SIZE: '4' });
+    expect(await threads({ UV_THREADPOOL_SIZE: '' }) - atDefault).toBe(12);
+    expect(await threads({ UV_THREADPOOL_SIZE: '6' }) - atDefault).toBe(2);
   });
 });

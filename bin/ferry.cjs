@@ -3,12 +3,14 @@
 // (run by npm install and npm ci) writes to dist/, which spares tsx's loader
 // thread and compiling at start. When that bundle is missing, or older than a
 // file under src/ (a checkout being edited), it runs the TypeScript sources
-// through tsx instead, so it never runs stale code.
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+// through tsx instead, so it never runs stale code. CommonJS, so that
+// threadPool.cjs runs before libuv's thread pool starts.
+require('./threadPool.cjs');
+const fs = require('node:fs');
+const path = require('node:path');
+const { pathToFileURL } = require('node:url');
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const root = path.resolve(__dirname, '..');
 const bundle = path.join(root, 'dist', 'ferry.mjs');
 
 /** Newest modification time of the files under dir, in ms. */
@@ -29,9 +31,14 @@ function bundleIsFresh() {
   }
 }
 
-if (bundleIsFresh()) await import(pathToFileURL(bundle).href);
-else {
+async function run() {
+  if (bundleIsFresh()) return import(pathToFileURL(bundle).href);
   const { register } = await import('tsx/esm/api');
   register();
-  await import('../src/cli/main.ts');
+  return import(pathToFileURL(path.join(root, 'src', 'cli', 'main.ts')).href);
 }
+
+run().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});
