@@ -117,7 +117,7 @@ describe('bin/ferry.cjs', () => {
     await fs.writeFile(bundle, [
       "import { readdirSync } from 'node:fs';",
       "import { readFile } from 'node:fs/promises';",
-      "await readFile(import.meta.filename ?? new URL(import.meta.url).pathname);",
+      "await readFile(new URL(import.meta.url));",
       "console.log(readdirSync('/proc/self/task').length);",
     ].join('\n'));
     await setTimes(path.join(scratch, 'src', 'cli', 'main.ts'), 1_700_000_000);
