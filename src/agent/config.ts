@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 
+
 export interface AgentConfig {
   apiKey?: string;
   host: string;
@@ -14,12 +15,15 @@ export interface AgentConfig {
   chunkSize: number;
   hostedUrl: string;
   concurrency: number;
+  /** How long a transfer goes on retrying without a success before it stops in a recoverable error. */
+  retryForMs: number;
   logLevel: string;
 }
 
 export type AgentFlags = Record<string, string | boolean | undefined>;
 
 export const DEFAULT_CHUNK_SIZE = 100 * 1024 * 1024;
+export const DEFAULT_RETRY_FOR_MS = 24 * 3600 * 1000;
 
 /** The OS's place for application data. */
 export function defaultConfigDir(env: NodeJS.ProcessEnv = process.env, platform = process.platform): string {
@@ -28,7 +32,7 @@ export function defaultConfigDir(env: NodeJS.ProcessEnv = process.env, platform 
   return path.join(env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config'), 'ferry', 'agent');
 }
 
-const KEYS = ['api-key', 'listen', 'auto-finalize', 'chunk-size', 'hosted-url', 'concurrency', 'log-level'] as const;
+const KEYS = ['api-key', 'listen', 'auto-finalize', 'chunk-size', 'hosted-url', 'concurrency', 'retry-for', 'log-level'] as const;
 
 function readConfigFile(configDir: string): Record<string, string> {
   const file = path.join(configDir, 'config.yml');
@@ -53,6 +57,16 @@ function int(v: string, what: string, min: number, max = Number.MAX_SAFE_INTEGER
   const n = Number(v);
   if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${what} must be an integer from ${min} to ${max}, got "${v}"`);
   return n;
+}
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, min: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A duration: `90s`, `30m`, `24h`, `7d`, `500ms`, or a number of seconds. At least one second. */
+export function duration(v: string, what: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|min|h|d)?\s*$/.exec(v);
+  const ms = m ? Number(m[1]) * UNIT_MS[m[2] ?? 's']! : NaN;
+  if (!Number.isFinite(ms) || ms < 1000 || ms > 365 * 86_400_000) throw new Error(`${what} must be a duration from 1s to 365d (e.g. 90s, 30m, 24h), got "${v}"`);
+  return Math.round(ms);
 }
 
 function bool(v: string, what: string): boolean {
@@ -85,6 +99,7 @@ export function resolveAgentConfig(flags: AgentFlags, env: NodeJS.ProcessEnv = p
     chunkSize: get('chunk-size') === undefined ? DEFAULT_CHUNK_SIZE : int(get('chunk-size')!, '--chunk-size', 5 * 1024 * 1024, 5 * 1024 ** 3),
     hostedUrl: (get('hosted-url') ?? 'http://127.0.0.1:7400').replace(/\/+$/, ''),
     concurrency: get('concurrency') === undefined ? 8 : int(get('concurrency')!, '--concurrency', 1, 64),
+    retryForMs: get('retry-for') === undefined ? DEFAULT_RETRY_FOR_MS : duration(get('retry-for')!, '--retry-for'),
     logLevel: get('log-level') ?? 'info',
   };
 }

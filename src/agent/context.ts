@@ -1,14 +1,21 @@
-// What the agent's services share: settings, state, the event feed, the scheduler.
+// What the agent's services share: settings, state, the event feed, the scheduler,
+// the reachability of the service and the stores.
 import type { Logger } from 'pino';
 import type { AgentConfig } from './config.js';
 import type { AgentDb } from './store/db.js';
 import type { EventBus } from './events.js';
 import type { Scheduler } from './engine/scheduler.js';
+import type { Outages } from './engine/outages.js';
+import type { SleepWatch } from './engine/sleepWatch.js';
 
 export interface AgentContext {
   config: AgentConfig;
   db: AgentDb;
   events: EventBus;
   scheduler: Scheduler;
+  /** The service and the stores as reachable or down, each probed once during an outage. */
+  outages: Outages;
+  /** Hears of the machine waking from sleep. */
+  sleep: SleepWatch;
   log: Logger;
 }

@@ -8,6 +8,9 @@ import type { AgentContext } from './context.js';
 import { openAgentDb } from './store/db.js';
 import { EventBus } from './events.js';
 import { Scheduler } from './engine/scheduler.js';
+import { Outages } from './engine/outages.js';
+import { SleepWatch } from './engine/sleepWatch.js';
+import { engineTuning } from './engine/retry.js';
 import { createServices, type AgentServices } from './services/index.js';
 import { buildAgentApp } from './server/app.js';
 
@@ -24,7 +27,10 @@ export async function startAgent(config: AgentConfig, log: Logger = pino({ level
   fs.mkdirSync(config.configDir, { recursive: true });
   const db = openAgentDb(path.join(config.configDir, 'agent.db'));
   const scheduler = new Scheduler(config.concurrency, (t, err) => log.warn({ err, transfer: t.id }, 'part task failed'));
-  const ctx: AgentContext = { config, db, events: new EventBus(), scheduler, log };
+  const tuning = engineTuning(process.env, config.retryForMs);
+  const outages = new Outages(tuning.retry, log, tuning.timeoutMs);
+  const sleep = new SleepWatch();
+  const ctx: AgentContext = { config, db, events: new EventBus(), scheduler, outages, sleep, log };
 
   let closing: Promise<void> | undefined;
   let markStopped!: () => void;
@@ -32,6 +38,8 @@ export async function startAgent(config: AgentConfig, log: Logger = pino({ level
   const close = () =>
     (closing ??= (async () => {
       await app.close();
+      sleep.stop();
+      await outages.close();
       // Transfers keep their state: those that were running resume at the next start.
       await services.uploads.close();
       await services.downloads.close();
@@ -52,6 +60,7 @@ export async function startAgent(config: AgentConfig, log: Logger = pino({ level
   }
   services.uploads.resumeAll();
   services.downloads.resumeAll();
+  sleep.start();
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;

@@ -20,6 +20,9 @@ const HELP = `usage: ferry agent [options]
   --chunk-size BYTES        bytes per part of an upload (default 104857600)
   --concurrency N           parts in flight, uploads and downloads together (default 8;
                             many small files can go faster with more, e.g. 16)
+  --retry-for DURATION      how long a transfer keeps retrying through an outage without
+                            any success before it stops in error, e.g. 90s, 30m, 24h, 7d
+                            (default 24h; it still resumes by itself once the service is back)
   --log-level LEVEL         trace, debug, info, warn, error, fatal or silent (default info)
 
 Settings come from these flags, else FERRY_AGENT_<OPTION> in the environment
@@ -33,6 +36,7 @@ export const agentOptions = {
   'auto-finalize': { type: 'string' },
   'chunk-size': { type: 'string' },
   concurrency: { type: 'string' },
+  'retry-for': { type: 'string' },
   'log-level': { type: 'string' },
 } as const;
 

@@ -1,6 +1,9 @@
 // The progress of a transfer: on a terminal, one live line with a bar, speed and
 // ETA; otherwise (a pipe, a log file, CI) a plain line at each state change and
-// each tenth of the way, so logs stay short.
+// each tenth of the way, so logs stay short. A transfer that waits for the
+// service or the store says so ("waiting for the service (retry in 20 s)")
+// instead of showing a frozen speed.
+import type { Waiting } from '../api/agent/waiting.js';
 
 export interface ProgressOut {
   write(text: string): unknown;
@@ -63,6 +66,9 @@ export class RateMeter {
   }
 }
 
+/** "waiting for the service" or "waiting for the storage". */
+const waitingFor = (w: Pick<Waiting, 'reason'>) => `waiting for the ${w.reason.startsWith('service') ? 'service' : 'storage'}`;
+
 export class ProgressBar {
   private readonly out: ProgressOut;
   private readonly tty: boolean;
@@ -74,6 +80,7 @@ export class ProgressBar {
   private lastTenth = -1;
   private drawn = false;
   private readonly started: number;
+  private waiting: Pick<Waiting, 'reason' | 'next_attempt_at'> | undefined;
 
   constructor(private readonly opts: ProgressOptions) {
     this.out = opts.out ?? process.stderr;
@@ -83,12 +90,14 @@ export class ProgressBar {
     this.started = this.now();
   }
 
-  /** The current numbers; draws when something worth showing changed. */
-  update(done: number, total: number, state: string): void {
+  /** The current numbers; draws when something worth showing changed (a wait that begins or ends counts as a change of state). */
+  update(done: number, total: number, state: string, waiting?: Pick<Waiting, 'reason' | 'next_attempt_at'>): void {
     const t = this.now();
     this.meter.add(t, done);
-    const stateChanged = state !== this.lastState;
-    this.lastState = state;
+    const shown = waiting && state === 'transferring' ? `${state} ${waitingFor(waiting)}` : state;
+    const stateChanged = shown !== this.lastState;
+    this.lastState = shown;
+    this.waiting = shown === state ? undefined : waiting;
     if (this.tty) {
       if (!stateChanged && t - this.lastDraw < this.redrawMs) return;
       this.lastDraw = t;
@@ -130,12 +139,17 @@ export class ProgressBar {
     const pct = total > 0 ? Math.min(100, Math.floor((done / total) * 100)) : state === 'complete' ? 100 : 0;
     const rate = this.meter.rate();
     const rest = [`${formatBytes(done)} / ${formatBytes(total)}`];
-    if (state === 'transferring' && rate !== undefined) {
-      rest.push(formatRate(Math.max(0, rate)));
-      rest.push(rate > 0 && total > done ? `ETA ${formatDuration((total - done) / rate)}` : 'ETA --:--');
+    if (state === 'transferring' && this.waiting) {
+      const secs = Math.ceil((Date.parse(this.waiting.next_attempt_at) - this.now()) / 1000);
+      rest.push(`${waitingFor(this.waiting)} (${secs > 0 ? `retry in ${secs} s` : 'retrying'})`);
+    } else {
+      if (state === 'transferring' && rate !== undefined) {
+        rest.push(formatRate(Math.max(0, rate)));
+        rest.push(rate > 0 && total > done ? `ETA ${formatDuration((total - done) / rate)}` : 'ETA --:--');
+      }
+      // On the live line, speed and ETA already say it is moving.
+      if (width === undefined || state !== 'transferring') rest.push(state);
     }
-    // On the live line, speed and ETA already say it is moving.
-    if (width === undefined || state !== 'transferring') rest.push(state);
     const head = [width === undefined ? this.opts.label : (this.opts.ttyLabel ?? this.opts.label), `${String(pct).padStart(3)}%`];
     if (width !== undefined) {
       const w = Math.min(30, width - [...head, ...rest].join('  ').length - 4);

@@ -7,13 +7,15 @@ export class HostedApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** The answer's Retry-After header, when it had one (429, 503). */
+    readonly retryAfter?: string,
   ) {
     super(message);
   }
 
   /** The error for an answer with `status` and the service's `{code, message}` (either may be missing). */
-  static of(status: number, body: { code?: unknown; message?: unknown } = {}): HostedApiError {
-    return new HostedApiError(status, String(body.code ?? 'http_error'), String(body.message ?? `HTTP ${status}`));
+  static of(status: number, body: { code?: unknown; message?: unknown } = {}, retryAfter?: string): HostedApiError {
+    return new HostedApiError(status, String(body.code ?? 'http_error'), String(body.message ?? `HTTP ${status}`), retryAfter);
   }
 }
 
@@ -44,7 +46,7 @@ function authHeaders(c: Credentials | undefined): Record<string, string> {
 }
 
 export class HostedHttp {
-  private readonly pool: Pool;
+  private pool: Pool;
   readonly baseUrl: string;
   /** The base URL's path, put before every request path. */
   private readonly prefix: string;
@@ -53,7 +55,18 @@ export class HostedHttp {
     this.baseUrl = baseUrl.replace(/\/+$/, '');
     const u = new URL(this.baseUrl);
     this.prefix = u.pathname.replace(/\/+$/, '');
-    this.pool = new Pool(u.origin, { connections: 32, keepAliveTimeout: 10_000 });
+    this.pool = this.newPool();
+  }
+
+  private newPool(): Pool {
+    return new Pool(new URL(this.baseUrl).origin, { connections: 32, keepAliveTimeout: 10_000 });
+  }
+
+  /** Drops every connection, those in use too (their requests fail and are retried): after a sleep of the machine they may be dead. */
+  reconnect(): void {
+    const old = this.pool;
+    this.pool = this.newPool();
+    void old.destroy().catch(() => {});
   }
 
   async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
@@ -78,7 +91,10 @@ export class HostedHttp {
         parsed = undefined;
       }
     }
-    if (res.statusCode >= 400) throw HostedApiError.of(res.statusCode, (parsed ?? {}) as { code?: unknown; message?: unknown });
+    if (res.statusCode >= 400) {
+      const retryAfter = res.headers['retry-after'];
+      throw HostedApiError.of(res.statusCode, (parsed ?? {}) as { code?: unknown; message?: unknown }, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter);
+    }
     return parsed as T;
   }
 

@@ -106,6 +106,15 @@ export async function waitForState(agentUrl: string, id: string, state = 'comple
   return record;
 }
 
+/** Polls the download until `match` accepts its record (say, while it is waiting); resolves that record. */
+export function waitForRecord(agentUrl: string, id: string, what: string, match: (r: any) => boolean): Promise<any> {
+  return waitFor(`download ${id}: ${what}`, async () => {
+    const r = await agentCall(agentUrl, 'GET', `/downloads/${id}`);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    return match(r.body) ? r.body : undefined;
+  });
+}
+
 export async function startDownload(agentUrl: string, body: Record<string, unknown>): Promise<string> {
   const r = await agentCall(agentUrl, 'POST', '/downloads', body);
   expect(r.status, JSON.stringify(r.body)).toBe(201);

@@ -6,8 +6,9 @@ import type { Logger } from 'pino';
 import type { PartTask, Scheduler, Transfer } from './scheduler.js';
 import type { DownloadRecord } from '../../api/agent/downloads.js';
 import type { DownloadItem } from './downloadItem.js';
-import type { DownloadWriter } from './downloadWriter.js';
-import type { EngineTuning } from './retry.js';
+import { targetOf, type DownloadWriter } from './downloadWriter.js';
+import { retryAfterMs, type EngineTuning } from './retry.js';
+import { Trouble } from './trouble.js';
 import type { AgentDb } from '../store/db.js';
 import * as store from '../store/downloadStore.js';
 import { classify } from './downloadErrors.js';
@@ -41,6 +42,8 @@ export class DownloadJob implements Transfer {
   private readonly running = new Set<Promise<void>>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private closed = false;
+  /** Waiting for the service or the store; gives up into a recoverable error after --retry-for. */
+  private readonly trouble: Trouble;
 
   constructor(
     readonly row: store.DownloadRow,
@@ -49,6 +52,12 @@ export class DownloadJob implements Transfer {
   ) {
     this.id = row.id;
     this.priority = row.priority;
+    this.trouble = new Trouble(deps.tuning.retry.retryForMs, { changed: () => this.notify(false), gaveUp: (err) => this.fail(err.message, true) });
+  }
+
+  /** Whether a failure that needs no person (the network, the service, the store) stopped it: it resumes by itself. */
+  get recoverable(): boolean {
+    return this.row.state === 'error' && this.row.error_recoverable === 1;
   }
 
   get state(): store.DownloadState {
@@ -67,7 +76,8 @@ export class DownloadJob implements Transfer {
   }
 
   nextPart(): PartTask | undefined {
-    if (this.row.state !== 'transferring' || this.closed) return undefined;
+    // While the service or the store is down nothing starts: its probe brings it back (then retryNow).
+    if (this.row.state !== 'transferring' || this.closed || this.deps.writer.blocked()) return undefined;
     for (let i = 0; i < this.retryQueue.length; i++) {
       const r = this.retryQueue[i]!;
       if (!r.due) continue;
@@ -114,6 +124,7 @@ export class DownloadJob implements Transfer {
         });
         item.inFlight.delete(idx);
         this.attempts.delete(`${item.fileId}:${idx}`);
+        this.trouble.succeeded();
         if (!item.allDone || item.finalizing || item.state !== 'pending') return;
         item.finalizing = finalizing = true;
       }
@@ -146,9 +157,28 @@ export class DownloadJob implements Transfer {
     const key = `${item.fileId}:${idx}`;
     const n = (this.attempts.get(key) ?? 0) + 1;
     this.attempts.set(key, n);
-    if (n >= this.deps.tuning.retry.attempts) return this.fail(`${item.relPath}: gave up after ${n} tries: ${f.message}`);
+    // Something unforeseen is bounded by tries; the network, the service and the store failing, by --retry-for.
+    if (f.cause === 'suspect' && n >= this.deps.tuning.retry.attempts) return this.fail(`${item.relPath}: gave up after ${n} tries: ${f.message}`, true);
+    const delay = retryAfterMs(f.retryAfter) ?? backoffMs(n, this.deps.tuning.retry);
+    this.trouble.failed(targetOf(err) ?? this.deps.writer.service, f.message, Date.now() + delay);
     this.deps.log.debug({ download: this.id, file: item.fileId, range: idx, attempt: n, err: f.message }, 'range failed, retrying');
-    this.requeue(item, idx, backoffMs(n, this.deps.tuning.retry));
+    this.requeue(item, idx, delay);
+  }
+
+  /** A target came back: ranges waiting out a back-off go now. */
+  retryNow(): void {
+    if (this.row.state !== 'transferring' || this.closed) return;
+    for (const r of this.retryQueue) r.due = true;
+    this.deps.scheduler.wake();
+  }
+
+  /** After a sleep of the machine: ranges in flight may sit on dead connections; they start again at once. */
+  kick(): void {
+    if (this.row.state !== 'transferring' || this.closed) return;
+    this.controller.abort();
+    this.controller = new AbortController();
+    this.gen++;
+    this.retryNow();
   }
 
   /** One entry fails; the others go on, and the download ends in error once they are done. */
@@ -194,11 +224,13 @@ export class DownloadJob implements Transfer {
     return false;
   }
 
-  private setState(state: store.DownloadState, error: string | null): void {
+  private setState(state: store.DownloadState, error: string | null, recoverable = false): void {
     this.row.state = state;
     this.row.error = error;
-    this.row.updated_at = store.setDownloadState(this.deps.db, this.id, state, error);
+    this.row.error_recoverable = recoverable ? 1 : 0;
+    this.row.updated_at = store.setDownloadState(this.deps.db, this.id, state, error, recoverable);
     if (state !== 'transferring') {
+      this.trouble.clear();
       this.deps.scheduler.remove(this.id);
       this.clearTimers();
       this.retryQueue = [];
@@ -207,11 +239,11 @@ export class DownloadJob implements Transfer {
     this.notify(true);
   }
 
-  /** Stops in `error` (resumable); ranges in flight are aborted. */
-  fail(message: string): void {
+  /** Stops in `error` (resume tries again; a `recoverable` one resumes by itself); ranges in flight are aborted. */
+  fail(message: string, recoverable = false): void {
     if (this.row.state !== 'transferring' || this.closed) return;
-    this.deps.log.warn({ download: this.id, err: message }, 'download failed');
-    this.setState('error', message);
+    this.deps.log.warn({ download: this.id, err: message, recoverable }, 'download failed');
+    this.setState('error', message, recoverable);
     this.controller.abort();
   }
 
@@ -245,6 +277,7 @@ export class DownloadJob implements Transfer {
   /** Aborts what is in flight and waits for it, without changing the state (agent shutdown, delete). */
   async stop(): Promise<void> {
     this.closed = true;
+    this.trouble.clear();
     this.deps.scheduler.remove(this.id);
     this.controller.abort();
     this.clearTimers();
@@ -271,6 +304,8 @@ export class DownloadJob implements Transfer {
   }
 
   record(): DownloadRecord {
-    return downloadRecord(this.row, this.items, (item) => this.deps.writer.localPath(item));
+    const r = downloadRecord(this.row, this.items, (item) => this.deps.writer.localPath(item));
+    const waiting = this.row.state === 'transferring' ? this.trouble.waiting() : undefined;
+    return waiting ? { ...r, waiting } : r;
   }
 }

@@ -6,12 +6,13 @@ import path from 'node:path';
 import type { AgentDb } from '../store/db.js';
 import type { DownloadSource } from './downloadSource.js';
 import type { DownloadItem } from './downloadItem.js';
-import type { EngineTuning } from './retry.js';
 import * as store from '../store/downloadStore.js';
 import { dropCache } from '../../native/pageCache.js';
 import { ItemError } from './downloadErrors.js';
 import { fetchRange, RangeHttpError, type RangeTransport } from './rangeFetch.js';
 import { resolveInside } from './safePath.js';
+import { describe, failureKind, retryAfterMs, type EngineTuning } from './retry.js';
+import type { Outages, Target } from './outages.js';
 import { applyOwner, ensureDirs, exists, md5File, partPathOf, plainMd5, publishPart, reopenPart, reservePart, sameFile, type Owner } from './downloadFiles.js';
 
 /** Pre-signed URLs live an hour; older cached ones are replaced before they expire. */
@@ -27,12 +28,36 @@ export interface WriterDeps {
   source: DownloadSource;
   transport: RangeTransport;
   tuning: EngineTuning;
+  outages: Outages;
+  /** The service the Link is resolved on: the agent's own, or the Link's origin. */
+  apiBase: string;
 }
+
+/** The target a failed request went to, for the job's waiting state. */
+const failedAt = new WeakMap<object, Target>();
+export const targetOf = (err: unknown): Target | undefined => (typeof err === 'object' && err !== null ? failedAt.get(err) : undefined);
 
 export class DownloadWriter {
   private readonly checkedDirs = new Set<string>();
+  readonly service: Target;
+  /** The store this download's URLs point to, once one was fetched. */
+  private store: Target | undefined;
 
-  constructor(private readonly d: WriterDeps) {}
+  constructor(private readonly d: WriterDeps) {
+    this.service = d.outages.target('service', d.apiBase);
+  }
+
+  /** Whether the service or the store is down: no range starts until its probe answers. */
+  blocked(): boolean {
+    return this.service.down !== undefined || this.store?.down !== undefined;
+  }
+
+  /** Notes where `err` happened; an outage there takes the target down for every transfer. */
+  private failed(err: unknown, target: Target): unknown {
+    if (typeof err === 'object' && err !== null) failedAt.set(err, target);
+    if (failureKind(err) === 'outage') target.report(describe(err), retryAfterMs((err as { retryAfter?: string }).retryAfter));
+    return err;
+  }
 
   /** Folder of an entry (not created); undefined when its path was refused. */
   localDir(item: DownloadItem): string | undefined {
@@ -67,10 +92,17 @@ export class DownloadWriter {
     const [start, end] = item.bounds(idx);
     if (end >= start) {
       for (let refresh = 0, failed: string | undefined; ; refresh++) {
-        const url = await this.urlOf(item, failed, signal);
+        const url = await this.urlOf(item, failed, signal).then(
+          (u) => (this.service.ok(), u),
+          (err) => {
+            throw this.failed(err, this.service);
+          },
+        );
+        const storeTarget = (this.store = this.d.outages.target('store', url));
         item.inFlight.set(idx, 0);
         try {
           const etag = await fetchRange({ url, start, end, total: item.size, etag: item.etag, fh, signal, transport: this.d.transport, onBytes });
+          storeTarget.ok();
           if (etag && !item.etag && item.epoch === epoch) {
             item.etag = etag;
             store.setItemEtag(this.d.db, this.d.downloadId, item.fileId, etag);
@@ -82,7 +114,7 @@ export class DownloadWriter {
             failed = url;
             continue;
           }
-          throw err;
+          throw this.failed(err, storeTarget);
         }
       }
       // On disk before it is recorded: a recorded range must survive power loss, not only a crash.

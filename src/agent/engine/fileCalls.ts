@@ -7,7 +7,8 @@ import { HostedApiError, type HostedHttp } from '../../client/http.js';
 import { finalizeFile, finalizeFiles, registerFile, registerFiles, type RegisterFileAnswer } from '../../client/uploads.js';
 import { MAX_FILES_PER_FINALIZE, MAX_FILES_PER_REGISTER, type FinalizeFileBody, type RegisterFileBody, type RegisterFileQuery } from '../../api/hosted/files.js';
 import { Gatherer, type Outcome } from './gather.js';
-import { isTransientStatus, retrying, type RetryPolicy } from './retry.js';
+import { isTransientStatus, retrying, type RetryScope } from './retry.js';
+import type { Target } from './outages.js';
 
 /** A file's share of a batch answer, judged: 2xx is its result, a transient status goes again alone. */
 function judged<O>(o: { status: number; code?: string; message?: string } | undefined, ok: () => O): Outcome<O> {
@@ -30,9 +31,9 @@ export class FileCalls {
   private readonly registrations: Gatherer<Register, RegisterFileAnswer>;
   private readonly finalizes: Gatherer<Finalize, void>;
 
-  constructor(hosted: HostedHttp, packageId: string, packageToken: string, policy: RetryPolicy, signal: AbortSignal) {
-    const call = { auth: { packageToken }, signal };
-    const retried = <T>(fn: () => Promise<T>) => retrying(fn, policy, signal);
+  constructor(hosted: HostedHttp, packageId: string, packageToken: string, service: Target, scope: RetryScope & { signal: AbortSignal }) {
+    const call = { auth: { packageToken }, signal: scope.signal };
+    const retried = <T>(fn: () => Promise<T>) => retrying(fn, service, scope);
     this.registrations = new Gatherer<Register, RegisterFileAnswer>(
       {
         async together(items) {

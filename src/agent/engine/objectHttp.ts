@@ -37,18 +37,29 @@ export interface PutAnswer extends ObjectAnswer {
 }
 
 export class ObjectHttp {
-  readonly dispatcher: Agent;
+  private dispatcher: Agent;
   private readonly timeoutMs: number;
   private readonly wholeReads = new WholeFileReader();
 
-  constructor(opts: ObjectHttpOptions) {
+  constructor(private readonly opts: ObjectHttpOptions) {
     this.timeoutMs = opts.timeoutMs;
-    this.dispatcher = new Agent({
-      connections: opts.connections ?? 64,
+    this.dispatcher = this.newDispatcher();
+  }
+
+  private newDispatcher(): Agent {
+    return new Agent({
+      connections: this.opts.connections ?? 64,
       keepAliveTimeout: 30_000,
-      headersTimeout: opts.timeoutMs,
-      bodyTimeout: opts.timeoutMs,
+      headersTimeout: this.opts.timeoutMs,
+      bodyTimeout: this.opts.timeoutMs,
     });
+  }
+
+  /** Drops every connection, those in use too (their parts fail and are retried): after a sleep of the machine they may be dead. */
+  reconnect(): void {
+    const old = this.dispatcher;
+    this.dispatcher = this.newDispatcher();
+    void old.destroy().catch(() => {});
   }
 
   /** A blueprint request with its own body (e.g. starting a multipart upload). */

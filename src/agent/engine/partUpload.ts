@@ -5,12 +5,12 @@ import fs from 'node:fs/promises';
 import type { Blueprint } from '../../api/hosted/blueprint.js';
 import type { ObjectHttp, PutAnswer } from './objectHttp.js';
 import { WHOLE_READ_MAX } from './wholeReads.js';
-import { isAbort, isTransientStatus, PermanentError } from './retry.js';
+import { failureKind, isAbort, PermanentError, type RetryCause } from './retry.js';
 
 export type PartOutcome =
   /** `whole`: the part was the whole file, read in one go and checked against the walk around the read. */
   | { kind: 'stored'; etag: string; whole: boolean }
-  | { kind: 'retry'; reason: string }
+  | { kind: 'retry'; reason: string; cause: RetryCause; retryAfter?: string }
   | { kind: 'expired' }
   | { kind: 'upload_gone' }
   | { kind: 'aborted' }
@@ -54,18 +54,22 @@ export async function sendPart(
     const a = await put(objects, bp, file, range, whole, signal);
     if (signal.aborted) return { kind: 'aborted' };
     if (a.status === 200) {
-      if (!a.etag) return { kind: 'retry', reason: 'the store answered without an ETag' };
-      if (!etagMatches(a.etag, a.md5)) return { kind: 'retry', reason: `ETag ${a.etag} is not the MD5 of the part (${a.md5})` };
+      if (!a.etag) return { kind: 'retry', reason: 'the store answered without an ETag', cause: 'suspect' };
+      if (!etagMatches(a.etag, a.md5)) return { kind: 'retry', reason: `ETag ${a.etag} is not the MD5 of the part (${a.md5})`, cause: 'suspect' };
       return { kind: 'stored', etag: a.etag, whole };
     }
     if (a.status === 403) return { kind: 'expired' };
     if (a.status === 404 && /NoSuchUpload/.test(a.text)) return { kind: 'upload_gone' };
-    if (isTransientStatus(a.status)) return { kind: 'retry', reason: `the store answered ${a.status}` };
+    const cause = failureKind({ status: a.status });
+    const after = a.headers['retry-after'];
+    if (cause !== 'permanent') return { kind: 'retry', reason: `the store answered ${a.status}`, cause, retryAfter: Array.isArray(after) ? after[0] : after };
     // Another 4xx: the request was refused as sent; a few tries with a fresh read, then the upload stops.
-    return { kind: 'retry', reason: `the store refused the part (${a.status}): ${a.text.slice(0, 200)}` };
+    return { kind: 'retry', reason: `the store refused the part (${a.status}): ${a.text.slice(0, 200)}`, cause: 'suspect' };
   } catch (err) {
     if (signal.aborted || isAbort(err)) return { kind: 'aborted' };
     if (err instanceof FileChangedError) return { kind: 'fatal', error: err };
-    return { kind: 'retry', reason: (err as Error).message || String(err) };
+    // A local read that failed (EIO) has a code too: the disk, not the store, is then at fault, and it is not an outage.
+    const cause = (err as NodeJS.ErrnoException).path !== undefined ? 'suspect' : failureKind(err);
+    return { kind: 'retry', reason: (err as Error).message || String(err), cause: cause === 'permanent' ? 'suspect' : cause };
   }
 }

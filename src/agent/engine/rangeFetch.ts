@@ -12,6 +12,8 @@ export class RangeHttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** The answer's Retry-After header (503 SlowDown). */
+    readonly retryAfter?: string,
   ) {
     super(message);
   }
@@ -28,20 +30,28 @@ export interface RangeTransport {
   stallMs: number;
   /** Origins that answered something PlainPool cannot read: undici serves them from then on. */
   notPlain: Set<string>;
+  /** Drops every connection (after a sleep of the machine they may be dead); ranges under way fail and are retried. */
+  reconnect(): void;
   close(): Promise<void>;
 }
 
 export function createRangeTransport(stallMs: number): RangeTransport {
-  const undici = new Agent({ headersTimeout: stallMs, bodyTimeout: stallMs, connect: { timeout: stallMs }, keepAliveTimeout: 10_000 });
-  const plain = new PlainPool();
+  const newAgent = () => new Agent({ headersTimeout: stallMs, bodyTimeout: stallMs, connect: { timeout: stallMs }, keepAliveTimeout: 10_000 });
   return {
-    undici,
-    plain,
+    undici: newAgent(),
+    plain: new PlainPool(),
     stallMs,
     notPlain: new Set(),
-    async close() {
+    reconnect() {
+      const [undici, plain] = [this.undici, this.plain];
+      this.undici = newAgent();
+      this.plain = new PlainPool();
       plain.close();
-      await undici.close();
+      void undici.destroy().catch(() => {});
+    },
+    async close() {
+      this.plain.close();
+      await this.undici.close();
     },
   };
 }
@@ -109,7 +119,7 @@ export async function fetchRange(r: RangeRequest): Promise<string | null> {
     if (res.statusCode >= 400) {
       const text = (await res.body.text().catch(() => '')).slice(0, 300);
       const code = /<Code>([^<]+)<\/Code>/.exec(text)?.[1];
-      throw new RangeHttpError(res.statusCode, `the store answered ${res.statusCode}${code ? ` ${code}` : ''}`);
+      throw new RangeHttpError(res.statusCode, `the store answered ${res.statusCode}${code ? ` ${code}` : ''}`, header(res.headers['retry-after']));
     }
     const whole = r.start === 0 && r.end === r.total - 1;
     if (res.statusCode === 206) {

@@ -107,6 +107,11 @@ export class FileTransfer {
     return at;
   }
 
+  /** Parts waiting out a back-off are due now. */
+  retryNow(): void {
+    for (const r of this.retries) r.readyAt = 0;
+  }
+
   /** Puts a part back: at once, or after its back-off (`readyAt` in performance.now() time). */
   requeue(part: number, readyAt: number): void {
     this.retries.push({ part, readyAt });

@@ -4,22 +4,23 @@
 import { HostedApiError, type HostedHttp } from '../../client/http.js';
 import { finalizePackage, getPackage, setPackageExpiry } from '../../client/uploads.js';
 import type { UploadRow } from '../store/uploadStore.js';
-import { retrying, type RetryPolicy } from './retry.js';
+import { retrying, type RetryScope } from './retry.js';
+import type { Target } from './outages.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 
-export async function finalizeOnService(hosted: HostedHttp, u: UploadRow, policy: RetryPolicy, signal?: AbortSignal): Promise<void> {
-  const call = { auth: { packageToken: u.package_token }, signal };
+export async function finalizeOnService(hosted: HostedHttp, u: UploadRow, service: Target, scope: RetryScope): Promise<void> {
+  const call = { auth: { packageToken: u.package_token }, signal: scope.signal };
   try {
-    await retrying(() => finalizePackage(hosted, u.package_id, call), policy, signal);
+    await retrying(() => finalizePackage(hosted, u.package_id, call), service, scope);
   } catch (err) {
     if (!(err instanceof HostedApiError && err.status === 409)) throw err;
-    const pkg = await retrying(() => getPackage(hosted, u.package_id, call), policy, signal);
+    const pkg = await retrying(() => getPackage(hosted, u.package_id, call), service, scope);
     if (pkg.state !== 'finalized') throw err;
   }
   if (u.delete_after) {
     // Counted from the Package's delivery, as the Team's default expiry is.
     const expiry = new Date(Date.now() + u.delete_after * DAY_MS).toISOString();
-    await retrying(() => setPackageExpiry(hosted, u.package_id, { expiry, unlimited_storage: false }, call), policy, signal);
+    await retrying(() => setPackageExpiry(hosted, u.package_id, { expiry, unlimited_storage: false }, call), service, scope);
   }
 }

@@ -21,7 +21,10 @@ import {
 } from '../store/uploadStore.js';
 import type { PartTask, Scheduler, Transfer } from './scheduler.js';
 import type { ObjectHttp } from './objectHttp.js';
-import { backoffMs, describe, isRecoverable, retrying, type EngineTuning } from './retry.js';
+import { backoffMs, describe, isRecoverable, retryAfterMs, retrying, type EngineTuning, type RetryScope } from './retry.js';
+import type { Outages, Target } from './outages.js';
+import { Trouble } from './trouble.js';
+import type { Waiting } from '../../api/agent/waiting.js';
 import { FileTransfer, type KnownBlueprint } from './uploadFile.js';
 import { checkUnchanged, sendPart } from './partUpload.js';
 import { finalizeBody, registerOnService } from './uploadRegister.js';
@@ -33,6 +36,7 @@ export interface UploadEngine {
   objects: ObjectHttp;
   scheduler: Scheduler;
   tuning: EngineTuning;
+  outages: Outages;
   log: Logger;
   concurrency: number;
   /** The upload's state or progress changed (for the event feed). */
@@ -69,6 +73,10 @@ export class UploadRun implements Transfer {
   private workers = 0;
   private slotWaiters: (() => void)[] = [];
   private readonly calls: FileCalls;
+  private readonly service: Target;
+  private readonly scope: RetryScope & { signal: AbortSignal };
+  /** This run's waiting state; it ends the run once --retry-for passes without a success. */
+  private readonly trouble: Trouble;
 
   constructor(
     private readonly e: UploadEngine,
@@ -77,7 +85,10 @@ export class UploadRun implements Transfer {
     this.id = u.id;
     this.priority = u.priority;
     setMaxListeners(0, this.abort.signal);
-    this.calls = new FileCalls(e.hosted, u.package_id, u.package_token, e.tuning.retry, this.abort.signal);
+    this.service = e.outages.target('service', e.hosted.baseUrl);
+    this.trouble = new Trouble(e.tuning.retry.retryForMs, { changed: () => e.changed(u.id, 'progress'), gaveUp: (err) => this.fail(err) });
+    this.scope = { policy: e.tuning.retry, trouble: this.trouble, signal: this.abort.signal };
+    this.calls = new FileCalls(e.hosted, u.package_id, u.package_token, this.service, this.scope);
     this.files = uploadFiles(e.db, u.id).map((r) => new FileTransfer(r, r.done ? [] : fileParts(e.db, u.id, r.idx)));
     this.prepQueue = this.files.filter((f) => !f.row.done);
     this.filesLeft = this.prepQueue.length;
@@ -85,6 +96,10 @@ export class UploadRun implements Transfer {
 
   get running(): boolean {
     return !this.stopped;
+  }
+
+  waiting(): Waiting | undefined {
+    return this.trouble.waiting();
   }
 
   start(): void {
@@ -101,9 +116,19 @@ export class UploadRun implements Transfer {
       this.abort.abort();
       clearTimeout(this.wakeTimer?.t);
       this.wakeTimer = undefined;
+      this.trouble.clear();
       this.wakeWorkers();
     }
     return Promise.allSettled([...this.pending]).then(() => undefined);
+  }
+
+  /** A target came back, or the machine woke: parts waiting out a back-off go now. */
+  retryNow(): void {
+    if (this.stopped) return;
+    for (const f of this.active) f.retryNow();
+    clearTimeout(this.wakeTimer?.t);
+    this.wakeTimer = undefined;
+    this.wake();
   }
 
   nextPart(): PartTask | undefined {
@@ -116,6 +141,11 @@ export class UploadRun implements Transfer {
       this.maybeFetch(f);
       if (n !== undefined) {
         const entry = f.blueprints.get(n)!;
+        // The store is down: nothing new goes to it until its probe answers (then retryNow).
+        if (this.storeOf(entry).down) {
+          f.requeue(n, 0);
+          return undefined;
+        }
         const epoch = f.epoch;
         return { run: () => this.track(this.runPart(f, n, entry, epoch)) };
       }
@@ -128,6 +158,10 @@ export class UploadRun implements Transfer {
 
   private get call() {
     return { auth: { packageToken: this.u.package_token }, signal: this.abort.signal };
+  }
+
+  private storeOf(entry: KnownBlueprint): Target {
+    return this.e.outages.target('store', entry.bp.url);
   }
 
   private get policy() {
@@ -226,7 +260,7 @@ export class UploadRun implements Transfer {
   }
 
   private async register(f: FileTransfer): Promise<void> {
-    const { registration: reg, blueprints } = await registerOnService(this.e, this.calls, this.u, f.row, this.abort.signal);
+    const { registration: reg, blueprints } = await registerOnService(this.e, this.calls, this.u, f.row, this.scope);
     if (this.stopped) return;
     setFileRegistration(this.e.db, this.id, f.row.idx, reg);
     f.row = { ...f.row, ...reg };
@@ -252,8 +286,8 @@ export class UploadRun implements Transfer {
     try {
       const bps = await retrying(
         () => partBlueprints(this.e.hosted, this.u.package_id, f.row.file_id!, from - 1, count, f.row.s3_upload_id!, this.call),
-        this.policy,
-        this.abort.signal,
+        this.service,
+        this.scope,
       );
       if (this.stopped || epoch !== f.epoch) return;
       bps.forEach((bp, i) => {
@@ -292,6 +326,8 @@ export class UploadRun implements Transfer {
         // loss waits 5-15 ms behind the store's writes on a shared disk (docs/agent-api.md).
         const part = { part_number: n, etag: outcome.etag, size: range.length };
         recordPart(this.e.db, this.id, f.row.idx, part);
+        this.storeOf(entry).ok();
+        this.trouble.succeeded();
         f.blueprints.delete(n);
         f.attempts.delete(n);
         f.expiredInRow = 0;
@@ -316,10 +352,15 @@ export class UploadRun implements Transfer {
       case 'retry': {
         const tries = (f.attempts.get(n) ?? 0) + 1;
         f.attempts.set(n, tries);
-        if (tries >= this.policy.attempts) {
+        // The store mangling or refusing this very part is bounded by tries; the store or the network failing, by --retry-for.
+        if (outcome.cause === 'suspect' && tries >= this.policy.attempts) {
           return this.fail(new Error(`part ${n} of ${f.row.local_path} failed ${tries} times; last: ${outcome.reason}`));
         }
-        const delay = backoffMs(tries, this.policy);
+        const store = this.storeOf(entry);
+        const after = retryAfterMs(outcome.retryAfter);
+        if (outcome.cause === 'outage') store.report(outcome.reason, after);
+        const delay = after ?? backoffMs(tries, this.policy);
+        this.trouble.failed(store, outcome.reason, Date.now() + delay);
         this.e.log.debug({ upload: this.id, part: n, tries, delay, reason: outcome.reason }, 'part will be retried');
         f.requeue(n, performance.now() + delay);
         return this.wakeAt(performance.now() + delay);

@@ -5,20 +5,28 @@ import type { Blueprint } from '../../api/hosted/blueprint.js';
 import type { FinalizeFileBody } from '../../api/hosted/files.js';
 import type { PartRow, UploadFileRow, UploadRow } from '../store/uploadStore.js';
 import type { ObjectHttp } from './objectHttp.js';
-import { isTransientStatus, retrying, type EngineTuning } from './retry.js';
+import { isTransientStatus, retrying, type EngineTuning, type RetryScope } from './retry.js';
+import type { Outages } from './outages.js';
 import { chooseChunkSize } from './uploadFile.js';
 import type { FileCalls } from './fileCalls.js';
 
 export interface ServiceSide {
   objects: ObjectHttp;
   tuning: EngineTuning;
+  outages: Outages;
 }
 
 export type Registration = Pick<UploadFileRow, 'file_id' | 's3_upload_id' | 'chunk_size' | 'part_count'>;
 
-/** A store answer worth another try, as an error the retry loop recognises. */
+/** A store answer worth another try, as an error the retry loop recognises by its status. */
 class StoreStatusError extends Error {
-  readonly code = 'STORE_STATUS';
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly retryAfter?: string,
+  ) {
+    super(message);
+  }
 }
 
 const xmlText = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
@@ -39,7 +47,7 @@ export interface Registered {
  * multipart upload to start and complete on the store); one that does not runs
  * neither, and then the create blueprint is run here, as the spec says.
  */
-export async function registerOnService(s: ServiceSide, calls: FileCalls, u: UploadRow, r: UploadFileRow, signal: AbortSignal): Promise<Registered> {
+export async function registerOnService(s: ServiceSide, calls: FileCalls, u: UploadRow, r: UploadFileRow, scope: RetryScope & { signal: AbortSignal }): Promise<Registered> {
   const isFile = r.kind === 'file';
   // Not checked against the walk here: each part is, before it is read, and the file before its finalize.
   const body = {
@@ -59,7 +67,7 @@ export async function registerOnService(s: ServiceSide, calls: FileCalls, u: Upl
   }
   // A SINGLE_PUT file fits one part at the wished size, and the service's max_chunk_size: this chunk holds it.
   const chunk = chooseChunkSize(u.chunk_size, r.size, { min: reg.min_chunk_size, max: reg.max_chunk_size, maxCount: reg.max_chunk_count });
-  const uploadId = reg.upload_id ?? (await startUpload(s, r, reg.create_blueprint, signal));
+  const uploadId = reg.upload_id ?? (await startUpload(s, r, reg.create_blueprint, scope));
   return {
     registration: { file_id: reg.file.id, s3_upload_id: uploadId, chunk_size: chunk, part_count: r.size === 0 ? 0 : Math.ceil(r.size / chunk) },
     blueprints: reg.upload_id ? (reg.upload_blueprints ?? []) : [],
@@ -67,15 +75,18 @@ export async function registerOnService(s: ServiceSide, calls: FileCalls, u: Upl
 }
 
 /** Runs the create blueprint on the store; resolves the UploadId it answers. */
-async function startUpload(s: ServiceSide, r: UploadFileRow, bp: Blueprint, signal: AbortSignal): Promise<string> {
+async function startUpload(s: ServiceSide, r: UploadFileRow, bp: Blueprint, scope: RetryScope & { signal: AbortSignal }): Promise<string> {
   const started = await retrying(
     async () => {
-      const a = await s.objects.send(bp, signal);
-      if (isTransientStatus(a.status)) throw new StoreStatusError(`the store answered ${a.status} when starting ${r.local_path}`);
+      const a = await s.objects.send(bp, scope.signal);
+      if (isTransientStatus(a.status)) {
+        const after = a.headers['retry-after'];
+        throw new StoreStatusError(a.status, `the store answered ${a.status} when starting ${r.local_path}`, Array.isArray(after) ? after[0] : after);
+      }
       return a;
     },
-    s.tuning.retry,
-    signal,
+    s.outages.target('store', bp.url),
+    scope,
   );
   const m = /<UploadId>([^<]+)<\/UploadId>/.exec(started.text);
   if (started.status !== 200 || !m) throw new Error(`the store refused to start the upload of ${r.local_path} (${started.status})`);

@@ -61,7 +61,7 @@ async function prepareDestination(dst: string): Promise<void> {
 export function createDownloadsService(ctx: AgentContext) {
   const jobs = new Map<string, DownloadJob>();
   const clients = new Map<string, HostedHttp>();
-  const tuning = engineTuning();
+  const tuning = engineTuning(process.env, ctx.config.retryForMs);
   const transport = createRangeTransport(tuning.timeoutMs);
   const hostedOrigin = URL.canParse(ctx.config.hostedUrl) ? new URL(ctx.config.hostedUrl).origin : '';
 
@@ -89,6 +89,8 @@ export function createDownloadsService(ctx: AgentContext) {
       source,
       transport,
       tuning,
+      outages: ctx.outages,
+      apiBase: row.api_base,
     });
     const items = stored.items.map((r) => new DownloadItem(r, row.chunk_size, stored.ranges.get(r.file_id) ?? []));
     const job = new DownloadJob(row, items, {
@@ -242,9 +244,31 @@ export function createDownloadsService(ctx: AgentContext) {
       return out;
     },
 
-    /** At agent start: downloads that were transferring go on from their recorded ranges. */
+    /** At agent start: downloads that were transferring go on from their recorded ranges, and those that failed recoverably resume. */
     resumeAll(): void {
       for (const job of all()) job.start();
+      this.resumeRecoverable();
+    },
+
+    /** Resumes the downloads that failed recoverably (a paused one stays paused): at start, and when a target comes back. */
+    resumeRecoverable(): void {
+      for (const job of all()) {
+        if (!job.recoverable) continue;
+        ctx.log.info({ download: job.id, error: job.row.error }, 'resuming a download that failed recoverably');
+        job.resume();
+      }
+    },
+
+    /** A target came back: what waits out a back-off goes now. */
+    retryNow(): void {
+      for (const job of all()) job.retryNow();
+    },
+
+    /** After a sleep of the machine: connections that may have died with it are dropped, and ranges in flight start again. */
+    reconnect(): void {
+      transport.reconnect();
+      for (const c of clients.values()) c.reconnect();
+      for (const job of all()) job.kick();
     },
     /** Aborts ranges in flight and keeps every state, so the next start resumes them. */
     async close(): Promise<void> {

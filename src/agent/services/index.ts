@@ -17,11 +17,35 @@ export interface AgentServices {
 
 export function createServices(ctx: AgentContext, shutdown: () => void): AgentServices {
   const session = createSessionService(ctx);
+  const uploads = createUploadsService(ctx, session);
+  const downloads = createDownloadsService(ctx);
+  const retryNow = () => {
+    uploads.retryNow();
+    downloads.retryNow();
+  };
+  // A target that answers again: everything that waited for it goes on together, what
+  // had given up resumes, and a session that could not be renewed meanwhile is.
+  ctx.outages.onUp((t) => {
+    retryNow();
+    uploads.resumeRecoverable();
+    downloads.resumeRecoverable();
+    if (t.kind === 'service') session.serviceBack();
+  });
+  ctx.sleep.onWake((sleptMs) => {
+    ctx.log.info({ slept_ms: sleptMs }, 'the machine woke up: dropping connections and retrying now');
+    ctx.outages.reconnect();
+    session.hosted.reconnect();
+    uploads.reconnect();
+    downloads.reconnect();
+    ctx.outages.probeAllNow();
+    retryNow();
+    session.serviceBack();
+  });
   return {
     system: createSystemService(ctx, shutdown),
     session,
-    uploads: createUploadsService(ctx, session),
-    downloads: createDownloadsService(ctx),
+    uploads,
+    downloads,
     events: createEventsService(ctx),
   };
 }

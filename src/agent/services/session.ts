@@ -3,24 +3,31 @@
 // user token is renewed at half its lifetime (POST /v1/auth/refresh), so an
 // agent left running stays signed in without keeping the password. When the
 // service refuses the session's token or key (expired, revoked, user removed),
-// the session ends: it is removed and the routes answer "session is nil".
+// the session ends: it is removed and the routes answer "session is nil". While
+// the service cannot be reached the session stays, even past its token's expiry:
+// the renewal is tried again every minute and as soon as the service answers
+// again (the service renews a token that expired less than a week ago).
 import type { AgentContext } from '../context.js';
 import { HostedHttp, HostedApiError, type Credentials, type RequestOptions } from '../../client/http.js';
 import { clearSession, loadSession, saveSession, type StoredSession } from '../store/sessionStore.js';
 import { AgentError, sessionNil, upstream } from '../errors.js';
 import { AgentErrorCode } from '../../api/agent/errors.js';
 import type { Team } from '../../api/hosted/teams.js';
+import { describe, failureKind, retryAfterMs } from '../engine/retry.js';
 
 
 export interface SessionInfo { user: StoredSession['user']; teams: Team[] }
 
-/** When the service cannot be reached, the renewal is tried again after this long (while the token lasts). */
+/** When the service cannot be reached, the renewal is tried again after this long, or when the service answers again. */
 const RENEW_RETRY_MS = 60_000;
 /** The longest a Node timer waits; a later renewal is scheduled in steps. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 /** The `--api-key` sign-in at start, when the service cannot be reached: first retry after this long, doubling up to the maximum. */
 export const API_KEY_RETRY_FIRST_MS = 1_000;
 export const API_KEY_RETRY_MAX_MS = 60_000;
+
+const REFRESH = '/v1/auth/refresh';
+const expired = (token: string) => Date.now() >= (tokenTimes(token)?.expiresAt ?? 0);
 
 /** Refusals of the service that ended the session: the route that met one answers "session is nil" like those after it. */
 const endedTheSession = new WeakSet<object>();
@@ -80,12 +87,21 @@ export function createSessionService(ctx: AgentContext) {
     return true;
   }
 
-  /** The service client every session call goes through: a 401 to the session's own token or key ends the session. */
+  /**
+   * The service client every session call goes through: a 401 to the session's own
+   * token or key ends the session, except for a user token that has only expired
+   * (the service was out when it was due): that one is renewed and the call made again.
+   */
   class SessionHttp extends HostedHttp {
     override async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
       try {
         return await super.request<T>(method, path, opts);
       } catch (err) {
+        const token = opts.auth?.userToken;
+        if (err instanceof HostedApiError && err.status === 401 && token && !opts.auth?.packageToken && path !== REFRESH && expired(token)) {
+          const fresh = await renew(token);
+          if (fresh) return super.request<T>(method, path, { ...opts, auth: { ...opts.auth, userToken: fresh } });
+        }
         // With a package token it is that token the service judged, not the session.
         const secret = opts.auth && !opts.auth.packageToken ? (opts.auth.userToken ?? opts.auth.apiKey) : undefined;
         if (err instanceof HostedApiError && err.status === 401 && secret && (endRefused(secret, err.message) || secret === endedSecret)) {
@@ -96,6 +112,9 @@ export function createSessionService(ctx: AgentContext) {
     }
   }
   const hosted: HostedHttp = new SessionHttp(ctx.config.hostedUrl);
+  const service = ctx.outages.target('service', ctx.config.hostedUrl);
+  /** A renewal that failed for want of the service, to be tried again as soon as it is back. */
+  let renewalDue: string | undefined;
 
   const credentialsOf = (s: StoredSession): Credentials => (s.kind === 'api_key' ? { apiKey: s.secret } : { userToken: s.secret });
 
@@ -127,28 +146,45 @@ export function createSessionService(ctx: AgentContext) {
     later(wait, () => (wait > MAX_TIMER_MS ? scheduleRenewal() : void renew(s.secret)));
   }
 
-  async function renew(token: string): Promise<void> {
+  /** The renewal under way, shared by the timer and the calls that met an expired token. */
+  let renewing: { token: string; fresh: Promise<string | undefined> } | undefined;
+
+  /** Renews the session's user token; resolves the new one, or undefined when it could not (then the session is ended or the renewal is due again). */
+  function renew(token: string): Promise<string | undefined> {
+    if (renewing?.token !== token) {
+      const fresh = renewOnce(token).finally(() => {
+        if (renewing?.fresh === fresh) renewing = undefined;
+      });
+      renewing = { token, fresh };
+    }
+    return renewing.fresh;
+  }
+
+  async function renewOnce(token: string): Promise<string | undefined> {
+    renewalDue = undefined;
     try {
-      const r = await hosted.request<{ token: string }>('POST', '/v1/auth/refresh', { auth: { userToken: token } });
-      // A login or logout meanwhile decided otherwise.
+      const r = await hosted.request<{ token: string }>('POST', REFRESH, { auth: { userToken: token } });
+      // A login, a logout or another renewal meanwhile decided otherwise: the session's own token is the one to use.
       const now = loadSession(ctx.db);
-      if (closed || now?.kind !== 'credentials' || now.secret !== token) return;
+      if (closed || now?.kind !== 'credentials') return undefined;
+      if (now.secret !== token) return expired(now.secret) ? undefined : now.secret;
       saveSession(ctx.db, { ...now, secret: r.token });
       scheduleRenewal();
+      return r.token;
     } catch (err) {
-      if (closed) return;
+      if (closed) return undefined;
       if (isRefusal(err)) {
-        // Expired or revoked: the session ends (a 401 has already ended it on its way here).
+        // Revoked, or expired past the service's grace: the session ends (a 401 has already ended it on its way here).
         endRefused(token, (err as Error).message);
-        return;
+        return undefined;
       }
-      // The service cannot be reached (or failed): the session stays while the token lasts.
-      if (Date.now() + RENEW_RETRY_MS >= (tokenTimes(token)?.expiresAt ?? 0)) {
-        ctx.log.warn({ err: (err as Error).message }, 'could not renew the session before it expired; sign in again');
-        return;
-      }
-      ctx.log.warn({ err: (err as Error).message }, 'could not renew the session; trying again');
+      // The service cannot be reached (or failed): the session stays, expired or not, and the
+      // renewal goes again in a minute, or as soon as the service answers (serviceBack).
+      if (failureKind(err) === 'outage') service.report(describe(err), retryAfterMs((err as HostedApiError).retryAfter));
+      ctx.log.warn({ err: (err as Error).message, expired: expired(token) }, 'could not renew the session; trying again when the service answers');
+      renewalDue = token;
       later(RENEW_RETRY_MS, () => void renew(token));
+      return undefined;
     }
   }
 
@@ -156,6 +192,12 @@ export function createSessionService(ctx: AgentContext) {
 
   return {
     hosted,
+    /** The service answers again (or the machine woke): a renewal that could not be made meanwhile is made now. */
+    serviceBack(): void {
+      const s = loadSession(ctx.db);
+      if (closed || s?.kind !== 'credentials' || renewalDue !== s.secret) return;
+      void renew(s.secret);
+    },
     /** POST /login: e-mail and password, exchanged for a user token. */
     async login(email: string, password: string): Promise<SessionInfo> {
       const r = await hosted.request<{ token: string }>('POST', '/v1/auth', { body: { email, password } }).catch(fromHosted);

@@ -13,6 +13,7 @@ import { createLink, createTeamPackage, type Package } from '../../client/upload
 import { createPortalPackage, getPortalBySubdomain } from '../../client/portals.js';
 import { ObjectHttp } from '../engine/objectHttp.js';
 import { describe, engineTuning, isRecoverable } from '../engine/retry.js';
+import { Trouble } from '../engine/trouble.js';
 import { checkPortalRestrictions, planUpload, type UploadPlan } from '../engine/uploadPlan.js';
 import { UploadRun, type UploadEngine } from '../engine/uploadJob.js';
 import { finalizeOnService } from '../engine/uploadFinalize.js';
@@ -29,17 +30,25 @@ import {
 
 export function createUploadsService(ctx: AgentContext, session: SessionService) {
   const { db } = ctx;
-  const tuning = engineTuning();
+  const tuning = engineTuning(process.env, ctx.config.retryForMs);
   const objects = new ObjectHttp({ timeoutMs: tuning.timeoutMs });
+  const service = ctx.outages.target('service', session.hosted.baseUrl);
   const runs = new Map<string, UploadRun>();
-  const finalizing = new Map<string, Promise<void>>();
+  const finalizing = new Map<string, { done: Promise<void>; trouble: Trouble }>();
   /** Uploads being deleted: no run may start for them meanwhile. */
   const removing = new Set<string>();
   const closing = new AbortController();
   let closed = false;
 
+  /** The stored record, with `waiting` while its run (or its Package finalize) waits for the service or the store. */
+  function recordOf(id: string): UploadRecord | undefined {
+    const r = uploadRecord(db, id);
+    const waiting = r?.state === 'transferring' ? runs.get(id)?.waiting() : r?.state === 'idle' ? finalizing.get(id)?.trouble.waiting() : undefined;
+    return r && waiting ? { ...r, waiting } : r;
+  }
+
   const feed = new ThrottledFeed((id) => {
-    const rec = uploadRecord(db, id);
+    const rec = recordOf(id);
     if (rec) ctx.events.publish('upload', rec);
   });
   const changed = (id: string, kind: 'state' | 'progress') => feed.changed(id, kind);
@@ -50,6 +59,7 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
     objects,
     scheduler: ctx.scheduler,
     tuning,
+    outages: ctx.outages,
     log: ctx.log,
     concurrency: ctx.config.concurrency,
     changed,
@@ -80,22 +90,31 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
     if (!u) throw notFound(`upload ${id}`);
     return u;
   }
-  const rec = (id: string) => uploadRecord(db, id)!;
+  const rec = (id: string) => recordOf(id)!;
 
   /** Package finalize (and expiry); one at a time per upload. */
   function finalizeNow(id: string): Promise<void> {
     const running = finalizing.get(id);
-    if (running) return running;
-    const p = (async () => {
+    if (running) return running.done;
+    const stop = new AbortController();
+    const onClose = () => stop.abort(closing.signal.reason);
+    if (closing.signal.aborted) onClose();
+    closing.signal.addEventListener('abort', onClose, { once: true });
+    const trouble = new Trouble(tuning.retry.retryForMs, { changed: () => changed(id, 'progress'), gaveUp: (err) => stop.abort(err) });
+    const done = (async () => {
       // Every file marked done is on disk before the service closes the package to changes.
       await db.synced();
-      await finalizeOnService(session.hosted, mustGet(id), tuning.retry, closing.signal);
+      await finalizeOnService(session.hosted, mustGet(id), service, { policy: tuning.retry, trouble, signal: stop.signal });
       if (!getUpload(db, id)) return; // deleted meanwhile
       setUploadState(db, id, 'complete');
       changed(id, 'state');
-    })().finally(() => finalizing.delete(id));
-    finalizing.set(id, p);
-    return p;
+    })().finally(() => {
+      trouble.clear();
+      closing.signal.removeEventListener('abort', onClose);
+      finalizing.delete(id);
+    });
+    finalizing.set(id, { done, trouble });
+    return done;
   }
 
   function autoFinalize(id: string): void {
@@ -262,6 +281,26 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
       return hit.map((u) => rec(u.id));
     },
 
+    /** Resumes the uploads that failed recoverably (a paused one stays paused): at start, and when a target comes back. */
+    resumeRecoverable(): void {
+      if (closed) return;
+      for (const u of listUploads(db)) {
+        if (u.state !== 'error' || !u.error_recoverable) continue;
+        ctx.log.info({ upload: u.id, error: u.error }, 'resuming an upload that failed recoverably');
+        resumeOne(u);
+      }
+    },
+
+    /** A target came back, or the machine woke: what waits out a back-off goes now. */
+    retryNow(): void {
+      for (const run of runs.values()) run.retryNow();
+    },
+
+    /** After a sleep of the machine: connections that may have died with it are dropped. */
+    reconnect(): void {
+      objects.reconnect();
+    },
+
     /** Forgets the upload here; its Package stays on the service as it is. */
     async remove(id: string): Promise<UploadRecord> {
       const gone = await removeOne(id);
@@ -296,12 +335,13 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
       return { id: l.id, secret: l.secret, email: l.email, expiry: l.expiry, locked: l.locked, url: l.url };
     },
 
-    /** At agent start: continue what was transferring, finalize what went idle under auto-finalize. */
+    /** At agent start: continue what was transferring, finalize what went idle under auto-finalize, resume what failed recoverably. */
     resumeAll(): void {
       for (const u of listUploads(db)) {
         if (u.state === 'transferring') startRun(u.id);
         else if (u.state === 'idle' && u.auto_finalize) autoFinalize(u.id);
       }
+      this.resumeRecoverable();
     },
 
     /** Stops every run without touching states, so that they continue at the next start. */
@@ -310,7 +350,7 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
       closing.abort();
       feed.close();
       await Promise.all([...runs.keys()].map(stopRun));
-      await Promise.allSettled([...finalizing.values()]);
+      await Promise.allSettled([...finalizing.values()].map((f) => f.done));
       await objects.close();
     },
   };

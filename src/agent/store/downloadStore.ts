@@ -55,6 +55,18 @@ export const downloadsMigration: Migration = {
   );`,
 };
 
+/**
+ * Whether a download's error is one that resumes by itself (at start, and when the
+ * service comes back). Rows in error from before the column: those that ran out of
+ * retries, which the agent of then said as "gave up after N tries".
+ */
+export const downloadsRecoverableMigration: Migration = {
+  version: 4,
+  name: 'downloads_error_recoverable',
+  sql: `ALTER TABLE downloads ADD COLUMN error_recoverable INTEGER NOT NULL DEFAULT 0;
+  UPDATE downloads SET error_recoverable = 1 WHERE state = 'error' AND error LIKE '%gave up after % tries%';`,
+};
+
 export type DownloadState = 'transferring' | 'paused' | 'complete' | 'error';
 export type ItemState = 'pending' | 'complete' | 'skipped' | 'error';
 
@@ -76,6 +88,8 @@ export interface DownloadRow {
   group_id: number | null;
   state: DownloadState;
   error: string | null;
+  /** 1 when the error resumes by itself (the network, the service or the store, after --retry-for). */
+  error_recoverable?: number;
   created_at: string;
   updated_at: string;
 }
@@ -139,9 +153,9 @@ export function loadDownloads(db: AgentDb): StoredDownload[] {
   return rows.map((row) => loadOne(db, row));
 }
 
-export function setDownloadState(db: AgentDb, id: string, state: DownloadState, error: string | null): string {
+export function setDownloadState(db: AgentDb, id: string, state: DownloadState, error: string | null, recoverable = false): string {
   const at = now();
-  db.sql('UPDATE downloads SET state = ?, error = ?, updated_at = ? WHERE id = ?').run(state, error, at, id);
+  db.sql('UPDATE downloads SET state = ?, error = ?, error_recoverable = ?, updated_at = ? WHERE id = ?').run(state, error, recoverable ? 1 : 0, at, id);
   return at;
 }
 

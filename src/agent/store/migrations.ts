@@ -1,8 +1,8 @@
 // Every schema migration of the agent's database, one module per area, applied in version order.
 import { sessionMigration } from './sessionStore.js';
 import { uploadsMigration } from './uploadStore.js';
-import { downloadsMigration } from './downloadStore.js';
+import { downloadsMigration, downloadsRecoverableMigration } from './downloadStore.js';
 
 export interface Migration { version: number; name: string; sql: string }
 
-export const migrations: Migration[] = [sessionMigration, uploadsMigration, downloadsMigration];
+export const migrations: Migration[] = [sessionMigration, uploadsMigration, downloadsMigration, downloadsRecoverableMigration];

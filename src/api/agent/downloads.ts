@@ -1,6 +1,7 @@
 // Wire shapes of the agent's downloads: the REST routes validate with these and
 // the CLI client takes its types from them.
 import { Type, type Static } from 'typebox';
+import { Waiting } from './waiting.js';
 
 export const MiB = 1024 * 1024;
 /** Range size when the request names none. */
@@ -78,6 +79,8 @@ export const DownloadRecord = Type.Object({
   created_at: Type.String(),
   updated_at: Type.String(),
   error: Type.Optional(Type.String()),
+  /** Present while a transferring download waits for the service or the store. */
+  waiting: Type.Optional(Waiting),
 });
 export type DownloadRecord = Static<typeof DownloadRecord>;
 

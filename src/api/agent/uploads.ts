@@ -2,6 +2,7 @@
 // /portals/uploads, the upload record, pause/resume/delete, finalize, link.
 import { Type, type Static } from 'typebox';
 import { TagRef } from '../hosted/tags.js';
+import { Waiting } from './waiting.js';
 
 const NoNul = '^[^\\u0000]*$';
 const Email = Type.String({ format: 'email', maxLength: 254 });
@@ -92,6 +93,8 @@ export const UploadRecord = Type.Object({
   created_at: Type.String(),
   updated_at: Type.String(),
   error: Type.Optional(Type.String()),
+  /** Present while a transferring upload waits for the service or the store. */
+  waiting: Type.Optional(Waiting),
 });
 export type UploadRecord = Static<typeof UploadRecord>;
 

@@ -8,8 +8,9 @@ import type { AgentClient } from '../agentClient.js';
 import { AgentRequestError, AgentUnreachableError } from '../agentClient.js';
 import { ProgressBar, type ProgressOut } from '../progress.js';
 import { Failure } from './common.js';
+import type { Waiting } from '../../api/agent/waiting.js';
 
-interface Moving { progress: number; size: number; state: string }
+interface Moving { progress: number; size: number; state: string; waiting?: Waiting }
 
 export interface FollowOptions<R extends Moving> {
   client: AgentClient;
@@ -58,7 +59,7 @@ export async function followTransfer<R extends Moving>(o: FollowOptions<R>): Pro
       throw err;
     }
   };
-  const show = (r: R) => bar.update(r.progress, r.size, r.state);
+  const show = (r: R) => bar.update(r.progress, r.size, r.state, r.waiting);
 
   const lostMs = o.lostMs ?? 10 * 60_000;
   const lostFor = lostMs >= 60_000 ? `${Math.round(lostMs / 60_000)} min` : `${Math.round(lostMs / 1000)} s`;

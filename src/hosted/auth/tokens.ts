@@ -3,6 +3,12 @@
 import { SignJWT, jwtVerify, type JWTPayload } from 'jose';
 
 const VERIFIED_CACHE = 4096;
+/**
+ * How long after its expiry a user token can still be renewed: a client that could
+ * not reach the service while its token ran out (an outage, a laptop closed for the
+ * weekend) stays signed in once it is back, without the password it does not keep.
+ */
+export const REFRESH_GRACE_SECONDS = 7 * 24 * 3600;
 
 /** full: the creator's; upload: an anonymous Portal uploader's (files only); read: a Link's. */
 export type PackageAccess = 'full' | 'upload' | 'read';
@@ -15,6 +21,8 @@ export interface ZipClaims { packageId: string; variant: string; linkId?: string
 export interface Tokens {
   signUser(userId: string): Promise<string>;
   verifyUser(token: string): Promise<UserClaims | null>;
+  /** A user token for POST /v1/auth/refresh: valid, or expired less than REFRESH_GRACE_SECONDS ago. */
+  verifyUserForRefresh(token: string): Promise<UserClaims | null>;
   signPackage(claims: PackageClaims): Promise<string>;
   verifyPackage(token: string): Promise<PackageClaims | null>;
   signZip(claims: ZipClaims): Promise<string>;
@@ -53,6 +61,14 @@ export function createTokens(secret: Uint8Array, userTtlSeconds = 12 * 3600, rea
     async verifyUser(token) {
       const p = await verify(token);
       return p?.typ === 'user' && p.sub ? { userId: p.sub } : null;
+    },
+    async verifyUserForRefresh(token) {
+      try {
+        const { payload: p } = await jwtVerify(token, secret, { algorithms: ['HS256'], clockTolerance: REFRESH_GRACE_SECONDS });
+        return p.typ === 'user' && p.sub ? { userId: p.sub } : null;
+      } catch {
+        return null;
+      }
     },
     // A full-access token lives as long as its Package (checked on every use);
     // a read-only token from a Link also dies with the Link, and after a day.

@@ -14,13 +14,14 @@ const routes: RouteModule = (app, ctx) => {
     return { token: await ctx.tokens.signUser(user.id), user: publicUser(user) };
   });
 
-  // A user token still valid buys a fresh one with a full lifetime, so that a client
-  // that stays running (the agent, the desktop app) stays signed in without keeping
-  // the password. API keys do not expire this way and need no renewal.
+  // A user token still valid (or expired less than a week ago: tokens.ts) buys a fresh
+  // one with a full lifetime, so that a client that stays running (the agent, the
+  // desktop app) stays signed in without keeping the password, outages included.
+  // API keys do not expire this way and need no renewal.
   app.post('/v1/auth/refresh', { schema: { response: { 200: AuthAnswer } } }, async (req) => {
     const token = req.headers['x-user-token'];
     if (typeof token !== 'string' || token === '') throw unauthorized('X-User-Token required');
-    const claims = await ctx.tokens.verifyUser(token);
+    const claims = await ctx.tokens.verifyUserForRefresh(token);
     const user = claims && (await findUserById(ctx.db, claims.userId));
     if (!user) throw unauthorized('invalid or expired user token');
     return { token: await ctx.tokens.signUser(user.id), user: publicUser(user) };

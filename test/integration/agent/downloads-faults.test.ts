@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startTestAgent, type TestAgent } from '../../helpers/agent.js';
 import { startProxiedService, type Fault, type ProxiedService } from '../../helpers/s3Proxy.js';
 import { MiB } from '../../helpers/flow.js';
-import { agentCall, expectedTree, startDownload, treeOf, treePackage, waitForState, type TreePackage } from '../../helpers/downloads.js';
+import { agentCall, expectedTree, startDownload, treeOf, treePackage, waitForRecord, waitForState, type TreePackage } from '../../helpers/downloads.js';
 
 let env: ProxiedService;
 let a: TestAgent;
@@ -82,26 +82,33 @@ describe('faults between the agent and the store', () => {
     }
   });
 
-  test('a store that keeps failing ends the download in error after bounded tries; resume then completes it', async () => {
+  test('a store that keeps failing keeps the download waiting, then ends it in a recoverable error after --retry-for; resume then completes it', async () => {
+    const short = await startTestAgent(env.svc, { 'retry-for': '3s' });
     env.proxy.rule = (r) => (r.method === 'GET' && isBig(r.path) && r.range?.[0] === 2 * MiB ? { status: 503 } : 'pass');
     const from = env.proxy.seen.length;
     try {
       const to = path.join(tmp, 'gives-up');
-      const id = await startDownload(a.url, { url: tree.link.url, dst_folder: to, chunk_size: MiB, file_ids: [big().id] });
-      const failed = await waitForState(a.url, id, 'error');
-      expect(failed.error).toMatch(/media\/big\.bin: gave up after 4 tries: the store answered 503/);
+      const id = await startDownload(short.url, { url: tree.link.url, dst_folder: to, chunk_size: MiB, file_ids: [big().id] });
+      const waiting = await waitForRecord(short.url, id, 'waiting', (r) => r.state === 'transferring' && r.waiting !== undefined);
+      expect(waiting.waiting).toMatchObject({ reason: expect.stringMatching(/^store_/), last_error: expect.stringMatching(/503/) });
+      const failed = await waitForState(short.url, id, 'error');
+      expect(failed.error).toMatch(/^no success for 3 s \(--retry-for\); last: .*503/);
+      expect(failed.waiting).toBeUndefined();
+      // Retried at the back-off's pace, not in a tight loop.
       const tries = env.proxy.seen.slice(from).filter((s) => s.method === 'GET' && isBig(s.path) && s.range?.[0] === 2 * MiB && typeof s.fault === 'object');
-      expect(tries.length).toBe(4); // bounded by the policy's tries
+      expect(tries.length).toBeGreaterThan(1);
+      expect(tries.length).toBeLessThan(100);
 
       env.proxy.rule = () => 'pass';
-      const resumed = await agentCall(a.url, 'POST', `/downloads/${id}/resume`);
+      const resumed = await agentCall(short.url, 'POST', `/downloads/${id}/resume`);
       expect(resumed.status).toBe(200);
       expect(resumed.body.state).toBe('transferring');
       expect(resumed.body.error).toBeUndefined();
-      await waitForState(a.url, id);
+      await waitForState(short.url, id);
       expect(await treeOf(to)).toEqual(expectedTree([big()], [], 'Faulty'));
     } finally {
       env.proxy.rule = () => 'pass';
+      await short.close();
     }
   });
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { call } from '../../helpers/hosted.js';
 import type { Actor } from '../../helpers/auth.js';
-import type { TestAgent } from '../../helpers/agent.js';
+import { signInAgent, startTestAgent, type TestAgent } from '../../helpers/agent.js';
 import { downloadAll, MiB } from '../../helpers/flow.js';
 import { startProxiedAgent, type ProxiedAgent, type ProxiedUploads, type UploadFault } from './uploads-proxy.js';
 
@@ -127,29 +127,47 @@ test('small files of one part each (1 byte to 1 MiB) meet the same faults and co
 });
 
 describe('nothing retries forever', () => {
-  test('a part that keeps failing with 500 puts the upload in error; resume completes it once the store recovers', async () => {
-    const file = path.join(tmp, 'sick.bin');
-    const data = pseudoRandom(12 * MiB, 3);
-    await fs.writeFile(file, data);
-    let sick = true;
-    env.proxy.rule = (p) => (sick && p.partNumber === 2 ? { status: 500 } : 'pass');
-    const before = env.proxy.puts.length;
-    const r = await call(agent.url, 'POST', '/uploads', { body: { team_id: owner.teamId, paths: [file] } });
-    expect(r.status).toBe(201);
-    const failed = await settle(r.body.upload_id, ['error']);
-    expect(failed.error).toMatch(/part 2 .* failed 6 times/);
-    // Bounded: six tries of that part, no more.
-    const tries = env.proxy.puts.slice(before).filter((p) => p.partNumber === 2);
-    expect(tries).toHaveLength(6);
+  test('a part that keeps failing with 500 keeps the upload waiting, then in a recoverable error after --retry-for; resume completes it once the store recovers', async () => {
+    const short = await startTestAgent(env.svc, { 'chunk-size': String(5 * MiB), concurrency: '4', 'retry-for': '3s' });
+    try {
+      await signInAgent(short.url, env.svc);
+      const file = path.join(tmp, 'sick.bin');
+      const data = pseudoRandom(12 * MiB, 3);
+      await fs.writeFile(file, data);
+      let sick = true;
+      env.proxy.rule = (p) => (sick && p.partNumber === 2 ? { status: 500 } : 'pass');
+      const before = env.proxy.puts.length;
+      const r = await call(short.url, 'POST', '/uploads', { body: { team_id: owner.teamId, paths: [file] } });
+      expect(r.status).toBe(201);
+      const waiting = await vi.waitFor(async () => {
+        const w = (await call(short.url, 'GET', `/uploads/${r.body.upload_id}`)).body;
+        expect(w.waiting).toBeDefined();
+        return w;
+      }, { timeout: 20_000, interval: 20 });
+      expect(waiting.state).toBe('transferring');
+      expect(waiting.waiting).toMatchObject({ reason: 'store_error', last_error: 'the store answered 500' });
+      const failed = await vi.waitFor(async () => {
+        const f = (await call(short.url, 'GET', `/uploads/${r.body.upload_id}`)).body;
+        expect(f.state).toBe('error');
+        return f;
+      }, { timeout: 30_000, interval: 50 });
+      expect(failed.error).toMatch(/^no success for 3 s \(--retry-for\); last: the store answered 500/);
+      // Bounded by time, at the back-off's pace: more than a few tries, far from a tight loop.
+      const tries = env.proxy.puts.slice(before).filter((p) => p.partNumber === 2);
+      expect(tries.length).toBeGreaterThan(3);
+      expect(tries.length).toBeLessThan(100);
 
-    sick = false;
-    const resumed = await call(agent.url, 'POST', `/uploads/${r.body.upload_id}/resume`);
-    expect(resumed.status).toBe(200);
-    expect(resumed.body.state).toBe('transferring');
-    await settle(r.body.upload_id, ['complete']);
-    const link = await call(agent.url, 'POST', `/uploads/${r.body.upload_id}/link`, { body: {} });
-    const got = await downloadAll(env.svc, link.body);
-    expect(sha(got.get('sick.bin')!)).toBe(sha(data));
+      sick = false;
+      const resumed = await call(short.url, 'POST', `/uploads/${r.body.upload_id}/resume`);
+      expect(resumed.status).toBe(200);
+      expect(resumed.body.state).toBe('transferring');
+      await vi.waitFor(async () => expect((await call(short.url, 'GET', `/uploads/${r.body.upload_id}`)).body.state).toBe('complete'), { timeout: 30_000, interval: 50 });
+      const link = await call(short.url, 'POST', `/uploads/${r.body.upload_id}/link`, { body: {} });
+      const got = await downloadAll(env.svc, link.body);
+      expect(sha(got.get('sick.bin')!)).toBe(sha(data));
+    } finally {
+      await short.close();
+    }
   });
 
   test('URLs that are refused as expired even when fresh end in error after a bounded number of refreshes', async () => {

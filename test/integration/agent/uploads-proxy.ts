@@ -55,20 +55,33 @@ export interface UploadProxy {
   puts: (PartPut & { fault: UploadFault; status?: number; bytes?: number; clientClosedAt?: number })[];
   /** Sum of part bodies the store answered 200 for. */
   storedBytes: number;
+  /** Every ranged GET seen (a download's ranges), with the store's status when forwarded. */
+  gets: RangeGet[];
+  /** How long each ranged GET waits before it is forwarded (a slow store). */
+  getDelayMs: number;
   close(): Promise<void>;
 }
 
-export async function startUploadProxy(target: string): Promise<UploadProxy> {
+export interface RangeGet { key: string; range: string; status?: number }
+
+/** What a proxy saw; a proxy started again on the same port goes on with the same log. */
+export interface ProxyLog { puts: UploadProxy['puts']; gets: RangeGet[]; counts: Map<string, number> }
+
+export async function startUploadProxy(target: string, o: { port?: number; log?: ProxyLog } = {}): Promise<UploadProxy & { log: ProxyLog }> {
   const upstream = new URL(target);
-  const counts = new Map<string, number>();
+  const log: ProxyLog = o.log ?? { puts: [], gets: [], counts: new Map() };
+  const counts = log.counts;
   const held = new Set<http.IncomingMessage>();
   /** Answers the proxy itself cut off: their close is not the client's doing. */
   const cut = new WeakSet<http.ServerResponse>();
   let closing = false;
-  const proxy: UploadProxy = {
+  const proxy: UploadProxy & { log: ProxyLog } = {
     url: '',
     rule: () => 'pass',
-    puts: [],
+    puts: log.puts,
+    gets: log.gets,
+    getDelayMs: 0,
+    log,
     storedBytes: 0,
     close: async () => {
       closing = true;
@@ -78,10 +91,11 @@ export async function startUploadProxy(target: string): Promise<UploadProxy> {
     },
   };
 
-  const forward = (req: http.IncomingMessage, res: http.ServerResponse, seen?: (typeof proxy.puts)[number], body?: Buffer) => {
+  const forward = (req: http.IncomingMessage, res: http.ServerResponse, seen?: (typeof proxy.puts)[number], body?: Buffer, got?: RangeGet) => {
     let bytes = body?.length ?? 0;
     if (!body) req.on('data', (c: Buffer) => (bytes += c.length));
     const up = http.request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (ur) => {
+      if (got) got.status = ur.statusCode;
       if (seen) {
         seen.status = ur.statusCode;
         seen.bytes = bytes;
@@ -106,6 +120,16 @@ export async function startUploadProxy(target: string): Promise<UploadProxy> {
     // A PutObject (a file put in one request: SINGLE_PUT) counts as that file's part 1.
     const objectPut = req.method === 'PUT' && !u.searchParams.has('partNumber') && u.pathname.split('/').length > 2;
     const partNumber = objectPut ? 1 : Number(u.searchParams.get('partNumber'));
+    if (req.method === 'GET' && typeof req.headers.range === 'string') {
+      const got: RangeGet = { key: u.pathname, range: req.headers.range };
+      log.gets.push(got);
+      if (proxy.getDelayMs > 0) {
+        req.pause();
+        await new Promise((r) => setTimeout(r, proxy.getDelayMs));
+        if (req.destroyed || closing) return;
+      }
+      return forward(req, res, undefined, undefined, got);
+    }
     if (req.method !== 'PUT' || !partNumber) return forward(req, res);
     const part: PartPut = { key: u.pathname, uploadId: objectPut ? SINGLE_PUT : (u.searchParams.get('uploadId') ?? ''), partNumber, n: 0 };
     const k = `${part.key} ${part.uploadId} ${partNumber}`;
@@ -160,7 +184,7 @@ export async function startUploadProxy(target: string): Promise<UploadProxy> {
     }
     forward(req, res, seen);
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  await new Promise<void>((r) => server.listen(o.port ?? 0, '127.0.0.1', r));
   proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return proxy;
 }

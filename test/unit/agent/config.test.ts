@@ -16,13 +16,23 @@ afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 const yml = (text: string) => fs.writeFileSync(path.join(dir, 'config.yml'), text);
 
-test('defaults: 127.0.0.1:8080, auto-finalize on, 100 MiB chunks, 8 parts in flight, no API key', () => {
+test('defaults: 127.0.0.1:8080, auto-finalize on, 100 MiB chunks, 8 parts in flight, 24 h of retries, no API key', () => {
   const c = resolveAgentConfig({ 'config-dir': dir }, {});
   expect(c).toEqual({
     apiKey: undefined, host: '127.0.0.1', port: 8080, configDir: dir, autoFinalize: true,
-    chunkSize: DEFAULT_CHUNK_SIZE, hostedUrl: 'http://127.0.0.1:7400', concurrency: 8, logLevel: 'info',
+    chunkSize: DEFAULT_CHUNK_SIZE, hostedUrl: 'http://127.0.0.1:7400', concurrency: 8, retryForMs: 24 * 3600_000, logLevel: 'info',
   });
   expect(DEFAULT_CHUNK_SIZE).toBe(100 * MiB);
+});
+
+test('--retry-for takes a duration from a flag, FERRY_AGENT_RETRY_FOR or config.yml, and refuses nonsense', () => {
+  expect(resolveAgentConfig({ 'config-dir': dir, 'retry-for': '90s' }, {}).retryForMs).toBe(90_000);
+  expect(resolveAgentConfig({ 'config-dir': dir, 'retry-for': '600' }, {}).retryForMs).toBe(600_000);
+  expect(resolveAgentConfig({ 'config-dir': dir }, { FERRY_AGENT_RETRY_FOR: '30m' }).retryForMs).toBe(1_800_000);
+  expect(resolveAgentConfig({ 'config-dir': dir }, { FERRY_AGENT_RETRY_FOR: '2d' }).retryForMs).toBe(2 * 86_400_000);
+  yml('retry_for: 12h\n');
+  expect(resolveAgentConfig({ 'config-dir': dir }, {}).retryForMs).toBe(12 * 3600_000);
+  for (const bad of ['forever', '0s', '500ms', '-5m', '400d']) expect(() => resolveAgentConfig({ 'config-dir': dir, 'retry-for': bad }, {}), bad).toThrow(/--retry-for must be a duration/);
 });
 
 describe('precedence', () => {

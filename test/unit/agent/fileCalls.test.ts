@@ -5,18 +5,22 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HostedApiError, HostedHttp } from '../../../src/client/http.js';
+import pino from 'pino';
 import { FileCalls } from '../../../src/agent/engine/fileCalls.js';
+import { Outages } from '../../../src/agent/engine/outages.js';
 
 interface Req { path: string; body: any }
 type Script = (r: Req) => Promise<{ status: number; json?: unknown }> | { status: number; json?: unknown };
 
 let server: http.Server | undefined;
 let hosted: HostedHttp | undefined;
+let outages: Outages | undefined;
 afterEach(async () => {
   await hosted?.close();
+  await outages?.close();
   server?.closeAllConnections();
   await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
-  server = hosted = undefined;
+  server = hosted = outages = undefined;
 });
 
 /** A service that answers by `script` and records every request. */
@@ -33,7 +37,9 @@ async function serve(script: Script): Promise<{ seen: Req[]; calls: FileCalls }>
   });
   await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
   hosted = new HostedHttp(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-  const calls = new FileCalls(hosted, 'pkg_1', 'token', { attempts: 2, baseMs: 0, maxMs: 0 }, new AbortController().signal);
+  const policy = { attempts: 2, baseMs: 0, maxMs: 0, retryForMs: 60_000 };
+  outages = new Outages(policy, pino({ level: 'silent' }), 1000);
+  const calls = new FileCalls(hosted, 'pkg_1', 'token', outages.target('service', hosted.baseUrl), { policy, signal: new AbortController().signal });
   return { seen, calls };
 }
 

@@ -129,6 +129,21 @@ describe('ProgressBar on a terminal', () => {
   });
 });
 
+describe('ProgressBar waiting, on a terminal', () => {
+  test('the live line shows the wait and counts down to the next try instead of a frozen speed', () => {
+    const s = sink(true), c = clock();
+    const bar = new ProgressBar({ label: 'upload u1', ttyLabel: 'upload', out: s.out, now: c.now, redrawMs: 0 });
+    const next = new Date(c.now() + 20_000).toISOString();
+    bar.update(30 * MiB, 100 * MiB, 'transferring', { reason: 'service_unreachable', next_attempt_at: next });
+    c.advance(7000);
+    bar.update(30 * MiB, 100 * MiB, 'transferring', { reason: 'service_unreachable', next_attempt_at: next });
+    const draws = s.chunks.map((t) => t.replace(/^\r/, '').replace(/\x1b\[K$/, ''));
+    expect(draws[0]).toMatch(/^upload\s+30%\s+\[#+-+\]\s+30\.0 MiB \/ 100 MiB\s+waiting for the service \(retry in 20 s\)$/);
+    expect(draws[1]).toMatch(/waiting for the service \(retry in 13 s\)$/);
+    expect(draws.join('')).not.toMatch(/MiB\/s|ETA/);
+  });
+});
+
 describe('ProgressBar without a terminal', () => {
   test('prints plain lines: one per state change and per tenth of the way, no escapes', () => {
     const s = sink(false), c = clock();
@@ -153,6 +168,24 @@ describe('ProgressBar without a terminal', () => {
     bar.update(2, 100, 'paused');
     bar.update(2, 100, 'transferring');
     expect(s.text().trimEnd().split('\n').map((l) => l.split(/\s+/).pop())).toEqual(['transferring', 'paused', 'transferring']);
+  });
+
+  test('a wait for the service or the storage prints a line saying so, with the time to the next try, and its end another', () => {
+    const s = sink(false), c = clock();
+    const bar = new ProgressBar({ label: 'upload u1', out: s.out, now: c.now });
+    bar.update(30 * MiB, 100 * MiB, 'transferring');
+    const at = (ms: number) => new Date(c.now() + ms).toISOString();
+    bar.update(30 * MiB, 100 * MiB, 'transferring', { reason: 'service_unreachable', next_attempt_at: at(20_000) });
+    c.advance(5000);
+    // The same wait again: no new line (its countdown is for the live line).
+    bar.update(30 * MiB, 100 * MiB, 'transferring', { reason: 'service_unreachable', next_attempt_at: at(15_000) });
+    bar.update(30 * MiB, 100 * MiB, 'transferring', { reason: 'store_error', next_attempt_at: at(0) });
+    bar.update(31 * MiB, 100 * MiB, 'transferring');
+    const lines = s.text().trimEnd().split('\n');
+    expect(lines).toHaveLength(4);
+    expect(lines[1]).toMatch(/^upload u1\s+30%\s+30\.0 MiB \/ 100 MiB\s+waiting for the service \(retry in 20 s\)$/);
+    expect(lines[2]).toMatch(/waiting for the storage \(retrying\)$/);
+    expect(lines[3]).toMatch(/31%.*transferring$/);
   });
 
   test('finish prints only the message', () => {

@@ -2,7 +2,7 @@
 // is refused, and a token verified once (and kept) is still refused after its exp.
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { createTokens } from '../../../src/hosted/auth/tokens.js';
+import { createTokens, REFRESH_GRACE_SECONDS } from '../../../src/hosted/auth/tokens.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -42,5 +42,19 @@ describe('tokens', () => {
     expect(await t.verifyUser(token)).toBeNull();
     // Refused for its age only: a token signed now is good.
     expect(await t.verifyUser(await t.signUser('usr_2'))).toEqual({ userId: 'usr_2' });
+  });
+
+  test('a user token renews for a week after its exp, and not a second past it; other kinds never', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-11-22T12:00:00Z'));
+    const t = createTokens(randomBytes(32), 60);
+    const token = await t.signUser('usr_1');
+    const pkg = await t.signPackage({ packageId: 'pkg_1', access: 'full' });
+    vi.setSystemTime(new Date(Date.parse('2026-11-22T12:01:00Z') + (REFRESH_GRACE_SECONDS - 1) * 1000));
+    expect(await t.verifyUser(token)).toBeNull();
+    expect(await t.verifyUserForRefresh(token)).toEqual({ userId: 'usr_1' });
+    expect(await t.verifyUserForRefresh(pkg)).toBeNull();
+    vi.setSystemTime(new Date(Date.parse('2026-11-22T12:01:00Z') + (REFRESH_GRACE_SECONDS + 1) * 1000));
+    expect(await t.verifyUserForRefresh(token)).toBeNull();
   });
 });
