@@ -24,10 +24,18 @@ function retry(err: unknown, message: string): Failure {
   return { kind: 'retry', message, cause: kind === 'permanent' ? 'suspect' : kind, retryAfter: (err as { retryAfter?: string }).retryAfter };
 }
 
+/** What the user can do about a disk that refused a write: no retry would. */
+function whatToDo(err: LocalWriteError): string {
+  const code = (err.cause as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ENOSPC' || code === 'EDQUOT') return 'free some space on that disk (or choose another folder), then resume';
+  if (code === 'EROFS' || code === 'EACCES' || code === 'EPERM') return 'make the folder writable (or choose another folder), then resume';
+  return 'check the disk, then resume';
+}
+
 export function classify(err: unknown): Failure {
   const message = (err as Error)?.message ?? String(err);
   if (err instanceof ItemError || err instanceof UnsafePathError || err instanceof RangeMismatchError) return { kind: 'item', message };
-  if (err instanceof LocalWriteError) return { kind: 'fatal', message };
+  if (err instanceof LocalWriteError) return { kind: 'fatal', message: `${message}; ${whatToDo(err)}` };
   if (err instanceof RangeHttpError) {
     if (err.status === 408 || err.status === 429 || err.status >= 500) return retry(err, message);
     if (err.status === 403) return { kind: 'fatal', message: `${message}: the download URL was refused even when fresh` };

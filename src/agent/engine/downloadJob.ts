@@ -76,8 +76,13 @@ export class DownloadJob implements Transfer {
   }
 
   nextPart(): PartTask | undefined {
+    if (this.row.state !== 'transferring' || this.closed) return undefined;
     // While the service or the store is down nothing starts: its probe brings it back (then retryNow).
-    if (this.row.state !== 'transferring' || this.closed || this.deps.writer.blocked()) return undefined;
+    const blocker = this.deps.writer.blocker();
+    if (blocker) {
+      this.trouble.blockedBy(blocker);
+      return undefined;
+    }
     for (let i = 0; i < this.retryQueue.length; i++) {
       const r = this.retryQueue[i]!;
       if (!r.due) continue;

@@ -47,9 +47,9 @@ export class DownloadWriter {
     this.service = d.outages.target('service', d.apiBase);
   }
 
-  /** Whether the service or the store is down: no range starts until its probe answers. */
-  blocked(): boolean {
-    return this.service.down !== undefined || this.store?.down !== undefined;
+  /** The service or the store when it is down: no range starts until its probe answers. */
+  blocker(): Target | undefined {
+    return this.service.down ? this.service : this.store?.down ? this.store : undefined;
   }
 
   /** Notes where `err` happened; an outage there takes the target down for every transfer. */

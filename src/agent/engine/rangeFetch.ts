@@ -138,7 +138,7 @@ export async function fetchRange(r: RangeRequest): Promise<string | null> {
         try {
           return (await inTurn(r.fh, () => r.fh.writev(bufs, at))).bytesWritten;
         } catch (err) {
-          throw new LocalWriteError(`writing the file failed: ${(err as Error).message}`);
+          throw new LocalWriteError(`writing the file failed: ${(err as Error).message}`, { cause: err });
         }
       },
       r.start,

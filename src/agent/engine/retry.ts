@@ -159,7 +159,10 @@ export async function retrying<T>(fn: (attempt: number) => Promise<T>, target: T
   let firstFailure: number | undefined;
   for (let attempt = 1; ; attempt++) {
     signal?.throwIfAborted();
-    if (target.down) await target.ready(signal);
+    if (target.down) {
+      trouble?.blockedBy(target);
+      await target.ready(signal);
+    }
     try {
       const value = await fn(attempt);
       target.ok();

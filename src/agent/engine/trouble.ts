@@ -40,6 +40,17 @@ export class Trouble {
     this.hooks.changed();
   }
 
+  /**
+   * The transfer has work for `target`, which is down: it waits for the target's
+   * probe as if it had failed itself (a transfer whose parts all stood in the
+   * queue when the outage began has no failure of its own to show).
+   */
+  blockedBy(target: Target): void {
+    const down = target.down;
+    if (!down || this.state?.target === target) return;
+    this.failed(target, down.lastError, down.nextAttemptAt);
+  }
+
   succeeded(): void {
     if (!this.state) return;
     this.clear();

@@ -45,6 +45,14 @@ export interface UploadEngine {
   ended(run: UploadRun, outcome: 'idle' | 'error'): void;
 }
 
+/** What an upload's error says: what went wrong, and for a Package that is gone, what to do. */
+export function uploadErrorMessage(err: unknown): string {
+  if (err instanceof HostedApiError && (err.status === 404 || err.status === 410 || err.code === 'package_not_new')) {
+    return `The Package can no longer take files on the service (it was deleted, has expired or was sent from elsewhere): start a new upload. ${describe(err)}`;
+  }
+  return describe(err);
+}
+
 /** File finalize answers that mean the parts on the store are not what we recorded: send the file again. */
 const REDO_CODES = new Set(['part_missing', 'etag_mismatch', 'size_mismatch', 'part_too_small', 'unknown_upload']);
 /**
@@ -142,8 +150,10 @@ export class UploadRun implements Transfer {
       if (n !== undefined) {
         const entry = f.blueprints.get(n)!;
         // The store is down: nothing new goes to it until its probe answers (then retryNow).
-        if (this.storeOf(entry).down) {
+        const store = this.storeOf(entry);
+        if (store.down) {
           f.requeue(n, 0);
+          this.trouble.blockedBy(store);
           return undefined;
         }
         const epoch = f.epoch;
@@ -201,7 +211,7 @@ export class UploadRun implements Transfer {
     void this.stop();
     const recoverable = isRecoverable(err);
     this.e.log.warn({ err, upload: this.id, recoverable }, 'upload failed');
-    setUploadState(this.e.db, this.id, 'error', { message: describe(err), recoverable });
+    setUploadState(this.e.db, this.id, 'error', { message: uploadErrorMessage(err), recoverable });
     this.e.changed(this.id, 'state');
     this.e.ended(this, 'error');
   }

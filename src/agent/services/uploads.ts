@@ -15,7 +15,7 @@ import { ObjectHttp } from '../engine/objectHttp.js';
 import { describe, engineTuning, isRecoverable } from '../engine/retry.js';
 import { Trouble } from '../engine/trouble.js';
 import { checkPortalRestrictions, planUpload, type UploadPlan } from '../engine/uploadPlan.js';
-import { UploadRun, type UploadEngine } from '../engine/uploadJob.js';
+import { UploadRun, uploadErrorMessage, type UploadEngine } from '../engine/uploadJob.js';
 import { finalizeOnService } from '../engine/uploadFinalize.js';
 import { ThrottledFeed } from '../engine/feed.js';
 import {
@@ -121,7 +121,7 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
     finalizeNow(id).catch((err) => {
       if (closed || !getUpload(db, id)) return; // finalized at the next start
       ctx.log.warn({ err, upload: id }, 'finalizing the package failed');
-      setUploadState(db, id, 'error', { message: describe(err), recoverable: isRecoverable(err) });
+      setUploadState(db, id, 'error', { message: uploadErrorMessage(err), recoverable: isRecoverable(err) });
       changed(id, 'state');
     });
   }

@@ -38,4 +38,17 @@ describe('classify', () => {
     expect(classify(new LocalWriteError('ENOSPC')).kind).toBe('fatal');
     expect(classify(errno('EROFS', '/dst/a.bin')).kind).toBe('fatal');
   });
+
+  test('a disk that refuses writes says what to do', () => {
+    const full = classify(new LocalWriteError('writing the file failed: no space left', { cause: errno('ENOSPC', '/dst/a.bin') }));
+    expect(full).toEqual({ kind: 'fatal', message: 'writing the file failed: no space left; free some space on that disk (or choose another folder), then resume' });
+    expect(classify(new LocalWriteError('x', { cause: errno('EACCES', '/dst') })).message).toMatch(/make the folder writable/);
+  });
+
+  test('outages, transient failures and the unforeseen carry what the retry needs', () => {
+    expect(classify(errno('ECONNREFUSED'))).toMatchObject({ kind: 'retry', cause: 'outage' });
+    expect(classify(new HostedApiError(503, 'busy', 'later', '7'))).toMatchObject({ kind: 'retry', cause: 'outage', retryAfter: '7' });
+    expect(classify(new HostedApiError(500, 'internal', 'x'))).toMatchObject({ kind: 'retry', cause: 'transient' });
+    expect(classify(new Error('no idea'))).toMatchObject({ kind: 'retry', cause: 'suspect' });
+  });
 });

@@ -114,6 +114,21 @@ describe('a transfer in trouble', () => {
     expect(changes).toHaveLength(3);
   });
 
+  test('a transfer held back by a down target waits for its probe without a failure of its own', () => {
+    vi.useFakeTimers({ now: Date.parse('2026-11-26T10:00:00Z') });
+    const o = setup(async () => ({ status: 200 }));
+    const store = o.target('store', 'http://127.0.0.1:9');
+    let changes = 0;
+    const tr = new Trouble(60_000, { changed: () => changes++, gaveUp: () => {} });
+    tr.blockedBy(store);
+    expect(tr.waiting()).toBeUndefined(); // up: nothing holds it back
+    store.report('connect ECONNREFUSED', 4000);
+    tr.blockedBy(store);
+    tr.blockedBy(store); // asked again while held: no new change
+    expect(tr.waiting()).toEqual({ reason: 'store_unreachable', since: '2026-11-26T10:00:00.000Z', next_attempt_at: '2026-11-26T10:00:04.000Z', last_error: 'connect ECONNREFUSED' });
+    expect(changes).toBe(1);
+  });
+
   test('gives up once retryFor has passed without a success, and a success restarts the count', () => {
     vi.useFakeTimers({ now: Date.parse('2026-11-26T10:00:00Z') });
     const o = setup(async () => ({ status: 200 }));
