@@ -73,17 +73,17 @@ describe('downloading a Package tree', () => {
     expect(await treeOf(to)).toEqual(expectedTree(chosen, ['docs/deep']));
   });
 
-  test('a file of several ranges leaves the page cache as its ranges reach the disk; a one-range file stays in it', async () => {
+  test('a file of several ranges leaves the page cache as its ranges reach the disk; a one-range file stays in it', async ({ skip }) => {
     const to = await dst('uncached');
     const big = tree.files.find((f) => f.name === 'big.bin')!;
     const notes = tree.files.find((f) => f.name === 'notes.txt')!;
     const id = await startDownload(a.url, { url: tree.link.url, dst_folder: to, create_package_folder: false, chunk_size: 2 * MiB, file_ids: [big.id, notes.id] });
     await waitForState(a.url, id);
-    // Measured before anything reads the files back. Undefined on a tmpfs or without fincore: nothing to observe.
+    // Measured before anything reads the files back.
     const bigCached = cachedBytes(path.join(to, relOf(big)));
     const notesCached = cachedBytes(path.join(to, relOf(notes)));
     expect(await treeOf(to)).toEqual(expectedTree([big, notes], ['docs/deep']));
-    if (bigCached === undefined) return;
+    if (typeof bigCached === 'string') skip(`the tree was checked; ${bigCached}`);
     // 15 ranges of 2 MiB, each dropped once flushed. The kernel skips pages that are busy at
     // that moment (a neighbour's writeback), so under load a few may stay: never a range's worth.
     expect(bigCached).toBeLessThan(2 * MiB);
