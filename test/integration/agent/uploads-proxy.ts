@@ -37,11 +37,11 @@ export type UploadFault =
   | { status: number }
   | { delayMs: number }
   /**
-   * Reads the whole body, holds it this long, then forwards it unless the client
-   * closed the request meanwhile (a slow store; a client that gives up is seen at
-   * once, as it is not with delayMs, whose unread socket hides the close).
+   * Reads the whole body and holds it until release(), then forwards it unless the
+   * client closed the request meanwhile (a store that waits for the test; a client
+   * that gives up is seen at once, as it is not with delayMs, whose unread socket hides the close).
    */
-  | { holdMs: number };
+  | 'hold';
 
 export interface UploadProxy {
   url: string;
@@ -55,6 +55,8 @@ export interface UploadProxy {
   puts: (PartPut & { fault: UploadFault; status?: number; bytes?: number; clientClosedAt?: number })[];
   /** Sum of part bodies the store answered 200 for. */
   storedBytes: number;
+  /** Lets the parts held so far go on to the store (those whose client is still there). */
+  release(): void;
   close(): Promise<void>;
 }
 
@@ -62,6 +64,8 @@ export async function startUploadProxy(target: string): Promise<UploadProxy> {
   const upstream = new URL(target);
   const counts = new Map<string, number>();
   const held = new Set<http.IncomingMessage>();
+  /** What release() does for each part held by 'hold'. */
+  const onRelease: (() => void)[] = [];
   /** Answers the proxy itself cut off: their close is not the client's doing. */
   const cut = new WeakSet<http.ServerResponse>();
   let closing = false;
@@ -70,6 +74,9 @@ export async function startUploadProxy(target: string): Promise<UploadProxy> {
     rule: () => 'pass',
     puts: [],
     storedBytes: 0,
+    release: () => {
+      for (const go of onRelease.splice(0)) go();
+    },
     close: async () => {
       closing = true;
       for (const r of held) r.socket.destroy();
@@ -148,14 +155,13 @@ export async function startUploadProxy(target: string): Promise<UploadProxy> {
       await new Promise((r) => setTimeout(r, fault.delayMs));
       if (req.destroyed) return;
     }
-    if (typeof fault === 'object' && 'holdMs' in fault) {
+    if (fault === 'hold') {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
-      req.once('end', () => {
-        setTimeout(() => {
-          if (seen.clientClosedAt === undefined && !res.destroyed) forward(req, res, seen, Buffer.concat(chunks));
-        }, fault.holdMs);
-      });
+      const body = new Promise<Buffer>((whole) => req.once('end', () => whole(Buffer.concat(chunks))));
+      onRelease.push(() => void body.then((b) => {
+        if (seen.clientClosedAt === undefined && !res.destroyed) forward(req, res, seen, b);
+      }));
       return;
     }
     forward(req, res, seen);
