@@ -1,8 +1,9 @@
 // Pause and resume of uploads, one and all: a paused upload sends nothing and its
 // progress holds; resumed, it continues from the recorded parts and completes
 // byte-identical. Every state change reaches the event feed. The store sits
-// behind a proxy that slows each part, so there is time to pause mid-way; the
-// parts in flight at a pause are aborted, not let finish.
+// behind a proxy that slows each part, and holds parts until the pause where a
+// test must pause mid-way however slow the machine; the parts in flight at a
+// pause are aborted, not let finish.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -69,10 +70,13 @@ async function expectDelivered(id: string, name: string, data: Buffer) {
 test('pause holds progress and sends nothing; resume continues from the recorded parts and completes byte-identical', async () => {
   const events = await openEventStream(agent.url, { query: 'types=upload' });
   const { p, data } = await file('paused.bin', 60, 1);
+  // Parts after the second wait at the proxy until the pause (which aborts them).
+  env.proxy.rule = (put) => (put.partNumber > 2 ? 'hold' : { delayMs: 80 });
   const id = await start(p);
   await until(id, (u) => u.progress >= 2 * PART, 'two parts in');
 
   const paused = await call(agent.url, 'POST', `/uploads/${id}/pause`);
+  env.proxy.rule = () => ({ delayMs: 80 });
   expect(paused.status).toBe(200);
   expect(paused.body).toMatchObject({ upload_id: id, state: 'paused' });
   expect(paused.body.items[0].state).toBe('paused');
@@ -176,11 +180,15 @@ test('pause aborts the parts in flight: none reaches the store or the record, no
 test('POST /uploads/pause and /uploads/resume act on every upload and answer the ones they changed', async () => {
   const one = await file('one.bin', 30, 2);
   const two = await file('two.bin', 30, 3);
+  // Every part waits at the proxy until the pause (which aborts them): neither upload can finish first.
+  const putsBefore = env.proxy.puts.length;
+  env.proxy.rule = () => 'hold';
   const a = await start(one.p);
   const b = await start(two.p);
-  await until(a, (u) => u.progress > 0 || u.state !== 'transferring', 'a started');
+  await vi.waitFor(() => expect(env.proxy.puts.length).toBe(putsBefore + CONCURRENCY), { timeout: 30_000, interval: 20 });
 
   const paused = await call(agent.url, 'POST', '/uploads/pause');
+  env.proxy.rule = () => ({ delayMs: 80 });
   expect(paused.status).toBe(200);
   const pausedIds = paused.body.map((u: any) => u.upload_id);
   expect(pausedIds.sort()).toEqual([a, b].sort());
