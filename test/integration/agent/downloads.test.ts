@@ -9,7 +9,7 @@ import { startTestAgent, type TestAgent } from '../../helpers/agent.js';
 import { startProxiedService, type ProxiedService } from '../../helpers/s3Proxy.js';
 import { MiB, makeLink, sha256 } from '../../helpers/flow.js';
 import type { AgentEvent } from '../../../src/agent/events.js';
-import { cachedBytes } from '../../helpers/pageCache.js';
+import { cachedBytes, watchEvictions } from '../../helpers/pageCache.js';
 import { agentCall, expectedTree, relOf, startDownload, treeOf, treePackage, waitFor, waitForState, type TreePackage } from '../../helpers/downloads.js';
 
 let env: ProxiedService;
@@ -73,21 +73,24 @@ describe('downloading a Package tree', () => {
     expect(await treeOf(to)).toEqual(expectedTree(chosen, ['docs/deep']));
   });
 
-  test('a file of several ranges leaves the page cache as its ranges reach the disk; a one-range file stays in it', async () => {
+  test('a file of several ranges leaves the page cache as its ranges reach the disk; a one-range file stays in it', async ({ skip }) => {
     const to = await dst('uncached');
     const big = tree.files.find((f) => f.name === 'big.bin')!;
     const notes = tree.files.find((f) => f.name === 'notes.txt')!;
+    const evicted = watchEvictions();
     const id = await startDownload(a.url, { url: tree.link.url, dst_folder: to, create_package_folder: false, chunk_size: 2 * MiB, file_ids: [big.id, notes.id] });
     await waitForState(a.url, id);
-    // Measured before anything reads the files back. Undefined on a tmpfs or without fincore: nothing to observe.
+    // Measured before anything reads the files back.
     const bigCached = cachedBytes(path.join(to, relOf(big)));
     const notesCached = cachedBytes(path.join(to, relOf(notes)));
     expect(await treeOf(to)).toEqual(expectedTree([big, notes], ['docs/deep']));
-    if (bigCached === undefined) return;
+    if (typeof bigCached === 'string') skip(`the tree was checked; ${bigCached}`);
     // 15 ranges of 2 MiB, each dropped once flushed. The kernel skips pages that are busy at
     // that moment (a neighbour's writeback), so under load a few may stay: never a range's worth.
     expect(bigCached).toBeLessThan(2 * MiB);
-    expect(notesCached).toBe(Math.ceil(notes.data.length / 4096) * 4096); // one range: kept
+    // One range: kept, every page of it, unless the kernel evicted pages by itself meanwhile.
+    if (evicted()) skip('the several-range file was checked; the kernel evicted pages meanwhile, so whether the one-range file stayed cached was not');
+    expect(notesCached).toBe(Math.ceil(notes.data.length / 4096) * 4096);
   });
 
   test('an existing file is never overwritten: the download takes "name (1).ext", and a second one "(2)"', async () => {

@@ -1,5 +1,8 @@
 // The agent's Session routes: POST/GET/DELETE /login and GET /teams, against the real service.
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { call, startTestService, type TestService } from '../../helpers/hosted.js';
 import { startTestAgent, type TestAgent } from '../../helpers/agent.js';
 import { ownerActor, type Actor } from '../../helpers/auth.js';
@@ -7,6 +10,10 @@ import { AgentErrorCode } from '../../../src/api/agent/errors.js';
 
 const SESSION_NIL = { code: 262146, message: 'session is nil' };
 const expOf = (token: string): number => (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { exp: number }).exp;
+/** A user token of `svc`'s, signed with its own key (kept in its data dir), with the iat and exp given (seconds). */
+const userToken = async (userId: string, iat: number, exp: number): Promise<string> =>
+  new SignJWT({ typ: 'user' }).setProtectedHeader({ alg: 'HS256' }).setSubject(userId).setIssuedAt(iat).setExpirationTime(exp)
+    .sign(Buffer.from((await fs.readFile(path.join(svc.dataDir, 'signing.key'), 'utf8')).trim(), 'base64'));
 
 let svc: TestService;
 let owner: Actor;
@@ -138,31 +145,37 @@ test('a session by the --api-key start flag needs no POST /login', async () => {
   }
 });
 
-test('a signed-in agent renews its user token and stays signed in past the first token\'s lifetime; restarted, it goes on renewing', async () => {
-  // Sign-ins last 4 s here: the agent renews at half-life, from its own timer.
-  const short = await startTestService({ 'user-token-ttl': '4' });
-  let agent = await startTestAgent(short);
+test('a signed-in agent, restarted, renews its stored user token at half-life from its own timer and stays signed in past that token\'s lifetime', async () => {
+  // The test decides when the token is due: it signs one with the service's own key, half-way
+  // through its life in a second and expiring 10 s on, and leaves it for the agent to find at a
+  // restart. The service's renewals last 12 h, so nothing else comes due meanwhile.
+  let agent = await startTestAgent(svc);
   try {
+    expect((await call(agent.url, 'POST', '/login', { body: svc.owner })).status).toBe(200);
     // Through the agent's own connection: it holds its database locked (one agent per config dir).
-    const storedToken = () => (agent.agent.ctx.db.prepare('SELECT secret FROM session').get() as { secret: string }).secret;
-    expect((await call(agent.url, 'POST', '/login', { body: short.owner })).status).toBe(200);
-    const first = storedToken();
-    const firstExp = expOf(first);
-    while (Date.now() / 1000 < firstExp + 1) await new Promise((r) => setTimeout(r, 250));
+    const storedToken = () => (agent.agent.ctx.db.prepare('SELECT secret FROM session').get() as { secret: string } | undefined)?.secret;
+    const now = Math.floor(Date.now() / 1000);
+    const first = await userToken(owner.userId, now - 8, now + 10);
+    agent.agent.ctx.db.prepare('UPDATE session SET secret = ?').run(first);
+    await agent.agent.close();
+    agent = await startTestAgent(svc, { 'config-dir': agent.configDir });
+
+    const renewed = await vi.waitFor(() => {
+      const t = storedToken();
+      expect(t, 'the session has ended').toBeDefined();
+      expect(t).not.toBe(first);
+      return t!;
+    }, { timeout: 30_000, interval: 50 });
+    expect(expOf(renewed)).toBeGreaterThan(expOf(first));
+    // Once the service refuses the first token, the agent is still signed in, by the renewed one.
+    await vi.waitFor(async () => expect((await call(svc.url, 'GET', '/v1/me', { headers: { 'x-user-token': first } })).status).toBe(401), { timeout: 30_000, interval: 250 });
     const r = await call(agent.url, 'GET', '/login');
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    expect(r.body.user.email).toBe(short.owner.email);
-    expect(storedToken()).not.toBe(first);
-    // A restart on the same config dir picks the renewal up from the stored token.
-    const configDir = agent.configDir;
-    await agent.agent.close();
-    agent = await startTestAgent(short, { 'config-dir': configDir });
-    const second = expOf(storedToken());
-    while (Date.now() / 1000 < second + 1) await new Promise((r) => setTimeout(r, 250));
+    expect(r.body.user.email).toBe(svc.owner.email);
     expect((await call(agent.url, 'GET', '/teams')).status).toBe(200);
+    expect(storedToken()).toBe(renewed);
   } finally {
     await agent.close();
-    await short.close();
   }
 });
 

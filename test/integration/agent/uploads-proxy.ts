@@ -37,11 +37,11 @@ export type UploadFault =
   | { status: number }
   | { delayMs: number }
   /**
-   * Reads the whole body, holds it this long, then forwards it unless the client
-   * closed the request meanwhile (a slow store; a client that gives up is seen at
-   * once, as it is not with delayMs, whose unread socket hides the close).
+   * Reads the whole body and holds it until release(), then forwards it unless the
+   * client closed the request meanwhile (a store that waits for the test; a client
+   * that gives up is seen at once, as it is not with delayMs, whose unread socket hides the close).
    */
-  | { holdMs: number };
+  | 'hold';
 
 export interface UploadProxy {
   url: string;
@@ -59,6 +59,8 @@ export interface UploadProxy {
   gets: RangeGet[];
   /** How long each ranged GET waits before it is forwarded (a slow store). */
   getDelayMs: number;
+  /** Lets the parts held so far go on to the store (those whose client is still there). */
+  release(): void;
   close(): Promise<void>;
 }
 
@@ -72,6 +74,8 @@ export async function startUploadProxy(target: string, o: { port?: number; log?:
   const log: ProxyLog = o.log ?? { puts: [], gets: [], counts: new Map() };
   const counts = log.counts;
   const held = new Set<http.IncomingMessage>();
+  /** What release() does for each part held by 'hold'. */
+  const onRelease: (() => void)[] = [];
   /** Answers the proxy itself cut off: their close is not the client's doing. */
   const cut = new WeakSet<http.ServerResponse>();
   let closing = false;
@@ -83,6 +87,9 @@ export async function startUploadProxy(target: string, o: { port?: number; log?:
     getDelayMs: 0,
     log,
     storedBytes: 0,
+    release: () => {
+      for (const go of onRelease.splice(0)) go();
+    },
     close: async () => {
       closing = true;
       for (const r of held) r.socket.destroy();
@@ -172,14 +179,13 @@ export async function startUploadProxy(target: string, o: { port?: number; log?:
       await new Promise((r) => setTimeout(r, fault.delayMs));
       if (req.destroyed) return;
     }
-    if (typeof fault === 'object' && 'holdMs' in fault) {
+    if (fault === 'hold') {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
-      req.once('end', () => {
-        setTimeout(() => {
-          if (seen.clientClosedAt === undefined && !res.destroyed) forward(req, res, seen, Buffer.concat(chunks));
-        }, fault.holdMs);
-      });
+      const body = new Promise<Buffer>((whole) => req.once('end', () => whole(Buffer.concat(chunks))));
+      onRelease.push(() => void body.then((b) => {
+        if (seen.clientClosedAt === undefined && !res.destroyed) forward(req, res, seen, b);
+      }));
       return;
     }
     forward(req, res, seen);

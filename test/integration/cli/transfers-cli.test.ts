@@ -10,6 +10,7 @@ import { call, startTestService, type TestService } from '../../helpers/hosted.j
 import { startTestAgent, type TestAgent } from '../../helpers/agent.js';
 import { ownerActor, type Actor } from '../../helpers/auth.js';
 import { MiB } from '../../helpers/flow.js';
+import { startProxiedAgent } from '../agent/uploads-proxy.js';
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
@@ -172,11 +173,40 @@ describe('without waiting, and managing uploads', () => {
   });
 
   test('pause and resume of everything answer the affected uploads', async () => {
-    const p = await run(a, ['uploads', 'pause', '--json']);
-    expect(p.code, p.stderr).toBe(0);
-    expect(Array.isArray(json(p.stdout))).toBe(true);
-    const r = await run(a, ['uploads', 'resume']);
-    expect(r.code, r.stderr).toBe(0);
+    // An agent of its own, whose store sits behind a proxy: while it stalls every PUT, uploads
+    // stay transferring until the pause, whatever the machine's speed. A complete one is left alone.
+    const held = await startProxiedAgent('cli-pause', { 'chunk-size': String(5 * MiB) });
+    try {
+      const upload = async (rel: string, wait: boolean) => {
+        const r = await run(held.agent, ['upload', path.join(tmp, rel), '--team-id', held.owner.teamId, '--json', ...(wait ? [] : ['--no-wait'])]);
+        expect(r.code, r.stderr).toBe(0);
+        return json(r.stdout) as { upload_id: string; package_id: string; state: string };
+      };
+      expect((await upload('reel/notes/script.txt', true)).state).toBe('complete');
+      held.env.proxy.rule = () => 'stall';
+      const moving = [await upload('reel/cut.bin', false), await upload('reel/notes/script.txt', false)];
+      const ids = moving.map((u) => u.upload_id).sort();
+      // Each has a part held at the proxy: under way, and unable to finish.
+      await vi.waitFor(() => {
+        for (const u of moving) expect(held.env.proxy.puts.some((p) => p.key.includes(u.package_id)), u.upload_id).toBe(true);
+      }, { timeout: 30_000, interval: 50 });
+
+      const p = await run(held.agent, ['uploads', 'pause', '--json']);
+      expect(p.code, p.stderr).toBe(0);
+      const paused = json(p.stdout) as { upload_id: string; state: string }[];
+      expect(paused.map((u) => u.upload_id).sort()).toEqual(ids);
+      expect(paused.map((u) => u.state)).toEqual(['paused', 'paused']);
+
+      held.env.proxy.rule = () => 'pass';
+      const r = await run(held.agent, ['uploads', 'resume']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout.trim().split('\n').sort()).toEqual(ids.map((id) => `resumed upload ${id} (transferring)`));
+      for (const id of ids) {
+        await vi.waitFor(async () => expect((await call(held.agent.url, 'GET', `/uploads/${id}`)).body.state).toBe('complete'), { timeout: 60_000, interval: 100 });
+      }
+    } finally {
+      await held.close();
+    }
   });
 
   test('uploads get of an unknown id exits 1 with a 404', async () => {

@@ -1,6 +1,7 @@
 // The store on its own thread, as `ferry serve` runs it: a start that fails
 // (its port is taken) rejects and leaves no thread behind; close() stops the
 // server, and control calls made after it fail as an S3 InternalError.
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -19,12 +20,19 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-test('a port already in use rejects the start with the reason', async () => {
+/** This process's threads, where Linux lists them. */
+const threads = () => (existsSync('/proc/self/task') ? readdirSync('/proc/self/task') : undefined);
+
+test('a port already in use rejects the start with the reason, and leaves no thread behind', async ({ skip }) => {
   const taken = net.createServer();
   await new Promise<void>((ok) => taken.listen(0, '127.0.0.1', ok));
   try {
     const port = (taken.address() as net.AddressInfo).port;
+    const before = threads();
     await expect(startObjectStoreThread({ ...opts, port, dataDir })).rejects.toThrow(/EADDRINUSE/);
+    if (!before) skip('the rejection was checked; threads cannot be listed here');
+    // The store's thread (and, run from the sources, tsx's loader thread) has ended by the time the start rejects.
+    expect(threads()).toEqual(before);
   } finally {
     await new Promise((ok) => taken.close(ok));
   }

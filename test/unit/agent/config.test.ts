@@ -3,8 +3,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { DEFAULT_CHUNK_SIZE, defaultConfigDir, resolveAgentConfig } from '../../../src/agent/config.js';
+import { startAgent, type RunningAgent } from '../../../src/agent/index.js';
 
 const MiB = 1024 * 1024;
 let dir: string;
@@ -91,8 +93,20 @@ describe('listen', () => {
     expect(resolveAgentConfig({ 'config-dir': dir, listen: '[::1]:8081' }, {})).toMatchObject({ host: '::1', port: 8081 });
   });
 
-  test('port 0 picks a free port', () => {
-    expect(resolveAgentConfig({ 'config-dir': dir, listen: '127.0.0.1:0' }, {}).port).toBe(0);
+  test('port 0 picks a free port', async () => {
+    const listen = '127.0.0.1:0';
+    expect(resolveAgentConfig({ 'config-dir': dir, listen }, {}).port).toBe(0);
+    // Two agents started so run side by side, each where the system put it, and their URLs say where.
+    const agents: RunningAgent[] = [];
+    try {
+      for (const sub of ['one', 'two']) agents.push(await startAgent(resolveAgentConfig({ 'config-dir': path.join(dir, sub), listen }, {}), pino({ level: 'silent' })));
+      const [one, two] = agents.map((a) => Number(new URL(a.url).port));
+      expect(one).toBeGreaterThan(0);
+      expect(two).not.toBe(one);
+      for (const a of agents) expect((await fetch(`${a.url}/about`)).status).toBe(200);
+    } finally {
+      for (const a of agents) await a.close();
+    }
   });
 
   test.each(['0.0.0.0:8080', '[::]:8080', '192.168.1.20:8080', 'agent.example:8080'])('%s, reachable from other machines, needs an API key', (listen) => {

@@ -121,14 +121,14 @@ describe.runIf(direct)('past the page cache', () => {
     expect(got.md5.toString('hex')).toBe(md5(data));
   });
 
-  test('the written bytes are not left in the page cache', async () => {
+  test('the written bytes are not left in the page cache', async ({ skip }) => {
     const path = join(dir, 'uncached.bin');
     const h = hooks();
     const sink = directSink(path, h)!;
     await pour(sink, randomBytes(16 * MiB), h);
     await sink.end();
     const cached = cachedBytes(path);
-    if (cached === undefined) return; // no fincore here
+    if (typeof cached === 'string') skip(cached);
     // The last block may be cached by the truncate; the body's MiBs are not.
     expect(cached).toBeLessThan(MiB);
   });
