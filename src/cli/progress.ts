@@ -69,6 +69,12 @@ export class RateMeter {
 /** "waiting for the service" or "waiting for the storage". */
 const waitingFor = (w: Pick<Waiting, 'reason'>) => `waiting for the ${w.reason.startsWith('service') ? 'service' : 'storage'}`;
 
+/** "waiting for the service (retry in 20 s)", or "(retrying)" once the time has come. */
+export function describeWaiting(w: Pick<Waiting, 'reason' | 'next_attempt_at'>, now = Date.now()): string {
+  const secs = Math.ceil((Date.parse(w.next_attempt_at) - now) / 1000);
+  return `${waitingFor(w)} (${secs > 0 ? `retry in ${secs} s` : 'retrying'})`;
+}
+
 export class ProgressBar {
   private readonly out: ProgressOut;
   private readonly tty: boolean;
@@ -139,10 +145,8 @@ export class ProgressBar {
     const pct = total > 0 ? Math.min(100, Math.floor((done / total) * 100)) : state === 'complete' ? 100 : 0;
     const rate = this.meter.rate();
     const rest = [`${formatBytes(done)} / ${formatBytes(total)}`];
-    if (state === 'transferring' && this.waiting) {
-      const secs = Math.ceil((Date.parse(this.waiting.next_attempt_at) - this.now()) / 1000);
-      rest.push(`${waitingFor(this.waiting)} (${secs > 0 ? `retry in ${secs} s` : 'retrying'})`);
-    } else {
+    if (state === 'transferring' && this.waiting) rest.push(describeWaiting(this.waiting, this.now()));
+    else {
       if (state === 'transferring' && rate !== undefined) {
         rest.push(formatRate(Math.max(0, rate)));
         rest.push(rate > 0 && total > done ? `ETA ${formatDuration((total - done) / rate)}` : 'ETA --:--');

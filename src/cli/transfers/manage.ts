@@ -4,7 +4,7 @@ import type { Command } from '../command.js';
 import type { Affected } from '../agentClient.js';
 import type { UploadRecord } from '../../api/agent/uploads.js';
 import type { DownloadRecord } from '../../api/agent/downloads.js';
-import { formatBytes } from '../progress.js';
+import { describeWaiting, formatBytes } from '../progress.js';
 import { clientCommand, defined, int, str, table, UsageError, type Invocation } from './common.js';
 
 type Rec = UploadRecord | DownloadRecord;
@@ -18,7 +18,7 @@ function listing(records: Rec[], kind: Kind): string {
   if (records.length === 0) return `no ${kind}s`;
   return table(
     [`${kind.toUpperCase()} ID`, 'STATE', 'DONE', 'SIZE', 'NAME'],
-    records.map((r) => [idOf(r), r.state, pct(r), formatBytes(r.size), nameOf(r)]),
+    records.map((r) => [idOf(r), r.waiting ? `${r.state} (waiting)` : r.state, pct(r), formatBytes(r.size), nameOf(r)]),
   );
 }
 
@@ -31,6 +31,7 @@ function details(r: Rec): string {
   if ('type' in r) lines.push(`type: ${r.type}`);
   lines.push(`created: ${r.created_at}, updated: ${r.updated_at}`);
   if (r.error) lines.push(`error: ${r.error}`);
+  if (r.waiting) lines.push(`${describeWaiting(r.waiting)} since ${r.waiting.since}; last error: ${r.waiting.last_error}`);
   if (r.items.length > 0) {
     lines.push('');
     lines.push(table(['STATE', 'DONE', 'SIZE', 'PATH'], r.items.map((i) => [

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { call, type TestService } from '../../helpers/hosted.js';
 import { signInAgent, startTestAgent, type TestAgent } from '../../helpers/agent.js';
-import { startFerry, jsonLine, type Running } from '../../helpers/cli.js';
+import { ferry, startFerry, jsonLine, type Running } from '../../helpers/cli.js';
 import { downloadAll, MiB } from '../../helpers/flow.js';
 import { freePort } from '../../helpers/ports.js';
 import { startUploadProxy, type ProxyLog, type UploadProxy } from './uploads-proxy.js';
@@ -139,6 +139,11 @@ async function rideOut(name: string, outMs: number): Promise<void> {
       expect(w.last_error).toEqual(expect.any(String));
     }
     await vi.waitFor(() => expect(cli.stderr()).toMatch(/waiting for the (service|storage) \((retry in \d+ s|retrying)\)/), { timeout: 30_000 });
+    // The listing and the details say it too.
+    const ls = await ferry(['uploads', 'ls', '--agent', agent!.url]);
+    expect(ls.stdout).toMatch(new RegExp(`${uploadId}\\s+transferring \\(waiting\\)`));
+    const details = await ferry(['downloads', 'get', downloadId, '--agent', agent!.url]);
+    expect(details.stdout).toMatch(/^waiting for the (service|storage) \((retry in \d+ s|retrying)\) since \S+; last error: .+$/m);
 
     await new Promise((r) => setTimeout(r, Math.max(0, outMs - (Date.now() - killedAt))));
     // Still waiting, not failed, however long the outage.
