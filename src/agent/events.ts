@@ -21,6 +21,11 @@ export class EventBus {
     for (const l of this.listeners) l(event);
   }
 
+  /** The id of the last event published: a snapshot taken now includes every event up to it. */
+  get lastId(): number {
+    return this.seq;
+  }
+
   /** Replays the events after `since` still held, then follows new ones. Returns the unsubscribe function. */
   subscribe(listener: (e: AgentEvent) => void, since?: number): () => void {
     if (since !== undefined) for (const e of this.recent) if (e.id > since) listener(e);

@@ -27,3 +27,6 @@ const coercing = build({ coerceTypes: 'array' });
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
   (httpPart === 'body' ? strict : coercing).compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
+
+/** A strict validator of one body schema (what the IPC handler table checks each request with). */
+export const bodyValidator = (schema: object) => strict.compile(schema);

@@ -11,6 +11,7 @@ import type { AgentContext } from '../context.js';
 import type { AgentServices } from '../services/index.js';
 import { securityHook } from './security.js';
 import { agentRoutes } from './routes/index.js';
+import { uiTransport } from './ui.js';
 
 export type AgentApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
 export type AgentRouteModule = (app: AgentApp, services: AgentServices, ctx: AgentContext) => void | Promise<void>;
@@ -76,5 +77,6 @@ export async function buildAgentApp(ctx: AgentContext, services: AgentServices):
     },
     { prefix: API_PREFIX },
   );
+  await uiTransport(app, services, ctx);
   return app;
 }

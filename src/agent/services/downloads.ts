@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentContext } from '../context.js';
-import type { CreateDownloadBody, CreatedDownload, DownloadRecord, DownloadState } from '../../api/agent/downloads.js';
+import type { CreateDownloadBody, CreatedDownload, DownloadRecord, DownloadState, LinkPreview } from '../../api/agent/downloads.js';
 import { DEFAULT_RANGE_SIZE } from '../../api/agent/downloads.js';
 import { AgentErrorCode } from '../../api/agent/errors.js';
 import { HostedApiError, HostedHttp } from '../../client/http.js';
@@ -140,6 +140,20 @@ export function createDownloadsService(ctx: AgentContext) {
   }
 
   return {
+    /** The files a Link offers, before anything is downloaded (the app's "Show files"). */
+    async preview(url: string, password?: string): Promise<LinkPreview> {
+      const link = parseLinkUrl(url);
+      if (typeof link === 'string') throw invalid(link);
+      const http = clientFor(apiBaseFor(link.origin));
+      const info = await resolveLink(http, link.linkId, link.secret, password || undefined).catch(linkError);
+      const files = await listPackageFiles(http, info.package_id, info.package_token).catch(linkError);
+      return {
+        package_id: info.package_id,
+        name: info.name,
+        files: files.filter((f) => f.kind === 'file').map((f) => ({ file_id: f.id, path: f.path ? `${f.path}/${f.name}` : f.name, size: f.size ?? 0 })),
+      };
+    },
+
     /** POST /downloads: resolves the Link and lists its Package before anything is created. */
     async create(body: CreateDownloadBody): Promise<CreatedDownload> {
       const dst = body.dst_folder;

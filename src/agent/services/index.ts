@@ -6,6 +6,7 @@ import { createSystemService, type SystemService } from './system.js';
 import { createUploadsService, type UploadsService } from './uploads.js';
 import { createDownloadsService, type DownloadsService } from './downloads.js';
 import { createEventsService, type EventsService } from './events.js';
+import { createFoldersService, type FoldersService } from './folders.js';
 
 export interface AgentServices {
   system: SystemService;
@@ -13,6 +14,7 @@ export interface AgentServices {
   uploads: UploadsService;
   downloads: DownloadsService;
   events: EventsService;
+  folders: FoldersService;
 }
 
 export function createServices(ctx: AgentContext, shutdown: () => void): AgentServices {
@@ -47,5 +49,6 @@ export function createServices(ctx: AgentContext, shutdown: () => void): AgentSe
     uploads,
     downloads,
     events: createEventsService(ctx),
+    folders: createFoldersService(),
   };
 }

@@ -100,3 +100,11 @@ export const DeleteDownloadsQuery = Type.Object({
   remove_files: Type.Optional(Type.Boolean()),
 });
 export type DeleteDownloadsQuery = Static<typeof DeleteDownloadsQuery>;
+
+/** A Link's Package before anything is downloaded: what "Show files" lists. */
+export const LinkPreview = Type.Object({
+  package_id: Type.String(),
+  name: Type.String(),
+  files: Type.Array(Type.Object({ file_id: Type.String(), path: Type.String(), size: Type.Integer() })),
+});
+export type LinkPreview = Static<typeof LinkPreview>;

@@ -1,0 +1,56 @@
+// The app's browser transport (browser mode, DESIGN rule 2): the same handler
+// table the desktop app uses, over HTTP for requests and a WebSocket for events.
+//   POST /ui/ipc/:channel  body = the request; answers 200 {ok, value | error}
+//   GET  /ui/events?since=N  (WebSocket) {event, payload} messages:
+//        `transfers.changed` batches (coalesced, after the snapshot cursor N) and `session.changed`
+// Requests must carry `X-Ferry-UI: 1`: a header a foreign page cannot send
+// without a CORS preflight, which the agent never grants; the Host and Origin
+// checks (and the API key) of every agent request apply here too.
+import websocket from '@fastify/websocket';
+import { Type } from 'typebox';
+import { AgentErrorCode } from '../../api/agent/errors.js';
+import { createHandlers, dispatch } from '../../ipc/handlers.js';
+import { TransferCoalescer } from '../../ipc/coalesce.js';
+import type { EventName, EventOf, TransferEvent } from '../../ipc/contract.js';
+import type { AgentContext } from '../context.js';
+import type { AgentServices } from '../services/index.js';
+import type { AgentApp } from './app.js';
+
+export const UI_HEADER = 'x-ferry-ui';
+/** A window this far behind is dropped rather than buffered without end; it reconnects and takes a snapshot. */
+const MAX_BUFFERED = 8 * 1024 * 1024;
+
+export async function uiTransport(app: AgentApp, services: AgentServices, ctx: AgentContext): Promise<void> {
+  const handlers = createHandlers(services, ctx);
+  await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
+
+  app.post('/ui/ipc/:channel', { schema: { params: Type.Object({ channel: Type.String({ maxLength: 100 }) }) } }, async (req, reply) => {
+    if (req.headers[UI_HEADER] !== '1') {
+      return reply.code(403).send({ code: AgentErrorCode.forbidden, message: `${UI_HEADER}: 1 is required` });
+    }
+    return dispatch(handlers, req.params.channel, req.body, ctx.log);
+  });
+
+  app.get('/ui/events', { websocket: true, schema: { querystring: Type.Object({ since: Type.Optional(Type.Integer({ minimum: 0 })) }) } }, (socket, req) => {
+    const send = <E extends EventName>(event: E, payload: EventOf<E>) => {
+      if (socket.readyState !== socket.OPEN) return;
+      if (socket.bufferedAmount > MAX_BUFFERED) {
+        req.log.warn('a window is too slow for its events; it is dropped and reconnects');
+        return socket.terminate();
+      }
+      socket.send(JSON.stringify({ event, payload }));
+    };
+    const coalescer = new TransferCoalescer((batch) => send('transfers.changed', batch));
+    const since = (req.query as { since?: number }).since;
+    const unsubscribe = ctx.events.subscribe((e) => {
+      if (e.type === 'session') send('session.changed', e.data as EventOf<'session.changed'>);
+      else coalescer.push({ id: e.id, type: e.type, data: e.data } as TransferEvent);
+    }, since);
+    socket.on('close', () => {
+      unsubscribe();
+      coalescer.close();
+    });
+    // A message from the window means nothing here: requests go over HTTP.
+    socket.on('message', () => {});
+  });
+}

@@ -1,0 +1,82 @@
+// The IPC contract between the app's window and the agent (DESIGN rule 2): every
+// request channel with the schema of its request and of its answer, and every
+// event channel with its payload. The handler table (handlers.ts) answers these
+// beside the agent; the Electron preload exposes exactly these channels; the
+// browser transport sends them over HTTP and a WebSocket. Shapes come from
+// src/api wherever the REST API already has them.
+import { Type, type Static, type TSchema } from 'typebox';
+import { LoginBody, SessionAnswer, SessionUser, TeamList } from '../api/agent/session.js';
+import { CreateUploadBody, PortalUploadBody, UploadLinkAnswer, UploadLinkBody, UploadList, UploadRecord } from '../api/agent/uploads.js';
+import { CreateDownloadBody, CreatedDownload, DownloadList, DownloadRecord, LinkPreview } from '../api/agent/downloads.js';
+import { FolderListing } from '../api/agent/folders.js';
+import { About } from '../api/agent/system.js';
+
+const Empty = Type.Object({});
+const UploadId = Type.Object({ upload_id: Type.String({ minLength: 1, maxLength: 100 }) });
+const DownloadId = Type.Object({ download_id: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }) });
+const Done = Type.Object({ done: Type.Literal(true) });
+
+/** Every transfer and the id of the last event they include: events after it apply on top. */
+export const TransfersSnapshot = Type.Object({ cursor: Type.Integer(), uploads: UploadList, downloads: DownloadList });
+export type TransfersSnapshot = Static<typeof TransfersSnapshot>;
+
+const channel = <Q extends TSchema, A extends TSchema>(request: Q, response: A) => ({ request, response });
+
+/** Request/response channels. */
+export const channels = {
+  'session.current': channel(Empty, Type.Union([SessionAnswer, Type.Null()])),
+  'session.login': channel(LoginBody, SessionAnswer),
+  'session.loginWithApiKey': channel(Type.Object({ api_key: Type.String({ minLength: 1, maxLength: 1024 }) }), SessionAnswer),
+  'session.logout': channel(Empty, Done),
+  'teams.list': channel(Empty, TeamList),
+
+  'transfers.snapshot': channel(Empty, TransfersSnapshot),
+
+  'uploads.create': channel(CreateUploadBody, UploadRecord),
+  'uploads.createPortal': channel(PortalUploadBody, UploadRecord),
+  'uploads.pause': channel(UploadId, UploadRecord),
+  'uploads.resume': channel(UploadId, UploadRecord),
+  'uploads.remove': channel(UploadId, UploadRecord),
+  'uploads.pauseAll': channel(Empty, UploadList),
+  'uploads.resumeAll': channel(Empty, UploadList),
+  'uploads.link': channel(Type.Object({ ...UploadId.properties, ...UploadLinkBody.properties }), UploadLinkAnswer),
+
+  'downloads.preview': channel(Type.Object({ url: CreateDownloadBody.properties.url, password: CreateDownloadBody.properties.password }), LinkPreview),
+  'downloads.create': channel(CreateDownloadBody, CreatedDownload),
+  'downloads.pause': channel(DownloadId, DownloadRecord),
+  'downloads.resume': channel(DownloadId, DownloadRecord),
+  'downloads.remove': channel(Type.Object({ ...DownloadId.properties, remove_files: Type.Optional(Type.Boolean()) }), DownloadRecord),
+  'downloads.pauseAll': channel(Empty, DownloadList),
+  'downloads.resumeAll': channel(Empty, DownloadList),
+
+  'system.about': channel(Empty, About),
+  'fs.list': channel(Type.Object({ path: Type.Optional(Type.String({ maxLength: 4096, pattern: '^[^\\u0000]*$' })) }), FolderListing),
+} as const;
+
+export type Channels = typeof channels;
+export type Channel = keyof Channels;
+export type RequestOf<C extends Channel> = Static<Channels[C]['request']>;
+export type ResponseOf<C extends Channel> = Static<Channels[C]['response']>;
+
+/** One change of a transfer, as the agent's event feed carries it (`id` orders it against a snapshot's cursor). */
+export const TransferEvent = Type.Object({
+  id: Type.Integer(),
+  type: Type.Union([Type.Literal('upload'), Type.Literal('download')]),
+  /** The whole record, or `{upload_id | download_id, deleted: true}` once removed. */
+  data: Type.Unknown(),
+});
+export type TransferEvent = Static<typeof TransferEvent>;
+
+/** Event channels, from the agent's side to the window. */
+export const events = {
+  /** Changes of transfers, coalesced at the source (coalesce.ts): one batch per 100 ms at most. */
+  'transfers.changed': Type.Array(TransferEvent),
+  'session.changed': Type.Object({ user: Type.Union([SessionUser, Type.Null()]) }),
+} as const;
+
+export type Events = typeof events;
+export type EventName = keyof Events;
+export type EventOf<E extends EventName> = Static<Events[E]>;
+
+/** What every request answers across a boundary (DESIGN rule 3): errors are data. */
+export type Answer<T> = { ok: true; value: T } | { ok: false; error: { code: number; message: string } };

@@ -1,0 +1,86 @@
+// The handler table: one function per channel of the contract, over the agent's
+// services. Both hosts use it (DESIGN rule 2): the agent's browser transport
+// (HTTP + WebSocket, agent/server/routes/ui.ts) and, in the desktop app, the
+// agent's utility process answering the window through main. A request is
+// checked against its channel's schema first; every error comes back as data.
+import type { Logger } from 'pino';
+import { AgentErrorCode } from '../api/agent/errors.js';
+import { bodyValidator } from '../http/validation.js';
+import { AgentError } from '../agent/errors.js';
+import type { AgentContext } from '../agent/context.js';
+import type { AgentServices } from '../agent/services/index.js';
+import { channels, type Answer, type Channel, type RequestOf, type ResponseOf } from './contract.js';
+
+export type Handlers = { [C in Channel]: (req: RequestOf<C>) => Promise<ResponseOf<C>> };
+
+export function createHandlers(services: AgentServices, ctx: Pick<AgentContext, 'events'>): Handlers {
+  const { session, uploads, downloads, system, folders } = services;
+  return {
+    'session.current': async () => {
+      try {
+        return await session.current();
+      } catch (err) {
+        if (err instanceof AgentError && err.code === AgentErrorCode.sessionNil) return null;
+        throw err;
+      }
+    },
+    'session.login': (r) => session.login(r.email, r.password),
+    'session.loginWithApiKey': (r) => session.loginWithApiKey(r.api_key),
+    'session.logout': async () => {
+      session.logout();
+      return { done: true as const };
+    },
+    'teams.list': () => session.teams(),
+
+    'transfers.snapshot': async () => {
+      // The cursor first: an event published while the lists are built is applied again on top, which changes nothing.
+      const cursor = ctx.events.lastId;
+      return { cursor, uploads: uploads.list(), downloads: downloads.list() };
+    },
+
+    'uploads.create': (r) => uploads.create(r),
+    'uploads.createPortal': (r) => uploads.createPortal(r),
+    'uploads.pause': (r) => uploads.pause(r.upload_id),
+    'uploads.resume': async (r) => uploads.resume(r.upload_id),
+    'uploads.remove': (r) => uploads.remove(r.upload_id),
+    'uploads.pauseAll': () => uploads.pauseMany(),
+    'uploads.resumeAll': async () => uploads.resumeMany(),
+    'uploads.link': ({ upload_id, ...body }) => uploads.link(upload_id, body),
+
+    'downloads.preview': (r) => downloads.preview(r.url, r.password),
+    'downloads.create': (r) => downloads.create(r),
+    'downloads.pause': (r) => downloads.pause(r.download_id),
+    'downloads.resume': async (r) => downloads.resume(r.download_id),
+    'downloads.remove': (r) => downloads.remove(r.download_id, r.remove_files ?? false),
+    'downloads.pauseAll': () => downloads.pauseMany(),
+    'downloads.resumeAll': async () => downloads.resumeMany(),
+
+    'system.about': async () => system.about(),
+    'fs.list': (r) => folders.list(r.path),
+  };
+}
+
+const validators = new Map(Object.entries(channels).map(([name, c]) => [name, bodyValidator(c.request)]));
+
+/**
+ * Answers one request: unknown channels and requests that do not fit their schema
+ * answer a bad-request error; an AgentError crosses as its code and message; anything
+ * unexpected is logged and answers "internal error" without its details.
+ */
+export async function dispatch(handlers: Handlers, channel: string, payload: unknown, log: Logger): Promise<Answer<unknown>> {
+  const validate = validators.get(channel);
+  if (!validate || !Object.hasOwn(handlers, channel)) return { ok: false, error: { code: AgentErrorCode.badRequest, message: `no channel "${channel}"` } };
+  const req = payload ?? {};
+  if (!validate(req)) {
+    const first = validate.errors?.[0];
+    return { ok: false, error: { code: AgentErrorCode.badRequest, message: `request${first?.instancePath ?? ''} ${first?.message ?? 'is invalid'}` } };
+  }
+  try {
+    const handler = handlers[channel as Channel] as (r: unknown) => Promise<unknown>;
+    return { ok: true, value: await handler(req) };
+  } catch (err) {
+    if (err instanceof AgentError) return { ok: false, error: { code: err.code, message: err.message } };
+    log.error({ err, channel }, 'unexpected error in an IPC handler');
+    return { ok: false, error: { code: AgentErrorCode.internal, message: 'internal error' } };
+  }
+}

@@ -1,0 +1,158 @@
+// The app's browser transport over real HTTP and a real WebSocket, against a real
+// service and store: requests answer {ok, value} or {ok: false, error} (errors as
+// data, never a thrown status), the window follows transfers from a snapshot and
+// the batches after its cursor, and progress reaches it coalesced.
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import WebSocket from 'ws';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { startTestService, type TestService } from '../../helpers/hosted.js';
+import { startTestAgent, type TestAgent } from '../../helpers/agent.js';
+import { ownerActor, type Actor } from '../../helpers/auth.js';
+import { MiB } from '../../helpers/flow.js';
+import { channels } from '../../../src/ipc/contract.js';
+import { createHandlers } from '../../../src/ipc/handlers.js';
+
+let svc: TestService;
+let agent: TestAgent;
+let owner: Actor;
+let tmp: string;
+let base: string;
+
+beforeAll(async () => {
+  svc = await startTestService();
+  owner = await ownerActor(svc);
+  agent = await startTestAgent(svc, { 'chunk-size': String(5 * MiB) });
+  base = agent.url.replace(/\/api\/v1$/, '');
+  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-ui-transport-'));
+});
+
+afterAll(async () => {
+  await agent?.close();
+  await svc?.close();
+  if (tmp) await fs.rm(tmp, { recursive: true, force: true });
+});
+
+async function ipc(channel: string, body: unknown = {}, headers: Record<string, string> = { 'x-ferry-ui': '1' }): Promise<{ status: number; body: any }> {
+  const r = await fetch(`${base}/ui/ipc/${channel}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  return { status: r.status, body: await r.json() };
+}
+
+/** A window's event socket: every message it got so far. */
+async function openEvents(since?: number): Promise<{ ws: WebSocket; got: { event: string; payload: any; at: number }[] }> {
+  const ws = new WebSocket(`${base.replace(/^http/, 'ws')}/ui/events${since === undefined ? '' : `?since=${since}`}`);
+  const got: { event: string; payload: any; at: number }[] = [];
+  ws.on('message', (m) => got.push({ ...JSON.parse(String(m)), at: Date.now() }));
+  await new Promise((resolve, reject) => {
+    ws.once('open', resolve);
+    ws.once('error', reject);
+  });
+  return { ws, got };
+}
+
+describe('the contract and its handler table', () => {
+  test('every channel has exactly one handler, and every handler a channel', () => {
+    const handlers = createHandlers(agent.agent.services, agent.agent.ctx);
+    expect(Object.keys(handlers).sort()).toEqual(Object.keys(channels).sort());
+  });
+});
+
+describe('requests over HTTP', () => {
+  test('without a session, session.current answers null and a Team call answers the session error as data', async () => {
+    expect(await ipc('session.current')).toEqual({ status: 200, body: { ok: true, value: null } });
+    const teams = await ipc('teams.list');
+    expect(teams.status).toBe(200);
+    expect(teams.body).toEqual({ ok: false, error: { code: 262146, message: 'session is nil' } });
+  });
+
+  test('a wrong password, an unknown channel, a request that does not fit its schema: errors as data, in words', async () => {
+    const wrong = await ipc('session.login', { email: svc.owner.email, password: 'not it' });
+    expect(wrong.body.ok).toBe(false);
+    expect(wrong.body.error.code).toBe(262146);
+    expect(wrong.body.error.message).toMatch(/refused the credentials/);
+    expect((await ipc('uploads.explode')).body).toEqual({ ok: false, error: { code: 262145, message: 'no channel "uploads.explode"' } });
+    const bad = await ipc('uploads.pause', { upload_id: 42 });
+    expect(bad.body).toEqual({ ok: false, error: { code: 262145, message: 'request/upload_id must be string' } });
+  });
+
+  test('a request without X-Ferry-UI (what a foreign page could send) is refused; so is a foreign Origin', async () => {
+    const bare = await ipc('session.current', {}, {});
+    expect(bare.status).toBe(403);
+    const foreign = await ipc('session.current', {}, { 'x-ferry-ui': '1', origin: 'http://evil.example' });
+    expect(foreign.status).toBe(403);
+  });
+
+  test('fs.list shows a folder of the agent\'s machine, folders first; a relative or missing path is an error', async () => {
+    const dir = path.join(tmp, 'browse');
+    await fs.mkdir(path.join(dir, 'b-folder'), { recursive: true });
+    await fs.writeFile(path.join(dir, 'a.txt'), 'hello');
+    const r = await ipc('fs.list', { path: dir });
+    expect(r.body).toEqual({
+      ok: true,
+      value: {
+        path: dir,
+        parent: tmp,
+        entries: [
+          { name: 'b-folder', path: path.join(dir, 'b-folder'), kind: 'folder', size: 0 },
+          { name: 'a.txt', path: path.join(dir, 'a.txt'), kind: 'file', size: 5 },
+        ],
+      },
+    });
+    expect((await ipc('fs.list', { path: 'relative/dir' })).body.error).toEqual({ code: 262145, message: 'path must be absolute' });
+    expect((await ipc('fs.list', { path: path.join(dir, 'missing') })).body.error.code).toBe(262149);
+  });
+});
+
+describe('following transfers', () => {
+  test('sign in, snapshot, send a folder, and watch it to complete through coalesced batches after the cursor; preview and fetch it back', async () => {
+    const login = await ipc('session.login', { email: svc.owner.email, password: svc.owner.password });
+    expect(login.body.ok).toBe(true);
+    expect(login.body.value.user.email).toBe(svc.owner.email);
+    const snap = await ipc('transfers.snapshot');
+    expect(snap.body.ok).toBe(true);
+    const { cursor } = snap.body.value;
+    const { ws, got } = await openEvents(cursor);
+    try {
+      const dir = path.join(tmp, 'shoot');
+      await fs.mkdir(dir);
+      const data = randomBytes(40 * MiB);
+      await fs.writeFile(path.join(dir, 'clip.mov'), data);
+      const up = await ipc('uploads.create', { team_id: owner.teamId, paths: [dir] });
+      expect(up.body.ok, JSON.stringify(up.body)).toBe(true);
+      const id = up.body.value.upload_id;
+
+      const mine = () => got.filter((m) => m.event === 'transfers.changed').flatMap((m) => m.payload).filter((e: any) => e.data.upload_id === id);
+      await vi.waitFor(() => expect(mine().at(-1)?.data.state).toBe('complete'), { timeout: 30_000, interval: 50 });
+      // Every event is after the cursor, in order; the last one the whole record.
+      const ids = mine().map((e: any) => e.id);
+      expect(ids.every((x: number) => x > cursor)).toBe(true);
+      expect([...ids].sort((a, b) => a - b)).toEqual(ids);
+      expect(mine().at(-1).data.progress).toBe(40 * MiB);
+      // Batches at least ~100 ms apart (a lower bound: the source holds them back, a busy machine only adds).
+      const batches = got.filter((m) => m.event === 'transfers.changed');
+      for (let i = 1; i < batches.length; i++) expect(batches[i]!.at - batches[i - 1]!.at).toBeGreaterThanOrEqual(80);
+
+      const link = await ipc('uploads.link', { upload_id: id });
+      expect(link.body.ok, JSON.stringify(link.body)).toBe(true);
+      const preview = await ipc('downloads.preview', { url: link.body.value.url });
+      expect(preview.body.value).toMatchObject({ name: 'shoot', files: [{ path: 'shoot/clip.mov', size: 40 * MiB }] });
+      const dl = await ipc('downloads.create', { url: link.body.value.url, dst_folder: path.join(tmp, 'received'), file_ids: [preview.body.value.files[0].file_id] });
+      expect(dl.body.ok, JSON.stringify(dl.body)).toBe(true);
+      const downloadId = dl.body.value.download_id;
+      await vi.waitFor(() => {
+        const last = got.filter((m) => m.event === 'transfers.changed').flatMap((m) => m.payload).filter((e: any) => e.data.download_id === downloadId).at(-1);
+        expect(last?.data.state).toBe('complete');
+      }, { timeout: 30_000, interval: 50 });
+      const received = await fs.readFile(path.join(tmp, 'received', 'shoot', 'shoot', 'clip.mov'));
+      expect(createHash('sha256').update(received).digest('hex')).toBe(createHash('sha256').update(data).digest('hex'));
+
+      // A sign-out reaches the window as a session change.
+      expect((await ipc('session.logout')).body).toEqual({ ok: true, value: { done: true } });
+      await vi.waitFor(() => expect(got.some((m) => m.event === 'session.changed' && m.payload.user === null)).toBe(true), { timeout: 5000 });
+    } finally {
+      ws.close();
+    }
+  });
+});
