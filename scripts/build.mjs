@@ -33,4 +33,14 @@ export async function buildCli(outdir = OUTDIR) {
   });
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await buildCli();
+/** The app's window (renderer/), bundled by Vite into dist/renderer. */
+export async function buildRenderer() {
+  const { build: vite } = await import('vite');
+  await vite({ configFile: path.join(root, 'renderer', 'vite.config.ts') });
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  // --renderer: the window alone (the test run's, after the CLI build of npm install).
+  if (!process.argv.includes('--renderer')) await buildCli();
+  await buildRenderer();
+}

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// `npm test`: type checking, the layer check, then every vitest suite (unit and
-// integration). Ends with one line "N passed, N failed" that CI reads.
+// `npm test`: type checking (Node code and the renderer), the layer check, every
+// vitest suite (unit and integration), then the app's Playwright tests in
+// Debian's Chromium. Ends with one line "N passed, N failed" that CI reads.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -25,6 +26,7 @@ function check(name, cmd, args) {
 }
 
 check('typecheck', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']);
+check('typecheck renderer', bin('tsc'), ['-p', 'renderer/tsconfig.json', '--noEmit']);
 check('layers', process.execPath, ['scripts/check-layers.mjs']);
 
 const results = path.join(root, '.test-results', 'vitest.json');
@@ -41,6 +43,21 @@ if (fs.existsSync(results)) {
 } else {
   failed++;
   console.log('--- vitest wrote no results');
+}
+
+// The app against a real service and agent; the window is the one npm install built, built again here so it is current.
+check('renderer build', process.execPath, ['scripts/build.mjs', '--renderer']);
+const pwResults = path.join(root, '.test-results', 'playwright.json');
+fs.rmSync(pwResults, { force: true });
+const pwOk = step('playwright', bin('playwright'), ['test']);
+if (fs.existsSync(pwResults)) {
+  const s = JSON.parse(fs.readFileSync(pwResults, 'utf8')).stats ?? {};
+  passed += (s.expected ?? 0) + (s.flaky ?? 0);
+  failed += s.unexpected ?? 0;
+  if (!pwOk && !s.unexpected) failed++;
+} else {
+  failed++;
+  console.log('--- playwright wrote no results');
 }
 
 console.log(`\n${passed} passed, ${failed} failed`);

@@ -17,6 +17,8 @@ export interface AgentConfig {
   concurrency: number;
   /** How long a transfer goes on retrying without a success before it stops in a recoverable error. */
   retryForMs: number;
+  /** Serve the app's window at the agent's address (browser mode). */
+  ui: boolean;
   logLevel: string;
 }
 
@@ -32,7 +34,7 @@ export function defaultConfigDir(env: NodeJS.ProcessEnv = process.env, platform 
   return path.join(env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config'), 'ferry', 'agent');
 }
 
-const KEYS = ['api-key', 'listen', 'auto-finalize', 'chunk-size', 'hosted-url', 'concurrency', 'retry-for', 'log-level'] as const;
+const KEYS = ['api-key', 'listen', 'auto-finalize', 'chunk-size', 'hosted-url', 'concurrency', 'retry-for', 'ui', 'log-level'] as const;
 
 function readConfigFile(configDir: string): Record<string, string> {
   const file = path.join(configDir, 'config.yml');
@@ -100,6 +102,7 @@ export function resolveAgentConfig(flags: AgentFlags, env: NodeJS.ProcessEnv = p
     hostedUrl: (get('hosted-url') ?? 'http://127.0.0.1:7400').replace(/\/+$/, ''),
     concurrency: get('concurrency') === undefined ? 8 : int(get('concurrency')!, '--concurrency', 1, 64),
     retryForMs: get('retry-for') === undefined ? DEFAULT_RETRY_FOR_MS : duration(get('retry-for')!, '--retry-for'),
+    ui: get('ui') === undefined ? false : bool(get('ui')!, '--ui'),
     logLevel: get('log-level') ?? 'info',
   };
 }

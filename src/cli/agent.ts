@@ -23,6 +23,7 @@ const HELP = `usage: ferry agent [options]
   --retry-for DURATION      how long a transfer keeps retrying through an outage without
                             any success before it stops in error, e.g. 90s, 30m, 24h, 7d
                             (default 24h; it still resumes by itself once the service is back)
+  --ui                      serve the app's window at the agent's address, for a browser
   --log-level LEVEL         trace, debug, info, warn, error, fatal or silent (default info)
 
 Settings come from these flags, else FERRY_AGENT_<OPTION> in the environment
@@ -37,6 +38,7 @@ export const agentOptions = {
   'chunk-size': { type: 'string' },
   concurrency: { type: 'string' },
   'retry-for': { type: 'string' },
+  ui: { type: 'boolean' },
   'log-level': { type: 'string' },
 } as const;
 

@@ -15,6 +15,7 @@ import { issueApiKey } from '../hosted/services/apiKeys.js';
 import { newSecret } from '../hosted/ids.js';
 import { resolveAgentConfig } from '../agent/config.js';
 import { startAgent, type RunningAgent } from '../agent/index.js';
+import { rendererDir } from '../agent/server/staticUi.js';
 
 const HELP = `usage: ferry start [options]
 
@@ -45,7 +46,7 @@ async function createFirstOwner(db: Db): Promise<FirstOwner | undefined> {
   });
 }
 
-function banner(o: { url: string; s3Url: string; agentUrl: string; dataDir: string; file: string; fileExists: boolean; first?: FirstOwner }): string {
+function banner(o: { url: string; s3Url: string; agentUrl: string; appUrl?: string; dataDir: string; file: string; fileExists: boolean; first?: FirstOwner }): string {
   const ferry = `npm run ferry -- admin`;
   const dd = `--data-dir ${JSON.stringify(o.dataDir)}`;
   const pass = o.first?.password ?? 'PASSWORD';
@@ -53,6 +54,7 @@ function banner(o: { url: string; s3Url: string; agentUrl: string; dataDir: stri
   const lines = [
     'Ferry is running.',
     '',
+    ...(o.appUrl ? [`  the app    ${o.appUrl}   (open it in your browser)`] : []),
     `  service    ${o.url}`,
     `  S3 store   ${o.s3Url}   (its keys: ${ferry} store-credentials ${dd})`,
     `  agent      ${o.agentUrl}`,
@@ -110,7 +112,14 @@ export const start: Command = {
     try {
       const first = await createFirstOwner(running.ctx.db);
       const agentConfig = resolveAgentConfig(
-        { listen: (values['agent-listen'] as string | undefined) ?? '127.0.0.1:8080', 'config-dir': path.join(config.dataDir, 'agent'), 'hosted-url': running.url, 'log-level': logLevel },
+        {
+          listen: (values['agent-listen'] as string | undefined) ?? '127.0.0.1:8080',
+          'config-dir': path.join(config.dataDir, 'agent'),
+          'hosted-url': running.url,
+          'log-level': logLevel,
+          // The app's window in the browser, where it is built (npm install builds it).
+          ui: rendererDir() !== undefined,
+        },
         {},
       );
       agent = await startAgent(agentConfig, log.child({ component: 'agent' }));
@@ -122,7 +131,8 @@ export const start: Command = {
         await fs.chmod(file, 0o600);
       }
       const fileExists = await fs.access(file).then(() => true, () => false);
-      console.log(banner({ url: running.url, s3Url: running.s3Url, agentUrl: agent.url, dataDir: config.dataDir, file, fileExists, first }));
+      const appUrl = agentConfig.ui ? agent.url.replace(/\/api\/v1$/, '/') : undefined;
+      console.log(banner({ url: running.url, s3Url: running.s3Url, agentUrl: agent.url, appUrl, dataDir: config.dataDir, file, fileExists, first }));
     } catch (err) {
       await stopAll();
       throw err;

@@ -12,6 +12,7 @@ import type { AgentServices } from '../services/index.js';
 import { securityHook } from './security.js';
 import { agentRoutes } from './routes/index.js';
 import { uiTransport } from './ui.js';
+import { rendererDir, serveUi } from './staticUi.js';
 
 export type AgentApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
 export type AgentRouteModule = (app: AgentApp, services: AgentServices, ctx: AgentContext) => void | Promise<void>;
@@ -78,5 +79,10 @@ export async function buildAgentApp(ctx: AgentContext, services: AgentServices):
     { prefix: API_PREFIX },
   );
   await uiTransport(app, services, ctx);
+  if (ctx.config.ui) {
+    const dir = rendererDir();
+    if (!dir) throw new Error("--ui: the app's files are not built (npm run build makes dist/renderer)");
+    serveUi(app, dir);
+  }
   return app;
 }

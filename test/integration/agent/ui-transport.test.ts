@@ -4,6 +4,7 @@
 // the batches after its cursor, and progress reaches it coalesced.
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
@@ -24,7 +25,7 @@ let base: string;
 beforeAll(async () => {
   svc = await startTestService();
   owner = await ownerActor(svc);
-  agent = await startTestAgent(svc, { 'chunk-size': String(5 * MiB) });
+  agent = await startTestAgent(svc, { 'chunk-size': String(5 * MiB), ui: true });
   base = agent.url.replace(/\/api\/v1$/, '');
   tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-ui-transport-'));
 });
@@ -102,6 +103,29 @@ describe('requests over HTTP', () => {
     });
     expect((await ipc('fs.list', { path: 'relative/dir' })).body.error).toEqual({ code: 262145, message: 'path must be absolute' });
     expect((await ipc('fs.list', { path: path.join(dir, 'missing') })).body.error.code).toBe(262149);
+  });
+});
+
+describe('the window in browser mode (--ui)', () => {
+  test('the app is served at the agent\'s address with a strict CSP; nothing outside its folder is', async () => {
+    const page = await fetch(`${base}/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(page.headers.get('content-security-policy')).toMatch(/default-src 'self'.*object-src 'none'/);
+    const html = await page.text();
+    const script = /src="\.\/(assets\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(script, html).toBeDefined();
+    const js = await fetch(`${base}/${script}`);
+    expect(js.status).toBe(200);
+    expect(js.headers.get('content-type')).toMatch(/^text\/javascript/);
+    for (const p of ['/assets/../../package.json', '/assets/%2e%2e/%2e%2e/package.json', '/assets/missing.js']) {
+      expect((await fetch(`${base}${p}`)).status, p).toBe(404);
+    }
+    // A page of another name that resolves here (DNS rebinding) is refused.
+    const status = await new Promise<number>((resolve, reject) => {
+      http.get(`${base}/`, { headers: { host: 'evil.example' } }, (res) => (res.resume(), resolve(res.statusCode ?? 0))).on('error', reject);
+    });
+    expect(status).toBe(403);
   });
 });
 

@@ -22,7 +22,7 @@ test('defaults: 127.0.0.1:8080, auto-finalize on, 100 MiB chunks, 8 parts in fli
   const c = resolveAgentConfig({ 'config-dir': dir }, {});
   expect(c).toEqual({
     apiKey: undefined, host: '127.0.0.1', port: 8080, configDir: dir, autoFinalize: true,
-    chunkSize: DEFAULT_CHUNK_SIZE, hostedUrl: 'http://127.0.0.1:7400', concurrency: 8, retryForMs: 24 * 3600_000, logLevel: 'info',
+    chunkSize: DEFAULT_CHUNK_SIZE, hostedUrl: 'http://127.0.0.1:7400', concurrency: 8, retryForMs: 24 * 3600_000, ui: false, logLevel: 'info',
   });
   expect(DEFAULT_CHUNK_SIZE).toBe(100 * MiB);
 });

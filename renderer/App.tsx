@@ -1,0 +1,100 @@
+// The window: a sign-in until there is a session, then the sidebar and the
+// place the user is at. Connection loss is one banner.
+import { useEffect } from 'react';
+import { useApp } from './store/context.js';
+import type { Place } from './store/index.js';
+import { SignIn } from './screens/SignIn.js';
+import { Transfers } from './screens/Transfers.js';
+import { Send } from './screens/Send.js';
+import { Receive } from './screens/Receive.js';
+import { Settings } from './screens/Settings.js';
+import { NotYet } from './screens/NotYet.js';
+
+const PLACES: { id: Place; label: string }[] = [
+  { id: 'send', label: 'Send' },
+  { id: 'receive', label: 'Receive' },
+  { id: 'transfers', label: 'Transfers' },
+  { id: 'automations', label: 'Automations' },
+  { id: 'gateway', label: 'Storage gateway' },
+  { id: 'settings', label: 'Settings' },
+];
+
+function Sidebar() {
+  const place = useApp((s) => s.place);
+  const go = useApp((s) => s.go);
+  const active = useApp((s) => Object.values(s.transfers).filter((t) => t.state === 'transferring').length);
+  return (
+    <nav className="sidebar" aria-label="Places">
+      <div className="brand">Ferry</div>
+      <ul>
+        {PLACES.map((p) => (
+          <li key={p.id}>
+            <button type="button" className="place" aria-current={place === p.id ? 'page' : undefined} onClick={() => go(p.id)}>
+              <span>{p.label}</span>
+              {p.id === 'transfers' && active > 0 && <span className="count" aria-label={`${active} active`}>{active}</span>}
+            </button>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
+function Current() {
+  const place = useApp((s) => s.place);
+  switch (place) {
+    case 'send':
+      return <Send />;
+    case 'receive':
+      return <Receive />;
+    case 'transfers':
+      return <Transfers />;
+    case 'automations':
+      return <NotYet title="Automations" what="Watch folders and Portal downloads" />;
+    case 'gateway':
+      return <NotYet title="Storage gateway" what="Connecting a NAS or SAN as cloud storage" />;
+    case 'settings':
+      return <Settings />;
+  }
+}
+
+export function App() {
+  const session = useApp((s) => s.session);
+  const connection = useApp((s) => s.connection);
+  const go = useApp((s) => s.go);
+  // A Link pasted anywhere opens Receive with it.
+  useEffect(() => {
+    const onPaste = (e: ClipboardEvent) => {
+      const text = e.clipboardData?.getData('text') ?? '';
+      if (/^https?:\/\/\S+\/l\/[^/?\s]+\?secret=\S+$/.test(text.trim()) && !(e.target instanceof HTMLInputElement)) {
+        sessionStorage.setItem('ferry.link', text.trim());
+        go('receive');
+      }
+    };
+    window.addEventListener('paste', onPaste);
+    return () => window.removeEventListener('paste', onPaste);
+  }, [go]);
+  return (
+    <div className="app">
+      {connection === 'reconnecting' && (
+        <div className="banner" role="status">
+          Reconnecting…
+        </div>
+      )}
+      {session === undefined ? (
+        <main className="center" aria-busy="true">
+          <p>Connecting to the agent…</p>
+        </main>
+      ) : session === null ? (
+        <SignIn />
+      ) : (
+        <div className="shell">
+          <Sidebar />
+          <main className="place-view">
+            <Current />
+          </main>
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,40 @@
+// Numbers as the app shows them: binary units, rounded times, speeds smoothed.
+const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+
+export function bytes(n: number): string {
+  let v = n, i = 0;
+  while (v >= 1024 && i < UNITS.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return i === 0 ? `${v} B` : `${v.toFixed(v < 10 ? 1 : 0)} ${UNITS[i]}`;
+}
+
+export const speed = (bytesPerSecond: number) => `${bytes(Math.round(bytesPerSecond))}/s`;
+
+/** "about 2 min", "a few seconds", "about 1 h 20 min". */
+export function timeLeft(seconds: number): string {
+  if (!Number.isFinite(seconds)) return '';
+  if (seconds < 10) return 'a few seconds left';
+  if (seconds < 60) return `about ${Math.round(seconds / 10) * 10} s left`;
+  const min = Math.round(seconds / 60);
+  if (min < 60) return `about ${min} min left`;
+  return `about ${Math.floor(min / 60)} h ${min % 60} min left`;
+}
+
+/** Bytes a second over the last few seconds of progress samples. */
+export class Meter {
+  private samples: { t: number; bytes: number }[] = [];
+  add(t: number, bytes: number): void {
+    const last = this.samples.at(-1);
+    if (last && bytes < last.bytes) this.samples = [];
+    if (last && last.bytes === bytes && t - last.t < 1000) return;
+    this.samples.push({ t, bytes });
+    while (this.samples.length > 2 && t - this.samples[0]!.t > 5000) this.samples.shift();
+  }
+  rate(): number | undefined {
+    const a = this.samples[0], b = this.samples.at(-1);
+    if (!a || !b || b.t - a.t < 1000) return undefined;
+    return ((b.bytes - a.bytes) * 1000) / (b.t - a.t);
+  }
+}

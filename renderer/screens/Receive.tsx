@@ -1,0 +1,110 @@
+// Receive: a Link (and its password), where to put it, which files; then Download.
+import { useState, type FormEvent } from 'react';
+import type { LinkPreview } from '../../src/api/agent/downloads.js';
+import { useApp } from '../store/context.js';
+import { ChooseFiles } from '../components/ChooseFiles.js';
+import { bytes } from '../format.js';
+
+export function Receive() {
+  const call = useApp((s) => s.call);
+  const go = useApp((s) => s.go);
+  const [url, setUrl] = useState(() => sessionStorage.getItem('ferry.link') ?? '');
+  const [password, setPassword] = useState('');
+  const [dst, setDst] = useState('');
+  const [choosing, setChoosing] = useState(false);
+  const [preview, setPreview] = useState<LinkPreview>();
+  const [picked, setPicked] = useState<Set<string>>(new Set());
+  const [packageFolder, setPackageFolder] = useState(true);
+  const [linkError, setLinkError] = useState<string>();
+  const [error, setError] = useState<string>();
+
+  const show = async () => {
+    const r = await call('downloads.preview', { url: url.trim(), ...(password ? { password } : {}) });
+    if (!r.ok) {
+      setPreview(undefined);
+      return setLinkError(r.error.message.startsWith('the Link needs a password') ? 'Wrong password for this Link. Try again.' : r.error.message);
+    }
+    setLinkError(undefined);
+    setPreview(r.value);
+    setPicked(new Set(r.value.files.map((f) => f.file_id)));
+  };
+
+  const download = async (e: FormEvent) => {
+    e.preventDefault();
+    const r = await call('downloads.create', {
+      url: url.trim(),
+      dst_folder: dst,
+      ...(password ? { password } : {}),
+      ...(preview && picked.size < preview.files.length ? { file_ids: [...picked] } : {}),
+      create_package_folder: packageFolder,
+    });
+    if (!r.ok) return setError(r.error.message);
+    sessionStorage.removeItem('ferry.link');
+    go('transfers');
+  };
+
+  const why = !url.trim() ? 'Paste a Link first.' : !dst ? 'Choose a destination folder.' : preview && picked.size === 0 ? 'Select at least one file.' : undefined;
+
+  return (
+    <section aria-labelledby="place-title">
+      <h1 id="place-title">Receive</h1>
+      <form className="receive" onSubmit={download}>
+        <label>
+          Link
+          <input value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://…/l/…?secret=…" spellCheck={false} />
+        </label>
+        <label>
+          Password
+          <input type="password" value={password} onChange={(e) => setPassword(e.target.value)} aria-describedby={linkError ? 'link-error' : undefined} aria-invalid={linkError ? true : undefined} />
+        </label>
+        {linkError && <p className="error" id="link-error" role="alert">{linkError}</p>}
+        <div className="path-row">
+          <label>
+            Destination folder
+            <input value={dst} onChange={(e) => setDst(e.target.value)} spellCheck={false} />
+          </label>
+          <button type="button" onClick={() => setChoosing(true)}>Choose…</button>
+        </div>
+        <div className="row-buttons">
+          <button type="button" onClick={() => void show()} disabled={!url.trim()}>Show files</button>
+        </div>
+        {preview && (
+          <ul className="chosen" aria-label={`Files of ${preview.name}`}>
+            {preview.files.map((f) => (
+              <li key={f.file_id}>
+                <label className="inline">
+                  <input type="checkbox" checked={picked.has(f.file_id)} onChange={() => {
+                    const next = new Set(picked);
+                    if (next.has(f.file_id)) next.delete(f.file_id);
+                    else next.add(f.file_id);
+                    setPicked(next);
+                  }} />
+                  <span className="name">{f.path}</span>
+                </label>
+                <span className="size">{bytes(f.size)}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+        <label className="inline">
+          <input type="checkbox" checked={packageFolder} onChange={(e) => setPackageFolder(e.target.checked)} /> Create package folder
+        </label>
+        {error && <p className="error" role="alert">{error}</p>}
+        <div className="primary-row">
+          <button type="submit" className="primary" disabled={why !== undefined} aria-describedby="receive-why">Download</button>
+          {why && <span id="receive-why" className="muted">{why}</span>}
+        </div>
+      </form>
+      {choosing && (
+        <ChooseFiles
+          folderOnly
+          onCancel={() => setChoosing(false)}
+          onAdd={(c) => {
+            if (c[0]) setDst(c[0].path);
+            setChoosing(false);
+          }}
+        />
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,123 @@
+// Send: the files and folders to send (added through "Choose files"), the
+// Package's details, and one button. By email sends to the recipients; Get a
+// link makes a Link once it is up (Transfers, "Copy link").
+import { useState, type FormEvent } from 'react';
+import { useApp } from '../store/context.js';
+import { ChooseFiles, type Chosen } from '../components/ChooseFiles.js';
+import { bytes } from '../format.js';
+
+export function Send() {
+  const session = useApp((s) => s.session);
+  const call = useApp((s) => s.call);
+  const go = useApp((s) => s.go);
+  const teams = session?.teams ?? [];
+  const [items, setItems] = useState<Chosen[]>([]);
+  const [choosing, setChoosing] = useState(false);
+  const [teamId, setTeamId] = useState(teams[0]?.id ?? '');
+  const [mode, setMode] = useState<'email' | 'link'>('link');
+  const [recipients, setRecipients] = useState('');
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  const [password, setPassword] = useState('');
+  const [limit, setLimit] = useState('');
+  const [expiry, setExpiry] = useState('');
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+
+  const emails = recipients.split(/[\s,;]+/).filter(Boolean);
+  const why = items.length === 0 ? 'Add files or a folder first.' : mode === 'email' && emails.length === 0 ? 'Add at least one recipient.' : undefined;
+
+  const send = async (e: FormEvent) => {
+    e.preventDefault();
+    if (why) return;
+    setBusy(true);
+    const r = await call('uploads.create', {
+      team_id: teamId,
+      paths: items.map((i) => i.path),
+      ...(mode === 'email' ? { recipients: emails } : {}),
+      ...(name.trim() ? { package_name: name.trim() } : {}),
+      ...(description.trim() ? { package_description: description.trim() } : {}),
+      ...(password ? { password } : {}),
+      ...(limit ? { download_limit: Number(limit) } : {}),
+      ...(expiry ? { delete_after: Number(expiry) } : {}),
+    });
+    setBusy(false);
+    if (!r.ok) return setError(r.error.message);
+    setItems([]);
+    setError(undefined);
+    go('transfers');
+  };
+
+  return (
+    <section aria-labelledby="place-title">
+      <h1 id="place-title">Send</h1>
+      <form className="send" onSubmit={send}>
+        {items.length === 0 ? (
+          <div className="dropzone">
+            <p>Add the files or folders to send</p>
+            <div className="row-buttons">
+              <button type="button" onClick={() => setChoosing(true)}>Add files</button>
+              <button type="button" onClick={() => setChoosing(true)}>Add folder</button>
+            </div>
+          </div>
+        ) : (
+          <>
+            <ul className="chosen" aria-label="Chosen items">
+              {items.map((i) => (
+                <li key={i.path}>
+                  <span className="name" title={i.path}>{i.name}</span>
+                  <span className="size">{i.kind === 'folder' ? 'folder' : bytes(i.size)}</span>
+                  <button type="button" aria-label={`Remove ${i.name}`} onClick={() => setItems(items.filter((x) => x !== i))}>Remove</button>
+                </li>
+              ))}
+            </ul>
+            <div className="row-buttons">
+              <button type="button" onClick={() => setChoosing(true)}>Add files</button>
+              <button type="button" onClick={() => setChoosing(true)}>Add folder</button>
+            </div>
+          </>
+        )}
+        {teams.length > 1 && (
+          <label>
+            Team
+            <select value={teamId} onChange={(e) => setTeamId(e.target.value)}>
+              {teams.map((t) => <option key={t.id} value={t.id}>{t.name}</option>)}
+            </select>
+          </label>
+        )}
+        <fieldset className="choice">
+          <legend>How</legend>
+          <label><input type="radio" name="mode" checked={mode === 'link'} onChange={() => setMode('link')} /> Get a link</label>
+          <label><input type="radio" name="mode" checked={mode === 'email'} onChange={() => setMode('email')} /> Send by email</label>
+        </fieldset>
+        {mode === 'email' && (
+          <label>
+            Recipients
+            <input value={recipients} onChange={(e) => setRecipients(e.target.value)} placeholder="ed@example.com, ana@example.com" />
+          </label>
+        )}
+        <div className="grid2">
+          <label>Package name<input value={name} onChange={(e) => setName(e.target.value)} placeholder={items[0]?.name ?? ''} /></label>
+          <label>Password<input type="password" value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="new-password" /></label>
+          <label>Download limit<input type="number" min={1} value={limit} onChange={(e) => setLimit(e.target.value)} /></label>
+          <label>Expiry (days)<input type="number" min={1} value={expiry} onChange={(e) => setExpiry(e.target.value)} /></label>
+        </div>
+        <label>Description<textarea value={description} onChange={(e) => setDescription(e.target.value)} rows={2} /></label>
+        {error && <p className="error" role="alert">{error}</p>}
+        <div className="primary-row">
+          <button type="submit" className="primary" disabled={busy || why !== undefined} aria-describedby="send-why">Send</button>
+          {why && <span id="send-why" className="muted">{why}</span>}
+        </div>
+      </form>
+      {choosing && (
+        <ChooseFiles
+          onCancel={() => setChoosing(false)}
+          onAdd={(chosen) => {
+            setItems([...items, ...chosen.filter((c) => !items.some((i) => i.path === c.path))]);
+            setChoosing(false);
+          }}
+        />
+      )}
+    </section>
+  );
+}

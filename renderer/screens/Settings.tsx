@@ -1,0 +1,42 @@
+// Settings: the theme, the agent and the server, and signing out.
+import { useEffect, useState } from 'react';
+import type { About } from '../../src/api/agent/system.js';
+import { useApp } from '../store/context.js';
+import { applyTheme } from '../theme.js';
+
+export function Settings() {
+  const call = useApp((s) => s.call);
+  const session = useApp((s) => s.session);
+  const signOut = useApp((s) => s.signOut);
+  const [about, setAbout] = useState<About>();
+  const [theme, setTheme] = useState(() => localStorage.getItem('ferry.theme') ?? 'system');
+  useEffect(() => {
+    void call('system.about', {}).then((r) => r.ok && setAbout(r.value));
+  }, [call]);
+  return (
+    <section aria-labelledby="place-title">
+      <h1 id="place-title">Settings</h1>
+      <form className="settings" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Theme
+          <select value={theme} onChange={(e) => {
+            setTheme(e.target.value);
+            localStorage.setItem('ferry.theme', e.target.value);
+            applyTheme(e.target.value);
+          }}>
+            <option value="system">System</option>
+            <option value="light">Light</option>
+            <option value="dark">Dark</option>
+          </select>
+        </label>
+        <label>Server<input readOnly value={about?.masv_host ?? ''} /></label>
+        <label>Local API address<input readOnly value={`${location.origin}/api/v1`} /></label>
+        <label>Concurrency<input readOnly value={about?.settings.concurrency ?? ''} /></label>
+        <label>Chunk size<input readOnly value={about ? `${about.settings.chunk_size} bytes` : ''} /></label>
+        <label>Auto-finalize<input readOnly value={about ? (about.settings.auto_finalize ? 'On' : 'Off') : ''} /></label>
+        <p className="muted">Signed in as {session?.user.email}. The agent's options are set where it starts (ferry agent --help).</p>
+        <div className="row-buttons"><button type="button" onClick={() => void signOut()}>Sign out</button></div>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,117 @@
+// Every transfer, newest first: name, direction, a progress bar with its values,
+// speed and time left (or why it waits or failed), and its actions.
+import { useRef, useState } from 'react';
+import { useApp } from '../store/context.js';
+import { transferId, type Transfer } from '../store/index.js';
+import { Meter, bytes, speed, timeLeft } from '../format.js';
+
+type Filter = 'all' | 'active' | 'complete' | 'failed';
+const FILTERS: { id: Filter; label: string }[] = [
+  { id: 'all', label: 'All' },
+  { id: 'active', label: 'Active' },
+  { id: 'complete', label: 'Complete' },
+  { id: 'failed', label: 'Failed' },
+];
+
+const nameOf = (t: Transfer) => (t.direction === 'upload' ? t.name : t.package_name);
+const matches = (t: Transfer, f: Filter) =>
+  f === 'all' || (f === 'active' ? t.state === 'transferring' || t.state === 'paused' || t.state === 'idle' : f === 'complete' ? t.state === 'complete' : t.state === 'error');
+
+function status(t: Transfer, rate: number | undefined): string {
+  const amount = `${bytes(t.progress)} of ${bytes(t.size)}`;
+  if (t.state === 'transferring' && t.waiting) {
+    const secs = Math.max(0, Math.ceil((Date.parse(t.waiting.next_attempt_at) - Date.now()) / 1000));
+    return `${amount} · Waiting for the ${t.waiting.reason.startsWith('service') ? 'server' : 'storage'}, retry in ${secs} s`;
+  }
+  if (t.state === 'transferring') {
+    const parts = [amount];
+    if (rate !== undefined && rate > 0) parts.push(speed(rate), timeLeft((t.size - t.progress) / rate));
+    return [...parts, 'Transferring'].join(' · ');
+  }
+  if (t.state === 'error') return `${amount} · Failed: ${t.error ?? 'unknown error'}`;
+  const word = { paused: 'Paused', complete: 'Complete', idle: 'Finishing' }[t.state] ?? t.state;
+  return `${amount} · ${word}`;
+}
+
+function Row({ t, meter }: { t: Transfer; meter: Meter }) {
+  const call = useApp((s) => s.call);
+  const [note, setNote] = useState<string>();
+  meter.add(Date.now(), t.progress);
+  const pct = t.size > 0 ? Math.floor((t.progress / t.size) * 100) : t.state === 'complete' ? 100 : 0;
+  const name = nameOf(t);
+  const act = async (what: 'pause' | 'resume' | 'remove') => {
+    const r = t.direction === 'upload' ? await call(`uploads.${what}` as const, { upload_id: t.upload_id }) : await call(`downloads.${what}` as const, { download_id: t.download_id });
+    setNote(r.ok ? undefined : r.error.message);
+  };
+  const copyLink = async () => {
+    if (t.direction !== 'upload') return;
+    const r = await call('uploads.link', { upload_id: t.upload_id });
+    if (!r.ok) return setNote(r.error.message);
+    await navigator.clipboard?.writeText(r.value.url).catch(() => undefined);
+    setNote(`Link copied: ${r.value.url}`);
+  };
+  return (
+    <li className={`row state-${t.state}`} aria-label={`${t.direction === 'upload' ? 'Upload' : 'Download'} ${name}`}>
+      <div className="row-head">
+        <span className="direction" aria-hidden="true">{t.direction === 'upload' ? '↑' : '↓'}</span>
+        <span className="name" title={name}>{name}</span>
+        <span className="actions">
+          {t.state === 'transferring' && <button type="button" onClick={() => act('pause')}>Pause</button>}
+          {(t.state === 'paused' || t.state === 'error') && <button type="button" onClick={() => act('resume')}>Resume</button>}
+          {t.direction === 'upload' && t.state === 'complete' && t.type === 'team' && <button type="button" onClick={copyLink}>Copy link</button>}
+          <button type="button" onClick={() => act('remove')}>{t.state === 'complete' ? 'Remove' : 'Cancel'}</button>
+        </span>
+      </div>
+      <div className="status">{status(t, meter.rate())}</div>
+      <div className="bar" role="progressbar" aria-label={`Progress of ${name}`} aria-valuemin={0} aria-valuemax={100} aria-valuenow={pct}>
+        <div className="fill" style={{ width: `${pct}%` }} />
+      </div>
+      {note && <div className="note" role="status">{note}</div>}
+    </li>
+  );
+}
+
+export function Transfers() {
+  const transfers = useApp((s) => s.transfers);
+  const go = useApp((s) => s.go);
+  const [filter, setFilter] = useState<Filter>('all');
+  const meters = useRef(new Map<string, Meter>());
+  const list = Object.values(transfers)
+    .filter((t) => matches(t, filter))
+    .sort((a, b) => b.created_at.localeCompare(a.created_at));
+  const meterOf = (t: Transfer) => {
+    const k = `${t.direction}:${transferId(t)}`;
+    let m = meters.current.get(k);
+    if (!m) meters.current.set(k, (m = new Meter()));
+    return m;
+  };
+  return (
+    <section aria-labelledby="place-title">
+      <header className="place-head">
+        <h1 id="place-title">Transfers</h1>
+        <div role="group" aria-label="Show" className="filters">
+          {FILTERS.map((f) => (
+            <button key={f.id} type="button" aria-pressed={filter === f.id} onClick={() => setFilter(f.id)}>
+              {f.label}
+            </button>
+          ))}
+        </div>
+      </header>
+      {list.length === 0 ? (
+        <div className="empty">
+          <p>{filter === 'all' ? 'No transfers yet.' : 'None here.'}</p>
+          <p className="muted">
+            Start one from <button type="button" className="link" onClick={() => go('send')}>Send</button> or{' '}
+            <button type="button" className="link" onClick={() => go('receive')}>Receive</button>.
+          </p>
+        </div>
+      ) : (
+        <ul className="rows" aria-label="Transfers">
+          {list.map((t) => (
+            <Row key={`${t.direction}:${transferId(t)}`} t={t} meter={meterOf(t)} />
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}

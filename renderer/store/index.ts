@@ -1,0 +1,118 @@
+// The renderer's state (zustand), in slices: the session, the transfers (a
+// snapshot and the events after its cursor), and the app (where the user is, the
+// connection to the agent). Actions go through the one Transport.
+import { create } from 'zustand';
+import type { SessionAnswer } from '../../src/api/agent/session.js';
+import type { UploadRecord } from '../../src/api/agent/uploads.js';
+import type { DownloadRecord } from '../../src/api/agent/downloads.js';
+import type { Answer, Channel, RequestOf, ResponseOf, TransferEvent, TransfersSnapshot } from '../../src/ipc/contract.js';
+import type { Connection, Transport } from '../transport/types.js';
+
+export type Place = 'send' | 'receive' | 'transfers' | 'automations' | 'gateway' | 'settings';
+
+export type Transfer = ({ direction: 'upload' } & UploadRecord) | ({ direction: 'download' } & DownloadRecord);
+export const transferId = (t: Transfer) => (t.direction === 'upload' ? t.upload_id : t.download_id);
+
+export interface State {
+  transport: Transport;
+  connection: Connection;
+  place: Place;
+  session: SessionAnswer | null | undefined;
+  /** By `upload:<id>` / `download:<id>`. */
+  transfers: Record<string, Transfer>;
+  cursor: number;
+
+  go(place: Place): void;
+  call<C extends Channel>(channel: C, request: RequestOf<C>): Promise<Answer<ResponseOf<C>>>;
+  loadSession(): Promise<void>;
+  signIn(email: string, password: string): Promise<string | undefined>;
+  signInWithKey(key: string): Promise<string | undefined>;
+  signOut(): Promise<void>;
+  applySnapshot(s: TransfersSnapshot): void;
+  applyEvents(batch: TransferEvent[]): void;
+}
+
+const keyOf = (type: 'upload' | 'download', id: string) => `${type}:${id}`;
+
+/** A sign-in error in words a person understands. */
+export function signInError(e: { code: number; message: string }): string {
+  if (e.code === 262146) return 'Wrong email or password. Try again.';
+  if (e.code === 262151 || e.code === 262144) return 'The server cannot be reached. Check its address and your connection.';
+  return e.message;
+}
+
+export function createStore(transport: Transport) {
+  return create<State>()((set, get) => ({
+    transport,
+    connection: 'connecting',
+    place: 'transfers',
+    session: undefined,
+    transfers: {},
+    cursor: 0,
+
+    go: (place) => set({ place }),
+    call: (channel, request) => transport.invoke(channel, request),
+
+    async loadSession() {
+      const r = await transport.invoke('session.current', {});
+      if (r.ok) set({ session: r.value });
+    },
+    async signIn(email, password) {
+      const r = await transport.invoke('session.login', { email, password });
+      if (!r.ok) return signInError(r.error);
+      set({ session: r.value });
+      return undefined;
+    },
+    async signInWithKey(key) {
+      const r = await transport.invoke('session.loginWithApiKey', { api_key: key });
+      if (!r.ok) return r.error.code === 262146 ? 'The server refused this API key.' : signInError(r.error);
+      set({ session: r.value });
+      return undefined;
+    },
+    async signOut() {
+      await transport.invoke('session.logout', {});
+      set({ session: null });
+    },
+
+    applySnapshot(s) {
+      const transfers: Record<string, Transfer> = {};
+      for (const u of s.uploads) transfers[keyOf('upload', u.upload_id)] = { direction: 'upload', ...u };
+      for (const d of s.downloads) transfers[keyOf('download', d.download_id)] = { direction: 'download', ...d };
+      set({ transfers, cursor: s.cursor });
+    },
+    applyEvents(batch) {
+      const { cursor } = get();
+      const transfers = { ...get().transfers };
+      let last = cursor;
+      for (const e of batch) {
+        if (e.id <= cursor) continue; // already in the snapshot
+        last = Math.max(last, e.id);
+        const d = e.data as { upload_id?: string; download_id?: string; deleted?: boolean };
+        const key = keyOf(e.type, (e.type === 'upload' ? d.upload_id : d.download_id) ?? '');
+        if (d.deleted) delete transfers[key];
+        else transfers[key] = { direction: e.type, ...(e.data as object) } as Transfer;
+      }
+      set({ transfers, cursor: last });
+    },
+  }));
+}
+
+export type Store = ReturnType<typeof createStore>;
+
+/** Follows the agent: a snapshot, then its events, again after each reconnection. */
+export function connect(store: Store): void {
+  const { transport } = store.getState();
+  transport.onConnection((connection) => store.setState({ connection }));
+  transport.on('transfers.changed', (batch) => store.getState().applyEvents(batch));
+  transport.on('session.changed', (s) => {
+    if (s.user === null) store.setState({ session: null });
+    else void store.getState().loadSession();
+  });
+  transport.follow(async () => {
+    const r = await transport.invoke('transfers.snapshot', {});
+    if (!r.ok) throw new Error(r.error.message);
+    store.getState().applySnapshot(r.value);
+    void store.getState().loadSession();
+    return r.value.cursor;
+  });
+}

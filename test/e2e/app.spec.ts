@@ -1,0 +1,141 @@
+// The app in browser mode, as a person uses it, in Debian's Chromium: sign in
+// (a wrong password first), send a folder through "Choose files" as a link and
+// watch its progress bar reach complete, copy the Link, receive it into a folder
+// and compare bytes, a wrong Link password. Each screen is checked with axe and
+// photographed, light and dark, into docs/screenshots/.
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
+
+test.describe.configure({ mode: 'serial' });
+
+const app = () => process.env.FERRY_E2E_APP!;
+const tmp = () => process.env.FERRY_E2E_TMP!;
+const SHOTS = path.resolve('docs', 'screenshots');
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+/** A place in the sidebar. */
+const place = (name: string) => page.getByRole('navigation', { name: 'Places' }).getByRole('button', { name, exact: true });
+
+let page: Page;
+let linkUrl: string;
+let sent: Map<string, Buffer>;
+
+test.beforeAll(async ({ browser }) => {
+  page = await (await browser.newContext()).newPage();
+  await fs.mkdir(SHOTS, { recursive: true });
+});
+
+test.afterAll(async () => {
+  await page.context().close();
+});
+
+/** No serious or critical accessibility violation on the page as it is. */
+async function accessible(what: string): Promise<void> {
+  const r = await new AxeBuilder({ page }).analyze();
+  const bad = r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), what).toEqual([]);
+}
+
+/** A screenshot of the screen in the light and in the dark theme, both checked with axe. */
+async function photograph(name: string): Promise<void> {
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme, reducedMotion: 'reduce' });
+    await accessible(`${name} (${scheme})`);
+    await page.screenshot({ path: path.join(SHOTS, `${name}-${scheme}.png`) });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+test('sign in: a wrong password is said next to the field, the right one opens Transfers', async () => {
+  await page.goto(app());
+  await expect(page.getByRole('heading', { name: 'Use a server' })).toBeVisible();
+  await photograph('sign-in');
+  await page.getByLabel('Email').fill(process.env.FERRY_E2E_EMAIL!);
+  await page.getByLabel('Password').fill('not the password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('alert')).toHaveText('Wrong email or password. Try again.');
+  await page.getByLabel('Password').fill(process.env.FERRY_E2E_PASSWORD!);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('heading', { name: 'Transfers' })).toBeVisible();
+  await expect(page.getByText('No transfers yet.')).toBeVisible();
+  await photograph('transfers-empty');
+});
+
+test('send a folder through "Choose files" as a link: the progress bar reaches complete, and the Link is copied', async () => {
+  const folder = path.join(tmp(), 'Dailies');
+  await fs.mkdir(path.join(folder, 'cam-a'), { recursive: true });
+  sent = new Map([
+    ['cam-a/clip-001.mov', randomBytes(24 * 1024 * 1024)],
+    ['notes.txt', Buffer.from('Day 1: all good.\n')],
+  ]);
+  for (const [rel, data] of sent) await fs.writeFile(path.join(folder, rel), data);
+
+  await place('Send').click();
+  await expect(page.getByRole('heading', { name: 'Send' })).toBeVisible();
+  await photograph('send-empty');
+  await page.getByRole('button', { name: 'Add folder' }).first().click();
+  const dialog = page.getByRole('dialog', { name: 'Choose files' });
+  await expect(dialog.getByRole('list', { name: /^Entries of / })).toBeVisible();
+  await dialog.getByLabel('Path').fill(tmp());
+  await dialog.getByRole('button', { name: 'Open', exact: true }).click();
+  await dialog.getByRole('checkbox', { name: 'Select Dailies' }).check();
+  await photograph('choose-files');
+  await dialog.getByRole('button', { name: 'Add' }).click();
+  await expect(page.getByRole('list', { name: 'Chosen items' })).toContainText('Dailies');
+  await page.getByLabel('Package name').fill('Dailies, day 1');
+  await page.getByLabel('Password').fill('open sesame');
+  await photograph('send-ready');
+  await page.getByRole('button', { name: 'Send', exact: true }).last().click();
+
+  await expect(page.getByRole('heading', { name: 'Transfers' })).toBeVisible();
+  const row = page.getByRole('listitem', { name: 'Upload Dailies' });
+  const bar = row.getByRole('progressbar', { name: 'Progress of Dailies' });
+  await expect(bar).toHaveAttribute('aria-valuenow', '100', { timeout: 60_000 });
+  await expect(row).toContainText('Complete');
+  await row.getByRole('button', { name: 'Copy link' }).click();
+  const note = row.getByRole('status');
+  await expect(note).toContainText('Link copied: ');
+  linkUrl = (await note.textContent())!.replace('Link copied: ', '').trim();
+  expect(linkUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/l\/\S+\?secret=\S+$/);
+  await photograph('transfers');
+});
+
+test('a wrong Link password is said next to the field', async () => {
+  await place('Receive').click();
+  await page.getByLabel('Link').fill(linkUrl);
+  await page.getByLabel('Password').fill('open says me');
+  await page.getByRole('button', { name: 'Show files' }).click();
+  await expect(page.getByRole('alert')).toHaveText('Wrong password for this Link. Try again.');
+  await expect(page.getByLabel('Password')).toHaveAttribute('aria-invalid', 'true');
+  await photograph('receive-error');
+});
+
+test('receive the Link into a folder: the files arrive byte-identical', async () => {
+  const dst = path.join(tmp(), 'Received');
+  await page.getByLabel('Link').fill(linkUrl);
+  await page.getByLabel('Password').fill('open sesame');
+  await page.getByRole('button', { name: 'Show files' }).click();
+  const files = page.getByRole('list', { name: /^Files of / });
+  await expect(files).toContainText('Dailies/cam-a/clip-001.mov');
+  await page.getByLabel('Destination folder').fill(dst);
+  await photograph('receive');
+  await page.getByRole('button', { name: 'Download' }).click();
+  await expect(page.getByRole('heading', { name: 'Transfers' })).toBeVisible();
+  const row = page.getByRole('listitem', { name: 'Download Dailies, day 1' });
+  await expect(row.getByRole('progressbar')).toHaveAttribute('aria-valuenow', '100', { timeout: 60_000 });
+  await expect(row).toContainText('Complete');
+  for (const [rel, data] of sent) {
+    const got = await fs.readFile(path.join(dst, 'Dailies, day 1', 'Dailies', rel));
+    expect(sha(got), rel).toBe(sha(data));
+  }
+});
+
+test('the other places: Settings, and the two that say plainly they are not there yet', async () => {
+  for (const [button, name] of [['Settings', 'settings'], ['Automations', 'automations'], ['Storage gateway', 'storage-gateway']] as const) {
+    await place(button).click();
+    await expect(page.getByRole('heading', { name: button })).toBeVisible();
+    await photograph(name);
+  }
+});

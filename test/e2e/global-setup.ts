@@ -1,0 +1,62 @@
+// Starts what a user runs: `ferry serve` (with its embedded store) and
+// `ferry agent --ui` as processes on free loopback ports, with temporary data,
+// and tells the tests where they are (FERRY_E2E_*). The returned function stops them.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+async function freePort(): Promise<number> {
+  const srv = net.createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as net.AddressInfo).port;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}
+
+function start(args: string[], ready: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [path.join(root, 'bin', 'ferry.cjs'), ...args], { cwd: root, env: { ...process.env, NODE_NO_WARNINGS: '1' } });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`ferry ${args[0]} did not start:\n${out}`)), 60_000);
+    const onData = (d: Buffer) => {
+      out += d;
+      if (out.includes(ready)) {
+        clearTimeout(timer);
+        resolve(child);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (d: Buffer) => (out += d));
+    child.once('exit', (code) => reject(new Error(`ferry ${args[0]} exited (${code}):\n${out}`)));
+  });
+}
+
+export default async function globalSetup(): Promise<() => Promise<void>> {
+  const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-e2e-'));
+  const [api, agentPort] = [await freePort(), await freePort()];
+  const owner = { email: 'owner@example.com', password: 'correct horse battery' };
+  const serve = await start(['serve', '--listen', `127.0.0.1:${api}`, '--s3-listen', `127.0.0.1:${await freePort()}`, '--data-dir', path.join(tmp, 'hosted'), '--init-owner', `${owner.email}:${owner.password}`], 'ferry hosted service ready');
+  const agentArgs = ['agent', '--ui', '--listen', `127.0.0.1:${agentPort}`, '--hosted-url', `http://127.0.0.1:${api}`, '--config-dir', path.join(tmp, 'agent'), '--chunk-size', String(5 * 1024 * 1024)];
+  const agent = await start(agentArgs, 'ferry agent ready');
+  Object.assign(process.env, {
+    FERRY_E2E_APP: `http://127.0.0.1:${agentPort}`,
+    FERRY_E2E_TMP: tmp,
+    FERRY_E2E_EMAIL: owner.email,
+    FERRY_E2E_PASSWORD: owner.password,
+  });
+  return async () => {
+    for (const c of [agent, serve]) {
+      if (c.exitCode === null) {
+        const gone = new Promise((r) => c.once('exit', r));
+        c.kill('SIGTERM');
+        await gone;
+      }
+    }
+    await fs.rm(tmp, { recursive: true, force: true });
+  };
+}
