@@ -9,6 +9,7 @@ import { Send } from './screens/Send.js';
 import { Receive } from './screens/Receive.js';
 import { Settings } from './screens/Settings.js';
 import { NotYet } from './screens/NotYet.js';
+import { Unlock } from './screens/Unlock.js';
 
 const PLACES: { id: Place; label: string }[] = [
   { id: 'send', label: 'Send' },
@@ -61,6 +62,7 @@ function Current() {
 export function App() {
   const session = useApp((s) => s.session);
   const connection = useApp((s) => s.connection);
+  const locked = useApp((s) => s.locked);
   const go = useApp((s) => s.go);
   // A Link pasted anywhere opens Receive with it.
   useEffect(() => {
@@ -76,12 +78,13 @@ export function App() {
   }, [go]);
   return (
     <div className="app">
-      {connection === 'reconnecting' && (
+      {locked ? <Unlock /> : null}
+      {!locked && connection === 'reconnecting' && (
         <div className="banner" role="status">
           Reconnecting…
         </div>
       )}
-      {session === undefined ? (
+      {locked ? null : session === undefined ? (
         <main className="center" aria-busy="true">
           <p>Connecting to the agent…</p>
         </main>

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'react';
 import type { About } from '../../src/api/agent/system.js';
 import { useApp } from '../store/context.js';
 import { applyTheme } from '../theme.js';
+import { bytes } from '../format.js';
 
 export function Settings() {
   const call = useApp((s) => s.call);
@@ -29,11 +30,13 @@ export function Settings() {
             <option value="dark">Dark</option>
           </select>
         </label>
-        <label>Server<input readOnly value={about?.masv_host ?? ''} /></label>
-        <label>Local API address<input readOnly value={`${location.origin}/api/v1`} /></label>
-        <label>Concurrency<input readOnly value={about?.settings.concurrency ?? ''} /></label>
-        <label>Chunk size<input readOnly value={about ? `${about.settings.chunk_size} bytes` : ''} /></label>
-        <label>Auto-finalize<input readOnly value={about ? (about.settings.auto_finalize ? 'On' : 'Off') : ''} /></label>
+        <dl className="facts">
+          <dt>Server</dt><dd>{about?.masv_host ?? '…'}</dd>
+          <dt>Local API address</dt><dd>{`${location.origin}/api/v1`}</dd>
+          <dt>Concurrency</dt><dd>{about ? `${about.settings.concurrency} parts at once` : '…'}</dd>
+          <dt>Chunk size</dt><dd>{about ? bytes(about.settings.chunk_size) : '…'}</dd>
+          <dt>Auto-finalize</dt><dd>{about ? (about.settings.auto_finalize ? 'On' : 'Off') : '…'}</dd>
+        </dl>
         <p className="muted">Signed in as {session?.user.email}. The agent's options are set where it starts (ferry agent --help).</p>
         <div className="row-buttons"><button type="button" onClick={() => void signOut()}>Sign out</button></div>
       </form>

@@ -16,6 +16,8 @@ export const transferId = (t: Transfer) => (t.direction === 'upload' ? t.upload_
 export interface State {
   transport: Transport;
   connection: Connection;
+  /** The agent wants its API key (browser mode) before anything else. */
+  locked: boolean;
   place: Place;
   session: SessionAnswer | null | undefined;
   /** By `upload:<id>` / `download:<id>`. */
@@ -41,36 +43,46 @@ export function signInError(e: { code: number; message: string }): string {
   return e.message;
 }
 
+const API_KEY_NEEDED = 262147;
+
 export function createStore(transport: Transport) {
-  return create<State>()((set, get) => ({
+  return create<State>()((set, get) => {
+  /** Every request goes through here: an agent that wants its API key locks the window until it has it. */
+  const invoke: Transport['invoke'] = async (channel, request) => {
+    const a = await transport.invoke(channel, request);
+    if (!a.ok && a.error.code === API_KEY_NEEDED) set({ locked: true });
+    return a;
+  };
+  return {
     transport,
     connection: 'connecting',
+    locked: false,
     place: 'transfers',
     session: undefined,
     transfers: {},
     cursor: 0,
 
     go: (place) => set({ place }),
-    call: (channel, request) => transport.invoke(channel, request),
+    call: invoke,
 
     async loadSession() {
-      const r = await transport.invoke('session.current', {});
+      const r = await invoke('session.current', {});
       if (r.ok) set({ session: r.value });
     },
     async signIn(email, password) {
-      const r = await transport.invoke('session.login', { email, password });
+      const r = await invoke('session.login', { email, password });
       if (!r.ok) return signInError(r.error);
       set({ session: r.value });
       return undefined;
     },
     async signInWithKey(key) {
-      const r = await transport.invoke('session.loginWithApiKey', { api_key: key });
+      const r = await invoke('session.loginWithApiKey', { api_key: key });
       if (!r.ok) return r.error.code === 262146 ? 'The server refused this API key.' : signInError(r.error);
       set({ session: r.value });
       return undefined;
     },
     async signOut() {
-      await transport.invoke('session.logout', {});
+      await invoke('session.logout', {});
       set({ session: null });
     },
 
@@ -94,7 +106,8 @@ export function createStore(transport: Transport) {
       }
       set({ transfers, cursor: last });
     },
-  }));
+  };
+  });
 }
 
 export type Store = ReturnType<typeof createStore>;
@@ -109,7 +122,7 @@ export function connect(store: Store): void {
     else void store.getState().loadSession();
   });
   transport.follow(async () => {
-    const r = await transport.invoke('transfers.snapshot', {});
+    const r = await store.getState().call('transfers.snapshot', {});
     if (!r.ok) throw new Error(r.error.message);
     store.getState().applySnapshot(r.value);
     void store.getState().loadSession();

@@ -47,22 +47,25 @@ export function httpTransport(base = location.origin): Transport {
     };
   };
 
+  const post = async <T>(url: string, body: unknown): Promise<Answer<T>> => {
+    try {
+      const r = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-ferry-ui': '1' },
+        body: JSON.stringify(body ?? {}),
+        credentials: 'same-origin',
+      });
+      const answer = (await r.json()) as Answer<T> | { code: number; message: string };
+      if ('ok' in answer) return answer;
+      return { ok: false, error: { code: answer.code, message: answer.message } };
+    } catch {
+      return { ok: false, error: { code: INTERNAL, message: 'The agent cannot be reached. Is it running?' } };
+    }
+  };
+
   return {
-    async invoke<C extends Channel>(channel: C, request: RequestOf<C>): Promise<Answer<ResponseOf<C>>> {
-      try {
-        const r = await fetch(`${base}/ui/ipc/${channel}`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-ferry-ui': '1' },
-          body: JSON.stringify(request ?? {}),
-          credentials: 'same-origin',
-        });
-        const body = (await r.json()) as Answer<ResponseOf<C>> | { code: number; message: string };
-        if ('ok' in body) return body;
-        return { ok: false, error: { code: body.code, message: body.message } };
-      } catch {
-        return { ok: false, error: { code: INTERNAL, message: 'The agent cannot be reached. Is it running?' } };
-      }
-    },
+    unlock: (apiKey) => post<{ done: true }>(`${base}/ui/unlock`, { api_key: apiKey }),
+    invoke: <C extends Channel>(channel: C, request: RequestOf<C>) => post<ResponseOf<C>>(`${base}/ui/ipc/${channel}`, request),
     on<E extends EventName>(event: E, listener: (payload: EventOf<E>) => void) {
       const set = listeners.get(event) ?? new Set();
       set.add(listener as (p: unknown) => void);

@@ -18,4 +18,6 @@ export interface Transport {
    * agent cannot be reached, and is then tried again).
    */
   follow(sync: () => Promise<number>): void;
+  /** Browser mode, an agent with an API key: proves the key once (an HttpOnly cookie stands for it after). */
+  unlock?(apiKey: string): Promise<Answer<{ done: true }>>;
 }

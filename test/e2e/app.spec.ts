@@ -139,3 +139,26 @@ test('the other places: Settings, and the two that say plainly they are not ther
     await photograph(name);
   }
 });
+
+test('an agent started with an API key asks for it once, then shows the app', async ({ browser }) => {
+  const context = await browser.newContext();
+  const locked = await context.newPage();
+  try {
+    await locked.goto(process.env.FERRY_E2E_LOCKED_APP!);
+    await expect(locked.getByRole('heading', { name: 'This agent is locked' })).toBeVisible();
+    await locked.getByLabel('Agent API key').fill('not the key');
+    await locked.getByRole('button', { name: 'Unlock' }).click();
+    await expect(locked.getByRole('alert')).toHaveText('That is not the API key of this agent.');
+    const r = await new AxeBuilder({ page: locked }).analyze();
+    expect(r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
+    await locked.screenshot({ path: path.join(SHOTS, 'unlock-light.png') });
+    await locked.getByLabel('Agent API key').fill('e2e-agent-key');
+    await locked.getByRole('button', { name: 'Unlock' }).click();
+    // Unlocked: the app goes on to its sign-in (this key is no key of the service, so there is no session).
+    await expect(locked.getByRole('heading', { name: 'Use a server' })).toBeVisible();
+    const cookies = await context.cookies();
+    expect(cookies.find((c) => c.name === 'ferry_ui')).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
+  } finally {
+    await context.close();
+  }
+});

@@ -43,14 +43,18 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   const serve = await start(['serve', '--listen', `127.0.0.1:${api}`, '--s3-listen', `127.0.0.1:${await freePort()}`, '--data-dir', path.join(tmp, 'hosted'), '--init-owner', `${owner.email}:${owner.password}`], 'ferry hosted service ready');
   const agentArgs = ['agent', '--ui', '--listen', `127.0.0.1:${agentPort}`, '--hosted-url', `http://127.0.0.1:${api}`, '--config-dir', path.join(tmp, 'agent'), '--chunk-size', String(5 * 1024 * 1024)];
   const agent = await start(agentArgs, 'ferry agent ready');
+  // A second agent, started with an API key: its page asks for the key first.
+  const lockedPort = await freePort();
+  const locked = await start(['agent', '--ui', '--api-key', 'e2e-agent-key', '--listen', `127.0.0.1:${lockedPort}`, '--hosted-url', `http://127.0.0.1:${api}`, '--config-dir', path.join(tmp, 'locked-agent')], 'ferry agent ready');
   Object.assign(process.env, {
     FERRY_E2E_APP: `http://127.0.0.1:${agentPort}`,
+    FERRY_E2E_LOCKED_APP: `http://127.0.0.1:${lockedPort}`,
     FERRY_E2E_TMP: tmp,
     FERRY_E2E_EMAIL: owner.email,
     FERRY_E2E_PASSWORD: owner.password,
   });
   return async () => {
-    for (const c of [agent, serve]) {
+    for (const c of [locked, agent, serve]) {
       if (c.exitCode === null) {
         const gone = new Promise((r) => c.once('exit', r));
         c.kill('SIGTERM');

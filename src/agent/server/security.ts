@@ -1,7 +1,9 @@
 // Local security (decisions.md): only loopback names or the configured listen
 // host in `Host` (DNS rebinding), no foreign browser `Origin` (CSRF), and the
-// API key when the agent was started with one.
-import { timingSafeEqual } from 'node:crypto';
+// API key when the agent was started with one. A browser showing the app proves
+// the key once (POST /ui/unlock) and then carries an HttpOnly, SameSite=Strict
+// cookie derived from it; the app's static files need no key.
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AgentErrorCode } from '../../api/agent/errors.js';
 
@@ -30,12 +32,30 @@ export function allowedOrigin(origin: string | undefined, hostHeader: string | u
   }
 }
 
-const sameSecret = (a: string, b: string) => {
+export const sameSecret = (a: string, b: string) => {
   const x = Buffer.from(a), y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);
 };
 
+export const UI_COOKIE = 'ferry_ui';
+
+/** The cookie's value: a MAC of the API key, so it holds no secret and dies when the key changes. */
+export const uiCookieValue = (apiKey: string) => createHmac('sha256', apiKey).update('ferry-ui-session').digest('base64url');
+
+function cookie(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const [k, ...v] = part.trim().split('=');
+    if (k === name) return v.join('=');
+  }
+  return undefined;
+}
+
+/** The app's own files, and the route that turns the key into the cookie: open without it. */
+const OPEN_WITHOUT_KEY = (method: string, url: string) =>
+  (method === 'GET' && (url === '/' || url.startsWith('/assets/'))) || (method === 'POST' && url === '/ui/unlock');
+
 export function securityHook(listenHost: string, apiKey: string | undefined) {
+  const expected = apiKey ? uiCookieValue(apiKey) : undefined;
   return async (req: FastifyRequest, reply: FastifyReply) => {
     const host = req.headers.host;
     if (!allowedHost(host, listenHost)) {
@@ -45,9 +65,11 @@ export function securityHook(listenHost: string, apiKey: string | undefined) {
     if (!allowedOrigin(typeof origin === 'string' ? origin : undefined, host)) {
       return reply.code(403).send({ code: AgentErrorCode.forbidden, message: 'cross-origin requests are not allowed' });
     }
-    if (apiKey) {
+    if (apiKey && !OPEN_WITHOUT_KEY(req.method, req.url.split('?')[0]!)) {
       const given = req.headers['x-api-key'];
-      if (typeof given !== 'string' || !sameSecret(given, apiKey)) {
+      const fromCookie = cookie(req.headers.cookie, UI_COOKIE);
+      const byCookie = fromCookie !== undefined && sameSecret(fromCookie, expected!);
+      if (!byCookie && (typeof given !== 'string' || !sameSecret(given, apiKey))) {
         return reply.code(401).send({ code: AgentErrorCode.apiKey, message: 'X-API-Key is missing or wrong' });
       }
     }

@@ -3,6 +3,7 @@
 //   POST /ui/ipc/:channel  body = the request; answers 200 {ok, value | error}
 //   GET  /ui/events?since=N  (WebSocket) {event, payload} messages:
 //        `transfers.changed` batches (coalesced, after the snapshot cursor N) and `session.changed`
+//   POST /ui/unlock {api_key}  sets the cookie that stands for the agent's API key
 // Requests must carry `X-Ferry-UI: 1`: a header a foreign page cannot send
 // without a CORS preflight, which the agent never grants; the Host and Origin
 // checks (and the API key) of every agent request apply here too.
@@ -15,6 +16,7 @@ import type { EventName, EventOf, TransferEvent } from '../../ipc/contract.js';
 import type { AgentContext } from '../context.js';
 import type { AgentServices } from '../services/index.js';
 import type { AgentApp } from './app.js';
+import { sameSecret, UI_COOKIE, uiCookieValue } from './security.js';
 
 export const UI_HEADER = 'x-ferry-ui';
 /** A window this far behind is dropped rather than buffered without end; it reconnects and takes a snapshot. */
@@ -23,6 +25,17 @@ const MAX_BUFFERED = 8 * 1024 * 1024;
 export async function uiTransport(app: AgentApp, services: AgentServices, ctx: AgentContext): Promise<void> {
   const handlers = createHandlers(services, ctx);
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
+
+  // A browser proves the agent's API key once and gets a cookie (security.ts); without a key there is nothing to unlock.
+  app.post('/ui/unlock', { schema: { body: Type.Object({ api_key: Type.String({ maxLength: 1024 }) }) } }, async (req, reply) => {
+    if (req.headers[UI_HEADER] !== '1') {
+      return reply.code(403).send({ code: AgentErrorCode.forbidden, message: `${UI_HEADER}: 1 is required` });
+    }
+    const key = ctx.config.apiKey;
+    if (key && !sameSecret(req.body.api_key, key)) return { ok: false, error: { code: AgentErrorCode.apiKey, message: 'That is not the API key of this agent.' } };
+    if (key) reply.header('set-cookie', `${UI_COOKIE}=${uiCookieValue(key)}; Path=/; HttpOnly; SameSite=Strict`);
+    return { ok: true, value: { done: true } };
+  });
 
   app.post('/ui/ipc/:channel', { schema: { params: Type.Object({ channel: Type.String({ maxLength: 100 }) }) } }, async (req, reply) => {
     if (req.headers[UI_HEADER] !== '1') {

@@ -129,6 +129,33 @@ describe('the window in browser mode (--ui)', () => {
   });
 });
 
+describe('an agent with an API key', () => {
+  test('its page loads, but nothing answers until the key is proven once; then an HttpOnly, SameSite=Strict cookie stands for it', async () => {
+    const locked = await startTestAgent(svc, { 'api-key': 'agent-key-123', ui: true });
+    const at = locked.url.replace(/\/api\/v1$/, '');
+    try {
+      expect((await fetch(`${at}/`)).status).toBe(200);
+      const post = (p: string, body: unknown, headers: Record<string, string> = {}) =>
+        fetch(`${at}${p}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-ferry-ui': '1', ...headers }, body: JSON.stringify(body) });
+      const before = await post('/ui/ipc/session.current', {});
+      expect(before.status).toBe(401);
+      expect(await before.json()).toEqual({ code: 262147, message: 'X-API-Key is missing or wrong' });
+      expect(await (await post('/ui/unlock', { api_key: 'guess' })).json()).toEqual({ ok: false, error: { code: 262147, message: 'That is not the API key of this agent.' } });
+      const unlocked = await post('/ui/unlock', { api_key: 'agent-key-123' });
+      const cookie = unlocked.headers.get('set-cookie')!;
+      expect(cookie).toMatch(/^ferry_ui=[\w-]+; Path=\/; HttpOnly; SameSite=Strict$/);
+      expect(cookie).not.toContain('agent-key-123');
+      const after = await post('/ui/ipc/session.current', {}, { cookie: cookie.split(';')[0]! });
+      expect(await after.json()).toEqual({ ok: true, value: null });
+      // The cookie stands for the key on the REST API too, and a forged one does not.
+      expect((await fetch(`${locked.url}/about`, { headers: { cookie: cookie.split(';')[0]! } })).status).toBe(200);
+      expect((await fetch(`${locked.url}/about`, { headers: { cookie: 'ferry_ui=forged' } })).status).toBe(401);
+    } finally {
+      await locked.close();
+    }
+  });
+});
+
 describe('following transfers', () => {
   test('sign in, snapshot, send a folder, and watch it to complete through coalesced batches after the cursor; preview and fetch it back', async () => {
     const login = await ipc('session.login', { email: svc.owner.email, password: svc.owner.password });
