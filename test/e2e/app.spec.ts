@@ -8,6 +8,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
+import type { ChildProcess } from 'node:child_process';
+import { start } from './global-setup.js';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -21,6 +23,8 @@ const place = (name: string) => page.getByRole('navigation', { name: 'Places' })
 let page: Page;
 let linkUrl: string;
 let sent: Map<string, Buffer>;
+/** The agent started again by the test that kills it. */
+let restarted: ChildProcess | undefined;
 
 test.beforeAll(async ({ browser }) => {
   page = await (await browser.newContext()).newPage();
@@ -29,6 +33,11 @@ test.beforeAll(async ({ browser }) => {
 
 test.afterAll(async () => {
   await page.context().close();
+  if (restarted && restarted.exitCode === null && restarted.signalCode === null) {
+    const gone = new Promise((r) => restarted!.once('exit', r));
+    restarted.kill('SIGTERM');
+    await gone;
+  }
 });
 
 /** No serious or critical accessibility violation on the page as it is. */
@@ -130,6 +139,47 @@ test('receive the Link into a folder: the files arrive byte-identical', async ()
     const got = await fs.readFile(path.join(dst, 'Dailies, day 1', 'Dailies', rel));
     expect(sha(got), rel).toBe(sha(data));
   }
+});
+
+test('a large transfer paused and resumed, then the agent killed and started again mid-way: the window says it reconnects, and the transfer completes', async () => {
+  const big = path.join(tmp(), 'big');
+  await fs.mkdir(big);
+  const file = await fs.open(path.join(big, 'master.mov'), 'w');
+  for (let i = 0; i < 64; i++) await file.write(randomBytes(16 * 1024 * 1024)); // 1 GiB
+  await file.close();
+
+  await place('Send').click();
+  await page.getByRole('button', { name: 'Add folder' }).first().click();
+  const dialog = page.getByRole('dialog', { name: 'Choose files' });
+  await expect(dialog.getByRole('list', { name: /^Entries of / })).toBeVisible();
+  await dialog.getByLabel('Path').fill(tmp());
+  await dialog.getByRole('button', { name: 'Open', exact: true }).click();
+  await dialog.getByRole('checkbox', { name: 'Select big' }).check();
+  await dialog.getByRole('button', { name: 'Add' }).click();
+  await page.getByRole('button', { name: 'Send', exact: true }).last().click();
+
+  const row = page.getByRole('listitem', { name: 'Upload big' });
+  const bar = row.getByRole('progressbar');
+  const pct = async () => Number(await bar.getAttribute('aria-valuenow'));
+  await expect.poll(pct, { intervals: [50] }).toBeGreaterThan(0);
+  await row.getByRole('button', { name: 'Pause' }).click();
+  await expect(row).toContainText('Paused');
+  const paused = await pct();
+  expect(paused).toBeLessThan(100);
+  await photograph('transfers-paused');
+  await row.getByRole('button', { name: 'Resume' }).click();
+  await expect(row).toContainText('Transferring');
+
+  // The agent dies mid-way (kill -9): the window says so, and carries on when it is back.
+  await expect.poll(pct, { intervals: [50] }).toBeGreaterThan(paused);
+  process.kill(Number(process.env.FERRY_E2E_AGENT_PID), 'SIGKILL');
+  await expect(page.getByRole('status').filter({ hasText: 'Reconnecting…' })).toBeVisible();
+  const before = await pct();
+  expect(before).toBeLessThan(100);
+  restarted = await start(JSON.parse(process.env.FERRY_E2E_AGENT_ARGS!) as string[], 'ferry agent ready');
+  await expect(page.getByRole('status').filter({ hasText: 'Reconnecting…' })).toBeHidden({ timeout: 30_000 });
+  await expect(bar).toHaveAttribute('aria-valuenow', '100', { timeout: 90_000 });
+  await expect(row).toContainText('Complete');
 });
 
 test('the other places: Settings, and the two that say plainly they are not there yet', async () => {

@@ -18,7 +18,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-function start(args: string[], ready: string): Promise<ChildProcess> {
+export function start(args: string[], ready: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, [path.join(root, 'bin', 'ferry.cjs'), ...args], { cwd: root, env: { ...process.env, NODE_NO_WARNINGS: '1' } });
   let out = '';
   return new Promise((resolve, reject) => {
@@ -41,13 +41,16 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   const [api, agentPort] = [await freePort(), await freePort()];
   const owner = { email: 'owner@example.com', password: 'correct horse battery' };
   const serve = await start(['serve', '--listen', `127.0.0.1:${api}`, '--s3-listen', `127.0.0.1:${await freePort()}`, '--data-dir', path.join(tmp, 'hosted'), '--init-owner', `${owner.email}:${owner.password}`], 'ferry hosted service ready');
-  const agentArgs = ['agent', '--ui', '--listen', `127.0.0.1:${agentPort}`, '--hosted-url', `http://127.0.0.1:${api}`, '--config-dir', path.join(tmp, 'agent'), '--chunk-size', String(5 * 1024 * 1024)];
+  const agentArgs = ['agent', '--ui', '--listen', `127.0.0.1:${agentPort}`, '--hosted-url', `http://127.0.0.1:${api}`, '--config-dir', path.join(tmp, 'agent'), '--chunk-size', String(5 * 1024 * 1024), '--concurrency', '1'];
   const agent = await start(agentArgs, 'ferry agent ready');
   // A second agent, started with an API key: its page asks for the key first.
   const lockedPort = await freePort();
   const locked = await start(['agent', '--ui', '--api-key', 'e2e-agent-key', '--listen', `127.0.0.1:${lockedPort}`, '--hosted-url', `http://127.0.0.1:${api}`, '--config-dir', path.join(tmp, 'locked-agent')], 'ferry agent ready');
   Object.assign(process.env, {
     FERRY_E2E_APP: `http://127.0.0.1:${agentPort}`,
+    // A test kills this agent and starts it again with the same arguments.
+    FERRY_E2E_AGENT_PID: String(agent.pid),
+    FERRY_E2E_AGENT_ARGS: JSON.stringify(agentArgs),
     FERRY_E2E_LOCKED_APP: `http://127.0.0.1:${lockedPort}`,
     FERRY_E2E_TMP: tmp,
     FERRY_E2E_EMAIL: owner.email,
@@ -55,7 +58,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   });
   return async () => {
     for (const c of [locked, agent, serve]) {
-      if (c.exitCode === null) {
+      if (c.exitCode === null && c.signalCode === null) {
         const gone = new Promise((r) => c.once('exit', r));
         c.kill('SIGTERM');
         await gone;
