@@ -36,7 +36,7 @@ export async function buildCli(outdir = OUTDIR) {
 /** The app's window (renderer/), bundled by Vite into dist/renderer. */
 export async function buildRenderer() {
   const { build: vite } = await import('vite');
-  await vite({ configFile: path.join(root, 'renderer', 'vite.config.ts') });
+  await vite({ configFile: path.join(root, 'scripts', 'renderer.vite.config.ts') });
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -5,12 +5,12 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'renderer');
 
 export default defineConfig({
-  root: here,
+  root,
   base: './',
   plugins: [react()],
   logLevel: 'warn',
-  build: { outDir: path.join(here, '..', 'dist', 'renderer'), emptyOutDir: true, target: 'es2022', sourcemap: false },
+  build: { outDir: path.join(root, '..', 'dist', 'renderer'), emptyOutDir: true, target: 'es2022', sourcemap: false },
 });
