@@ -5,9 +5,12 @@ import { App } from './App.js';
 import { connect, createStore } from './store/index.js';
 import { StoreContext } from './store/context.js';
 import { httpTransport } from './transport/http.js';
+import { electronTransport, type FerryBridge } from './transport/electron.js';
 import { applyTheme } from './theme.js';
 
-const store = createStore(httpTransport());
+// In the desktop app the preload gives window.ferry; a browser talks HTTP to the agent that served the page.
+const bridge = (window as { ferry?: FerryBridge }).ferry;
+const store = createStore(bridge ? electronTransport(bridge) : httpTransport());
 connect(store);
 applyTheme(localStorage.getItem('ferry.theme') ?? 'system');
 createRoot(document.getElementById('root')!).render(

@@ -33,6 +33,18 @@ export async function buildCli(outdir = OUTDIR) {
   });
 }
 
+/**
+ * The desktop app's own code, into dist/desktop: main (CommonJS, as Electron
+ * loads it), the preload (CommonJS, sandboxed, only the channel names inside),
+ * and the agent's process (ESM, run by a utilityProcess).
+ */
+export async function buildDesktop(outdir = path.join(OUTDIR, 'desktop')) {
+  const common = { bundle: true, platform: 'node', target: 'node22', logLevel: 'warning', external: ['electron'] };
+  await build({ ...common, entryPoints: [path.join(root, 'main', 'main.ts')], outfile: path.join(outdir, 'main.cjs'), format: 'cjs', packages: 'external' });
+  await build({ ...common, entryPoints: [path.join(root, 'main', 'preload.ts')], outfile: path.join(outdir, 'preload.cjs'), format: 'cjs' });
+  await build({ ...common, entryPoints: [path.join(root, 'src', 'ipc', 'agentProcess.ts')], outfile: path.join(outdir, 'agent.mjs'), format: 'esm', packages: 'external' });
+}
+
 /** The app's window (renderer/), bundled by Vite into dist/renderer. */
 export async function buildRenderer() {
   const { build: vite } = await import('vite');
@@ -41,6 +53,9 @@ export async function buildRenderer() {
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   // --renderer: the window alone (the test run's, after the CLI build of npm install).
-  if (!process.argv.includes('--renderer')) await buildCli();
+  if (!process.argv.includes('--renderer')) {
+    await buildCli();
+    await buildDesktop();
+  }
   await buildRenderer();
 }

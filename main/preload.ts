@@ -1,0 +1,23 @@
+// The window's only door to main (bundled to CommonJS, run sandboxed): exactly
+// the contract's channels and events, as window.ferry. Anything else is refused
+// here, and main checks the sender again.
+import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
+import { CHANNELS, CONNECTION_EVENT, EVENTS, ipcEvent, ipcRequest } from '../src/ipc/names.js';
+
+const channels = new Set<string>(CHANNELS);
+const events = new Set<string>([...EVENTS, CONNECTION_EVENT]);
+
+export const bridge = {
+  invoke(channel: string, request: unknown): Promise<unknown> {
+    if (!channels.has(channel)) return Promise.resolve({ ok: false, error: { code: 262145, message: `no channel "${channel}"` } });
+    return ipcRenderer.invoke(ipcRequest(channel), request);
+  },
+  on(event: string, listener: (payload: unknown) => void): () => void {
+    if (!events.has(event)) return () => {};
+    const handler = (_e: IpcRendererEvent, payload: unknown) => listener(payload);
+    ipcRenderer.on(ipcEvent(event), handler);
+    return () => void ipcRenderer.off(ipcEvent(event), handler);
+  },
+};
+
+contextBridge.exposeInMainWorld('ferry', bridge);

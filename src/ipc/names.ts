@@ -1,0 +1,19 @@
+// The names of the contract's channels and events, alone: what the Electron
+// preload exposes (its allowlist) without carrying the schemas into the window.
+// A test checks these lists against contract.ts and the handler table.
+export const CHANNELS = [
+  'session.current', 'session.login', 'session.loginWithApiKey', 'session.logout', 'teams.list',
+  'transfers.snapshot',
+  'uploads.create', 'uploads.createPortal', 'uploads.pause', 'uploads.resume', 'uploads.remove', 'uploads.pauseAll', 'uploads.resumeAll', 'uploads.link',
+  'downloads.preview', 'downloads.create', 'downloads.pause', 'downloads.resume', 'downloads.remove', 'downloads.pauseAll', 'downloads.resumeAll',
+  'system.about', 'fs.list',
+] as const;
+
+export const EVENTS = ['transfers.changed', 'session.changed'] as const;
+
+/** Sent by main, not the agent: whether the agent's process is there. */
+export const CONNECTION_EVENT = 'agent.connection';
+
+/** Electron IPC channel names: requests, and events to the window. */
+export const ipcRequest = (channel: string) => `ferry:${channel}`;
+export const ipcEvent = (event: string) => `ferry:event:${event}`;
