@@ -47,6 +47,18 @@ async function accessible(what: string): Promise<void> {
   expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), what).toEqual([]);
 }
 
+/** On Send: "Add folder", then in "Choose files" the folder `name` of the test's temp folder (typed into Path), then Add. */
+async function addFolder(name: string, beforeAdd?: () => Promise<void>): Promise<void> {
+  await page.getByRole('button', { name: 'Add folder' }).first().click();
+  const dialog = page.getByRole('dialog', { name: 'Choose files' });
+  await expect(dialog.getByRole('list', { name: /^Entries of / })).toBeVisible();
+  await dialog.getByLabel('Path').fill(tmp());
+  await dialog.getByRole('button', { name: 'Open', exact: true }).click();
+  await dialog.getByRole('checkbox', { name: `Select ${name}` }).check();
+  await beforeAdd?.();
+  await dialog.getByRole('button', { name: 'Add' }).click();
+}
+
 /** A screenshot of the screen in the light and in the dark theme, both checked with axe. */
 async function photograph(name: string): Promise<void> {
   for (const scheme of ['light', 'dark'] as const) {
@@ -84,14 +96,7 @@ test('send a folder through "Choose files" as a link: the progress bar reaches c
   await place('Send').click();
   await expect(page.getByRole('heading', { name: 'Send' })).toBeVisible();
   await photograph('send-empty');
-  await page.getByRole('button', { name: 'Add folder' }).first().click();
-  const dialog = page.getByRole('dialog', { name: 'Choose files' });
-  await expect(dialog.getByRole('list', { name: /^Entries of / })).toBeVisible();
-  await dialog.getByLabel('Path').fill(tmp());
-  await dialog.getByRole('button', { name: 'Open', exact: true }).click();
-  await dialog.getByRole('checkbox', { name: 'Select Dailies' }).check();
-  await photograph('choose-files');
-  await dialog.getByRole('button', { name: 'Add' }).click();
+  await addFolder('Dailies', () => photograph('choose-files'));
   await expect(page.getByRole('list', { name: 'Chosen items' })).toContainText('Dailies');
   await page.getByLabel('Package name').fill('Dailies, day 1');
   await page.getByLabel('Password').fill('open sesame');
@@ -149,13 +154,7 @@ test('a large transfer paused and resumed, then the agent killed and started aga
   await file.close();
 
   await place('Send').click();
-  await page.getByRole('button', { name: 'Add folder' }).first().click();
-  const dialog = page.getByRole('dialog', { name: 'Choose files' });
-  await expect(dialog.getByRole('list', { name: /^Entries of / })).toBeVisible();
-  await dialog.getByLabel('Path').fill(tmp());
-  await dialog.getByRole('button', { name: 'Open', exact: true }).click();
-  await dialog.getByRole('checkbox', { name: 'Select big' }).check();
-  await dialog.getByRole('button', { name: 'Add' }).click();
+  await addFolder('big');
   await page.getByRole('button', { name: 'Send', exact: true }).last().click();
 
   const row = page.getByRole('listitem', { name: 'Upload big' });
