@@ -1,19 +1,35 @@
 // The desktop app's main process: one instance, one window, the agent in a
-// utilityProcess beside it (main moves no bytes), and the app:// scheme that
-// serves the built renderer from the package.
+// utilityProcess beside it (main moves no bytes), the app:// scheme that serves
+// the built renderer from the package, a tray that keeps transfers going,
+// notifications of outcomes, and Links that open Receive.
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { app, ipcMain, net, protocol, utilityProcess, type BrowserWindow } from 'electron';
+import { app, ipcMain, Menu, nativeImage, net, Notification, protocol, Tray, utilityProcess, type BrowserWindow } from 'electron';
 import { AgentSupervisor, type AgentChild } from '../src/ipc/supervisor.js';
-import { CONNECTION_EVENT, ipcEvent } from '../src/ipc/names.js';
+import { CONNECTION_EVENT, RECEIVE_EVENT, ipcEvent } from '../src/ipc/names.js';
+import type { TransferEvent, TransfersSnapshot } from '../src/ipc/contract.js';
 import { relay } from './ipcRelay.js';
 import { createWindow, isOwnFrame } from './window.js';
+import { TransfersWatch } from './transfersWatch.js';
+import { TrayView } from './tray.js';
+import { notifyOutcomes } from './notify.js';
+import { onWindowClose, TRAY_NOTICE } from './closeToTray.js';
+import { linkFrom, linkInArgs } from './scheme.js';
+import { appSettings } from './appSettings.js';
 
-/** Built into dist/desktop (main.cjs, preload.cjs, agent.mjs), beside dist/renderer. */
+/** Built into dist/desktop (main.cjs, preload.cjs, agent.mjs), beside dist/renderer; resources/ at the package root. */
 const here = __dirname;
 const rendererRoot = path.join(here, '..', 'renderer');
+const resources = app.isPackaged ? process.resourcesPath : path.join(here, '..', '..', 'resources');
 
 protocol.registerSchemesAsPrivileged([{ scheme: 'app', privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
+
+function showNotification(n: { title: string; body: string; onClick(): void }): void {
+  if (!Notification.isSupported()) return;
+  const note = new Notification({ title: n.title, body: n.body });
+  note.on('click', n.onClick);
+  note.show();
+}
 
 function spawnAgent(): AgentChild {
   const flags = {
@@ -40,12 +56,60 @@ function spawnAgent(): AgentChild {
 
 if (!app.requestSingleInstanceLock()) app.quit();
 else {
+  app.setAsDefaultProtocolClient('ferry');
   let win: BrowserWindow | undefined;
+  let quitting = false;
+  let pendingLink = linkInArgs(process.argv);
+  const settings = appSettings(app.getPath('userData'));
   const agent = new AgentSupervisor({ spawn: spawnAgent, onLog: (m) => console.warn(m) });
+  const watch = new TransfersWatch();
+  const send = (channel: string, payload: unknown) => {
+    if (win && !win.isDestroyed()) win.webContents.send(channel, payload);
+  };
 
-  app.on('second-instance', () => {
-    if (win?.isMinimized()) win.restore();
-    win?.focus();
+  const open = () => {
+    if (!win || win.isDestroyed()) win = openWindow();
+    if (win.isMinimized()) win.restore();
+    win.show();
+    win.focus();
+  };
+  const receive = (link: string) => {
+    pendingLink = link;
+    open();
+    send(ipcEvent(RECEIVE_EVENT), { url: link });
+  };
+
+  function openWindow(): BrowserWindow {
+    const w = createWindow(path.join(here, 'preload.cjs'));
+    // A window that loads (or reloads) hears where the agent stands, and a Link it was opened for.
+    w.webContents.on('did-finish-load', () => {
+      w.webContents.send(ipcEvent(CONNECTION_EVENT), agent.state);
+      if (pendingLink) w.webContents.send(ipcEvent(RECEIVE_EVENT), { url: pendingLink });
+      pendingLink = undefined;
+    });
+    w.on('close', (e) => {
+      const d = onWindowClose({ closeToTray: settings.get().closeToTray, active: watch.overall().active, toldBefore: settings.get().trayNoticeShown, quitting });
+      if (!d.keepRunning) return;
+      e.preventDefault();
+      w.hide();
+      if (d.tellUser) {
+        showNotification({ ...TRAY_NOTICE, onClick: open });
+        settings.set({ trayNoticeShown: true });
+      }
+    });
+    w.on('closed', () => (win = undefined));
+    return w;
+  }
+
+  app.on('second-instance', (_e, argv) => {
+    const link = linkInArgs(argv);
+    if (link) receive(link);
+    else open();
+  });
+  app.on('open-url', (e, url) => {
+    e.preventDefault();
+    const link = linkFrom(url);
+    if (link) receive(link);
   });
 
   void app.whenReady().then(() => {
@@ -57,25 +121,63 @@ else {
       return net.fetch(pathToFileURL(file).toString());
     });
     agent.start();
-    relay(ipcMain, agent, {
-      trusted: (frame) => isOwnFrame(win, frame),
-      send: (channel, payload) => {
-        if (win && !win.isDestroyed()) win.webContents.send(channel, payload);
+    relay(ipcMain, agent, { trusted: (frame) => isOwnFrame(win, frame), send });
+
+    const trayImage = nativeImage.createFromPath(path.join(resources, process.platform === 'darwin' ? 'trayTemplate.png' : path.join('icons', '32x32.png')));
+    const tray = new Tray(trayImage);
+    const view = new TrayView(
+      {
+        setToolTip: (t) => tray.setToolTip(t),
+        setContextMenu: (items) => tray.setContextMenu(Menu.buildFromTemplate(items)),
       },
+      {
+        open,
+        pauseAll: () => void Promise.all([agent.invoke('uploads.pauseAll', {}), agent.invoke('downloads.pauseAll', {})]),
+        resumeAll: () => void Promise.all([agent.invoke('uploads.resumeAll', {}), agent.invoke('downloads.resumeAll', {})]),
+        quit: () => app.quit(),
+      },
+      () => (win && !win.isDestroyed() ? win : undefined),
+    );
+    tray.on('click', open);
+    const refresh = () => {
+      const o = watch.overall();
+      view.show(o.active, o.fraction);
+    };
+    // What main knows of the transfers: a snapshot at each connection, then the events.
+    agent.onConnection((state) => {
+      if (state !== 'connected') return;
+      void agent.invoke('transfers.snapshot', {}).then((r) => {
+        if (!r.ok) return;
+        const s = r.value as TransfersSnapshot;
+        watch.reset(s.uploads, s.downloads);
+        refresh();
+      });
     });
-    win = createWindow(path.join(here, 'preload.cjs'));
-    // A window that loads (or reloads) hears where the agent stands.
-    win.webContents.on('did-finish-load', () => win?.webContents.send(ipcEvent(CONNECTION_EVENT), agent.state));
-    win.on('closed', () => (win = undefined));
+    agent.on('transfers.changed', (batch) => {
+      const outcomes = watch.apply(batch as TransferEvent[]);
+      refresh();
+      notifyOutcomes(outcomes, {
+        notifier: { show: showNotification },
+        windowFocused: () => !!win && !win.isDestroyed() && win.isFocused(),
+        enabled: () => settings.get().notifications,
+        open,
+      });
+    });
+    win = openWindow();
   });
 
-  app.on('window-all-closed', () => app.quit());
-  let stopping = false;
+  // With the window closed to the tray the app stays; a quit lets the agent record its state first.
+  app.on('window-all-closed', () => {
+    if (!settings.get().closeToTray || watch.overall().active === 0) app.quit();
+  });
+  let stopped = false;
   app.on('before-quit', (e) => {
-    if (stopping) return;
-    // The agent records its state before the app goes.
+    quitting = true;
+    if (stopped) return;
     e.preventDefault();
-    stopping = true;
-    void agent.stop().finally(() => app.quit());
+    void agent.stop().finally(() => {
+      stopped = true;
+      app.quit();
+    });
   });
 }

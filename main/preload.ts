@@ -2,10 +2,10 @@
 // the contract's channels and events, as window.ferry. Anything else is refused
 // here, and main checks the sender again.
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
-import { CHANNELS, CONNECTION_EVENT, EVENTS, ipcEvent, ipcRequest } from '../src/ipc/names.js';
+import { CHANNELS, CONNECTION_EVENT, EVENTS, RECEIVE_EVENT, ipcEvent, ipcRequest } from '../src/ipc/names.js';
 
 const channels = new Set<string>(CHANNELS);
-const events = new Set<string>([...EVENTS, CONNECTION_EVENT]);
+const events = new Set<string>([...EVENTS, CONNECTION_EVENT, RECEIVE_EVENT]);
 
 export const bridge = {
   invoke(channel: string, request: unknown): Promise<unknown> {

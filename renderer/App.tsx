@@ -63,19 +63,18 @@ export function App() {
   const session = useApp((s) => s.session);
   const connection = useApp((s) => s.connection);
   const locked = useApp((s) => s.locked);
-  const go = useApp((s) => s.go);
+  const openLink = useApp((s) => s.openLink);
   // A Link pasted anywhere opens Receive with it.
   useEffect(() => {
     const onPaste = (e: ClipboardEvent) => {
       const text = e.clipboardData?.getData('text') ?? '';
       if (/^https?:\/\/\S+\/l\/[^/?\s]+\?secret=\S+$/.test(text.trim()) && !(e.target instanceof HTMLInputElement)) {
-        sessionStorage.setItem('ferry.link', text.trim());
-        go('receive');
+        openLink(text.trim());
       }
     };
     window.addEventListener('paste', onPaste);
     return () => window.removeEventListener('paste', onPaste);
-  }, [go]);
+  }, [openLink]);
   return (
     <div className="app">
       {locked ? <Unlock /> : null}

@@ -1,14 +1,7 @@
 // Numbers as the app shows them: binary units, rounded times, speeds smoothed.
-const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+import { bytes } from '../src/ipc/units.js';
 
-export function bytes(n: number): string {
-  let v = n, i = 0;
-  while (v >= 1024 && i < UNITS.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return i === 0 ? `${v} B` : `${v.toFixed(v < 10 ? 1 : 0)} ${UNITS[i]}`;
-}
+export { bytes };
 
 export const speed = (bytesPerSecond: number) => `${bytes(Math.round(bytesPerSecond))}/s`;
 

@@ -12,6 +12,8 @@ import { applyTheme } from './theme.js';
 const bridge = (window as { ferry?: FerryBridge }).ferry;
 const store = createStore(bridge ? electronTransport(bridge) : httpTransport());
 connect(store);
+// The desktop app hands over Links it was opened with (ferry://, a Link URL, a second start).
+bridge?.on('app.receive', (p) => store.getState().openLink((p as { url: string }).url));
 applyTheme(localStorage.getItem('ferry.theme') ?? 'system');
 createRoot(document.getElementById('root')!).render(
   <StoreContext.Provider value={store}>

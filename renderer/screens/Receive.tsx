@@ -1,5 +1,5 @@
 // Receive: a Link (and its password), where to put it, which files; then Download.
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import type { LinkPreview } from '../../src/api/agent/downloads.js';
 import { useApp } from '../store/context.js';
 import { ChooseFiles } from '../components/ChooseFiles.js';
@@ -8,7 +8,12 @@ import { bytes } from '../format.js';
 export function Receive() {
   const call = useApp((s) => s.call);
   const go = useApp((s) => s.go);
-  const [url, setUrl] = useState(() => sessionStorage.getItem('ferry.link') ?? '');
+  const link = useApp((s) => s.link);
+  const [url, setUrl] = useState(link ?? '');
+  // A Link handed over while Receive is open fills it in.
+  useEffect(() => {
+    if (link) setUrl(link);
+  }, [link]);
   const [password, setPassword] = useState('');
   const [dst, setDst] = useState('');
   const [choosing, setChoosing] = useState(false);
@@ -39,7 +44,6 @@ export function Receive() {
       create_package_folder: packageFolder,
     });
     if (!r.ok) return setError(r.error.message);
-    sessionStorage.removeItem('ferry.link');
     go('transfers');
   };
 

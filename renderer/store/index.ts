@@ -19,12 +19,15 @@ export interface State {
   /** The agent wants its API key (browser mode) before anything else. */
   locked: boolean;
   place: Place;
+  /** A Link to receive, handed over (pasted, or given to the desktop app). */
+  link: string | undefined;
   session: SessionAnswer | null | undefined;
   /** By `upload:<id>` / `download:<id>`. */
   transfers: Record<string, Transfer>;
   cursor: number;
 
   go(place: Place): void;
+  openLink(url: string): void;
   call<C extends Channel>(channel: C, request: RequestOf<C>): Promise<Answer<ResponseOf<C>>>;
   loadSession(): Promise<void>;
   signIn(email: string, password: string): Promise<string | undefined>;
@@ -58,11 +61,13 @@ export function createStore(transport: Transport) {
     connection: 'connecting',
     locked: false,
     place: 'transfers',
+    link: undefined,
     session: undefined,
     transfers: {},
     cursor: 0,
 
     go: (place) => set({ place }),
+    openLink: (url) => set({ link: url, place: 'receive' }),
     call: invoke,
 
     async loadSession() {

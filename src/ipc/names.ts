@@ -13,6 +13,8 @@ export const EVENTS = ['transfers.changed', 'session.changed'] as const;
 
 /** Sent by main, not the agent: whether the agent's process is there. */
 export const CONNECTION_EVENT = 'agent.connection';
+/** Sent by main: open Receive with this Link (a ferry:// URL or a Link given to the app). */
+export const RECEIVE_EVENT = 'app.receive';
 
 /** Electron IPC channel names: requests, and events to the window. */
 export const ipcRequest = (channel: string) => `ferry:${channel}`;

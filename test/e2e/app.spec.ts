@@ -116,9 +116,15 @@ test('send a folder through "Choose files" as a link: the progress bar reaches c
   await photograph('transfers');
 });
 
-test('a wrong Link password is said next to the field', async () => {
-  await place('Receive').click();
-  await page.getByLabel('Link').fill(linkUrl);
+test('a Link pasted anywhere opens Receive with it; a wrong Link password is said next to the field', async () => {
+  await expect(page.getByRole('heading', { name: 'Transfers' })).toBeVisible();
+  await page.evaluate((url) => {
+    const data = new DataTransfer();
+    data.setData('text', url);
+    window.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data }));
+  }, linkUrl);
+  await expect(page.getByRole('heading', { name: 'Receive' })).toBeVisible();
+  await expect(page.getByLabel('Link')).toHaveValue(linkUrl);
   await page.getByLabel('Password').fill('open says me');
   await page.getByRole('button', { name: 'Show files' }).click();
   await expect(page.getByRole('alert')).toHaveText('Wrong password for this Link. Try again.');
