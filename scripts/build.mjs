@@ -13,8 +13,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const OUTDIR = path.join(root, 'dist');
 
 export async function buildCli(outdir = OUTDIR) {
-  // Chunk names carry a hash: clear out the previous build's.
-  fs.rmSync(outdir, { recursive: true, force: true });
+  // Chunk names carry a hash: clear out the previous build's (only the CLI's: dist/ also holds the app's).
+  fs.rmSync(path.join(outdir, 'chunks'), { recursive: true, force: true });
   await build({
     // The embedded store's thread has an entry of its own (src/objectstore/thread.ts finds it here).
     entryPoints: { ferry: path.join(root, 'src', 'cli', 'main.ts'), 'objectstore-thread': path.join(root, 'src', 'objectstore', 'threadMain.ts') },
@@ -52,10 +52,9 @@ export async function buildRenderer() {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  // --renderer: the window alone (the test run's, after the CLI build of npm install).
-  if (!process.argv.includes('--renderer')) {
-    await buildCli();
-    await buildDesktop();
-  }
-  await buildRenderer();
+  // --renderer: the window alone (the test run's, after the CLI build of npm install); --cli: the command alone.
+  const only = process.argv.find((a) => a === '--renderer' || a === '--cli');
+  if (only !== '--renderer') await buildCli();
+  if (!only) await buildDesktop();
+  if (only !== '--cli') await buildRenderer();
 }

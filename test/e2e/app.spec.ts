@@ -118,11 +118,12 @@ test('send a folder through "Choose files" as a link: the progress bar reaches c
 
 test('a Link pasted anywhere opens Receive with it; a wrong Link password is said next to the field', async () => {
   await expect(page.getByRole('heading', { name: 'Transfers' })).toBeVisible();
-  await page.evaluate((url) => {
+  // Run in the page (DOM types are not this file's): a paste of the Link on the Transfers screen.
+  await page.evaluate(`(() => {
     const data = new DataTransfer();
-    data.setData('text', url);
+    data.setData('text', ${JSON.stringify(linkUrl)});
     window.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data }));
-  }, linkUrl);
+  })()`);
   await expect(page.getByRole('heading', { name: 'Receive' })).toBeVisible();
   await expect(page.getByLabel('Link')).toHaveValue(linkUrl);
   await page.getByLabel('Password').fill('open says me');

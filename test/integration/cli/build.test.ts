@@ -19,7 +19,7 @@ const running: Running[] = [];
 
 beforeAll(async () => {
   tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-build-'));
-  await run(process.execPath, ['scripts/build.mjs'], { cwd: repoRoot });
+  await run(process.execPath, ['scripts/build.mjs', '--cli'], { cwd: repoRoot });
 });
 afterAll(async () => {
   await Promise.all(running.map((r) => r.stop('SIGKILL')));
