@@ -1,7 +1,7 @@
 // The window's only door to main (bundled to CommonJS, run sandboxed): exactly
 // the contract's channels and events, as window.ferry. Anything else is refused
 // here, and main checks the sender again.
-import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
+import { contextBridge, ipcRenderer, webUtils, type IpcRendererEvent } from 'electron';
 import { CHANNELS, CONNECTION_EVENT, EVENTS, RECEIVE_EVENT, ipcEvent, ipcRequest } from '../src/ipc/names.js';
 
 const channels = new Set<string>(CHANNELS);
@@ -18,6 +18,8 @@ export const bridge = {
     ipcRenderer.on(ipcEvent(event), handler);
     return () => void ipcRenderer.off(ipcEvent(event), handler);
   },
+  /** The path of a file or folder dropped on the window (a desktop app may know it; a web page may not). */
+  pathForFile: (file: File): string => webUtils.getPathForFile(file),
 };
 
 contextBridge.exposeInMainWorld('ferry', bridge);

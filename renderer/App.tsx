@@ -64,6 +64,18 @@ export function App() {
   const connection = useApp((s) => s.connection);
   const locked = useApp((s) => s.locked);
   const openLink = useApp((s) => s.openLink);
+  const addFiles = useApp((s) => s.addFiles);
+  // Ctrl/Cmd+O adds files, from anywhere.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if ((e.ctrlKey || e.metaKey) && !e.shiftKey && !e.altKey && e.key.toLowerCase() === 'o') {
+        e.preventDefault();
+        addFiles();
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [addFiles]);
   // A Link pasted anywhere opens Receive with it.
   useEffect(() => {
     const onPaste = (e: ClipboardEvent) => {

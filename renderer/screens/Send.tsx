@@ -1,7 +1,7 @@
 // Send: the files and folders to send (added through "Choose files"), the
 // Package's details, and one button. By email sends to the recipients; Get a
 // link makes a Link once it is up (Transfers, "Copy link").
-import { useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type DragEvent, type FormEvent } from 'react';
 import { useApp } from '../store/context.js';
 import { ChooseFiles, type Chosen } from '../components/ChooseFiles.js';
 import { bytes } from '../format.js';
@@ -23,6 +23,31 @@ export function Send() {
   const [expiry, setExpiry] = useState('');
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
+  const [dropNote, setDropNote] = useState<string>();
+  const transport = useApp((s) => s.transport);
+  const chooseFiles = useApp((s) => s.chooseFiles);
+  // Ctrl/Cmd+O: the chooser opens (each press; not the one this screen was opened with before).
+  const seenChoose = useRef(chooseFiles);
+  useEffect(() => {
+    if (chooseFiles !== seenChoose.current) {
+      seenChoose.current = chooseFiles;
+      setChoosing(true);
+    }
+  }, [chooseFiles]);
+
+  /** Files and folders dropped on the window: their paths where the desktop app can tell them. */
+  const onDrop = (e: DragEvent) => {
+    e.preventDefault();
+    const dropped: Chosen[] = [];
+    const entries = [...e.dataTransfer.items].map((i) => i.webkitGetAsEntry());
+    [...e.dataTransfer.files].forEach((f, i) => {
+      const p = transport.pathOf?.(f);
+      if (p) dropped.push({ path: p, name: f.name, kind: entries[i]?.isDirectory ? 'folder' : 'file', size: entries[i]?.isDirectory ? 0 : f.size });
+    });
+    if (dropped.length === 0) return setDropNote('A browser does not tell Ferry where dropped files are: use Add files or Add folder.');
+    setDropNote(undefined);
+    setItems([...items, ...dropped.filter((d) => !items.some((i) => i.path === d.path))]);
+  };
 
   const emails = recipients.split(/[\s,;]+/).filter(Boolean);
   const why = items.length === 0 ? 'Add files or a folder first.' : mode === 'email' && emails.length === 0 ? 'Add at least one recipient.' : undefined;
@@ -51,10 +76,10 @@ export function Send() {
   return (
     <section aria-labelledby="place-title">
       <h1 id="place-title">Send</h1>
-      <form className="send" onSubmit={send}>
+      <form className="send" onSubmit={send} onDragOver={(e) => e.preventDefault()} onDrop={onDrop}>
         {items.length === 0 ? (
           <div className="dropzone">
-            <p>Add the files or folders to send</p>
+            <p>Drop files or folders here</p>
             <div className="row-buttons">
               <button type="button" onClick={() => setChoosing(true)}>Add files</button>
               <button type="button" onClick={() => setChoosing(true)}>Add folder</button>
@@ -77,6 +102,7 @@ export function Send() {
             </div>
           </>
         )}
+        {dropNote && <p className="muted" role="status">{dropNote}</p>}
         {teams.length > 1 && (
           <label>
             Team

@@ -28,6 +28,9 @@ export interface State {
 
   go(place: Place): void;
   openLink(url: string): void;
+  /** Ctrl/Cmd+O: Send, with the file chooser open (a count, so each press opens it). */
+  chooseFiles: number;
+  addFiles(): void;
   call<C extends Channel>(channel: C, request: RequestOf<C>): Promise<Answer<ResponseOf<C>>>;
   loadSession(): Promise<void>;
   signIn(email: string, password: string): Promise<string | undefined>;
@@ -67,6 +70,8 @@ export function createStore(transport: Transport) {
     cursor: 0,
 
     go: (place) => set({ place }),
+    chooseFiles: 0,
+    addFiles: () => set({ place: 'send', chooseFiles: get().chooseFiles + 1 }),
     openLink: (url) => set({ link: url, place: 'receive' }),
     call: invoke,
 

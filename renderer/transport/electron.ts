@@ -6,6 +6,7 @@ import type { Connection, Transport } from './types.js';
 export interface FerryBridge {
   invoke(channel: string, request: unknown): Promise<unknown>;
   on(event: string, listener: (payload: unknown) => void): () => void;
+  pathForFile(file: File): string;
 }
 
 export function electronTransport(bridge: FerryBridge): Transport {
@@ -29,6 +30,7 @@ export function electronTransport(bridge: FerryBridge): Transport {
     if (connection === 'connected') void resync();
   });
   return {
+    pathOf: (file) => bridge.pathForFile(file) || undefined,
     invoke: <C extends Channel>(channel: C, request: RequestOf<C>) => bridge.invoke(channel, request) as Promise<Answer<ResponseOf<C>>>,
     on: <E extends EventName>(event: E, listener: (payload: EventOf<E>) => void) => bridge.on(event, listener as (p: unknown) => void),
     onConnection(listener) {

@@ -84,7 +84,7 @@ test('sign in: a wrong password is said next to the field, the right one opens T
   await photograph('transfers-empty');
 });
 
-test('send a folder through "Choose files" as a link: the progress bar reaches complete, and the Link is copied', async () => {
+test('send a folder through "Choose files" (Ctrl+O opens it; a drop in a browser says to use the buttons) as a link: the progress bar reaches complete, and the Link is copied', async () => {
   const folder = path.join(tmp(), 'Dailies');
   await fs.mkdir(path.join(folder, 'cam-a'), { recursive: true });
   sent = new Map([
@@ -96,6 +96,18 @@ test('send a folder through "Choose files" as a link: the progress bar reaches c
   await place('Send').click();
   await expect(page.getByRole('heading', { name: 'Send' })).toBeVisible();
   await photograph('send-empty');
+  // Ctrl+O opens the chooser from the keyboard; Escape closes it.
+  await page.keyboard.press('Control+o');
+  await expect(page.getByRole('dialog', { name: 'Choose files' })).toBeVisible();
+  await page.keyboard.press('Escape');
+  await expect(page.getByRole('dialog', { name: 'Choose files' })).toBeHidden();
+  // A browser cannot tell where dropped files are: the page says what to do instead.
+  await page.evaluate(`(() => {
+    const data = new DataTransfer();
+    data.items.add(new File(['x'], 'clip.mov'));
+    document.querySelector('form.send').dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }));
+  })()`);
+  await expect(page.getByRole('status').filter({ hasText: 'use Add files or Add folder' })).toBeVisible();
   await addFolder('Dailies', () => photograph('choose-files'));
   await expect(page.getByRole('list', { name: 'Chosen items' })).toContainText('Dailies');
   await page.getByLabel('Package name').fill('Dailies, day 1');

@@ -14,6 +14,7 @@ const invoked: { channel: string; request: unknown }[] = [];
 const subscribed: string[] = [];
 vi.mock('electron', () => ({
   contextBridge: { exposeInMainWorld: (name: string, api: unknown) => (exposed[name] = api) },
+  webUtils: { getPathForFile: (f: { name: string }) => `/dropped/${f.name}` },
   ipcRenderer: {
     invoke: async (channel: string, request: unknown) => (invoked.push({ channel, request }), { ok: true, value: 'from main' }),
     on: (channel: string) => void subscribed.push(channel),
@@ -34,7 +35,8 @@ describe('the preload', () => {
   test('exposes window.ferry with every channel of the contract, and refuses any other without asking main', async () => {
     await import('../../../main/preload.js');
     const ferry = exposed.ferry;
-    expect(Object.keys(ferry).sort()).toEqual(['invoke', 'on']);
+    expect(Object.keys(ferry).sort()).toEqual(['invoke', 'on', 'pathForFile']);
+    expect(ferry.pathForFile({ name: 'clip.mov' })).toBe('/dropped/clip.mov');
     for (const c of CHANNELS) expect(await ferry.invoke(c, {})).toEqual({ ok: true, value: 'from main' });
     expect(invoked.map((i) => i.channel)).toEqual(CHANNELS.map((c) => `ferry:${c}`));
     const before = invoked.length;
