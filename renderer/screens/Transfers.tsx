@@ -4,6 +4,7 @@ import { useRef, useState } from 'react';
 import { useApp } from '../store/context.js';
 import { transferId, type Transfer } from '../store/index.js';
 import { Meter, bytes, speed, timeLeft } from '../format.js';
+import { TransferDetails } from '../components/TransferDetails.js';
 
 type Filter = 'all' | 'active' | 'complete' | 'failed';
 const FILTERS: { id: Filter; label: string }[] = [
@@ -36,6 +37,7 @@ function status(t: Transfer, rate: number | undefined): string {
 function Row({ t, meter }: { t: Transfer; meter: Meter }) {
   const call = useApp((s) => s.call);
   const [note, setNote] = useState<string>();
+  const [open, setOpen] = useState(false);
   meter.add(Date.now(), t.progress);
   const pct = t.size > 0 ? Math.floor((t.progress / t.size) * 100) : t.state === 'complete' ? 100 : 0;
   const name = nameOf(t);
@@ -56,6 +58,7 @@ function Row({ t, meter }: { t: Transfer; meter: Meter }) {
         <span className="direction" aria-hidden="true">{t.direction === 'upload' ? '↑' : '↓'}</span>
         <span className="name" title={name}>{name}</span>
         <span className="actions">
+          <button type="button" aria-expanded={open} aria-label={`Details of ${name}`} onClick={() => setOpen(!open)}>Details</button>
           {t.state === 'transferring' && <button type="button" onClick={() => act('pause')}>Pause</button>}
           {(t.state === 'paused' || t.state === 'error') && <button type="button" onClick={() => act('resume')}>Resume</button>}
           {t.direction === 'upload' && t.state === 'complete' && t.type === 'team' && <button type="button" onClick={copyLink}>Copy link</button>}
@@ -67,6 +70,7 @@ function Row({ t, meter }: { t: Transfer; meter: Meter }) {
         <div className="fill" style={{ width: `${pct}%` }} />
       </div>
       {note && <div className="note" role="status">{note}</div>}
+      {open && <TransferDetails t={t} meter={meter} />}
     </li>
   );
 }

@@ -165,7 +165,7 @@ test('receive the Link into a folder: the files arrive byte-identical', async ()
   }
 });
 
-test('a large transfer paused and resumed, then the agent killed and started again mid-way: the window says it reconnects, and the transfer completes', async () => {
+test('a large transfer paused and resumed, then the agent killed and started again mid-way: the window says it reconnects, its details show the file and the speed, and it completes', async () => {
   const big = path.join(tmp(), 'big');
   await fs.mkdir(big);
   const file = await fs.open(path.join(big, 'master.mov'), 'w');
@@ -196,6 +196,12 @@ test('a large transfer paused and resumed, then the agent killed and started aga
   expect(before).toBeLessThan(100);
   restarted = await start(JSON.parse(process.env.FERRY_E2E_AGENT_ARGS!) as string[], 'ferry agent ready');
   await expect(page.getByRole('status').filter({ hasText: 'Reconnecting…' })).toBeHidden({ timeout: 30_000 });
+  // Its details: every file with its progress, and the speed of the last minutes.
+  await row.getByRole('button', { name: 'Details of big' }).click();
+  await expect(row.getByRole('button', { name: 'Details of big' })).toHaveAttribute('aria-expanded', 'true');
+  await expect(row.getByRole('table')).toContainText('big/master.mov');
+  await expect(row.getByRole('img', { name: /^Speed over the last \d+ min, up to / })).toBeVisible({ timeout: 30_000 });
+  await photograph('transfer-details');
   await expect(bar).toHaveAttribute('aria-valuenow', '100', { timeout: 90_000 });
   await expect(row).toContainText('Complete');
 });
