@@ -146,6 +146,13 @@ else {
     // What main knows of the transfers: a snapshot at each connection, then the events.
     agent.onConnection((state) => {
       if (state !== 'connected') return;
+      // Opened by `ferry start` (npm start) on a service of its own: signed in as its first owner, once.
+      const key = process.env.FERRY_SIGN_IN_API_KEY;
+      if (key) {
+        void agent.invoke('session.current', {}).then((r) => {
+          if (r.ok && r.value === null) void agent.invoke('session.loginWithApiKey', { api_key: key });
+        });
+      }
       void agent.invoke('transfers.snapshot', {}).then((r) => {
         if (!r.ok) return;
         const s = r.value as TransfersSnapshot;

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// `npm test`: type checking (Node code and the renderer), the layer check, every
-// vitest suite (unit and integration), then the app's Playwright tests in
-// Debian's Chromium. Ends with one line "N passed, N failed" that CI reads.
+// `npm test`: type checking (Node code and the renderer), the layer check, the
+// build, every vitest suite (unit and integration), then the app's Playwright
+// tests in Debian's Chromium. Ends with one line "N passed, N failed" that CI reads.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -29,6 +29,9 @@ check('typecheck', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']);
 check('typecheck renderer', bin('tsc'), ['-p', 'renderer/tsconfig.json', '--noEmit']);
 check('layers', process.execPath, ['scripts/check-layers.mjs']);
 
+// The command, the desktop app and its window, built from the sources as they are: some tests run the builds.
+check('build', process.execPath, ['scripts/build.mjs']);
+
 const results = path.join(root, '.test-results', 'vitest.json');
 fs.rmSync(results, { force: true });
 const vitestOk = step('vitest', bin('vitest'), ['run', ...process.argv.slice(2)]);
@@ -45,8 +48,7 @@ if (fs.existsSync(results)) {
   console.log('--- vitest wrote no results');
 }
 
-// The app against a real service and agent; the window is the one npm install built, built again here so it is current.
-check('renderer build', process.execPath, ['scripts/build.mjs', '--renderer']);
+// The app against a real service and agent, in Chromium.
 const pwResults = path.join(root, '.test-results', 'playwright.json');
 fs.rmSync(pwResults, { force: true });
 const pwOk = step('playwright', bin('playwright'), ['test']);

@@ -16,6 +16,7 @@ import { newSecret } from '../hosted/ids.js';
 import { resolveAgentConfig } from '../agent/config.js';
 import { startAgent, type RunningAgent } from '../agent/index.js';
 import { rendererDir } from '../agent/server/staticUi.js';
+import { desktopRuntime, openDesktop, type Desktop } from './desktop.js';
 
 const HELP = `usage: ferry start [options]
 
@@ -27,7 +28,8 @@ API key, prints them once and keeps them in DATA_DIR/first-owner.txt (mode 600).
 Takes the options of "ferry serve" (see "ferry serve --help"), e.g.
   --data-dir DIR  --listen HOST:PORT  --s3-listen HOST:PORT
   --log-level LEVEL   default warn here, so the terminal stays readable
-  --agent-listen HOST:PORT   where the local agent listens (default 127.0.0.1:8080)`;
+  --agent-listen HOST:PORT   where the local agent listens (default 127.0.0.1:8080)
+  --browser       the app in the browser even where the desktop app could open`;
 
 const FIRST_OWNER = 'admin@ferry.local';
 
@@ -94,9 +96,23 @@ function banner(o: { url: string; s3Url: string; agentUrl: string; appUrl?: stri
   return lines.join('\n');
 }
 
+/** The first owner's credentials, kept once for the user (readable by them only). */
+async function writeFirstOwner(file: string, first: FirstOwner): Promise<void> {
+  const text = [`e-mail   ${first.email}`, `password ${first.password}`, `API key  ${first.apiKey}`, `team     ${first.teamId} (subdomain ${first.subdomain})`, ''];
+  await fs.writeFile(file, text.join('\n'), { mode: 0o600 });
+  await fs.chmod(file, 0o600);
+}
+
+/** The API key kept in first-owner.txt, if it is there. */
+async function apiKeyIn(file: string): Promise<string | undefined> {
+  const text = await fs.readFile(file, 'utf8').catch(() => '');
+  return /^API key +(\S+)$/m.exec(text)?.[1];
+}
+
 export const start: Command = {
   async run(args) {
-    const values = parseFlags(args, { ...serveOptions, 'agent-listen': { type: 'string' } }, HELP).values as Record<string, string | boolean | undefined>;
+    const values = parseFlags(args, { ...serveOptions, 'agent-listen': { type: 'string' }, browser: { type: 'boolean' } }, HELP).values as Record<string, string | boolean | undefined>;
+    const desktop: Desktop = values.browser ? { ok: false, why: '--browser was given' } : desktopRuntime();
     const logLevel = values['log-level'] ?? (process.env.FERRY_LOG_LEVEL || 'warn');
     const config = resolveHostedConfig({ ...values, 'log-level': logLevel });
     const log = pino({ level: config.logLevel });
@@ -111,6 +127,22 @@ export const start: Command = {
     };
     try {
       const first = await createFirstOwner(running.ctx.db);
+      if (first) await writeFirstOwner(file, first);
+      if (desktop.ok) {
+        // The desktop app runs the agent itself; it signs in as the first owner the first time.
+        const app = openDesktop(desktop, running.url, first?.apiKey ?? (await apiKeyIn(file)));
+        console.log(`Ferry is open in its desktop window, on the service ${running.url} (data in ${config.dataDir}). Quit the app or press Ctrl+C to stop.`);
+        const appExited = new Promise<'app quit'>((r) => app.once('exit', () => r('app quit')));
+        const why = await Promise.race([signalled, appExited]);
+        log.info({ why }, 'shutting down');
+        if (app.exitCode === null && app.signalCode === null) {
+          app.kill('SIGTERM');
+          await appExited;
+        }
+        await running.close();
+        return 0;
+      }
+      console.log(`The desktop app cannot start here: ${desktop.why}. The same app is in your browser, at the address below.`);
       const agentConfig = resolveAgentConfig(
         {
           listen: (values['agent-listen'] as string | undefined) ?? '127.0.0.1:8080',
@@ -125,11 +157,6 @@ export const start: Command = {
       agent = await startAgent(agentConfig, log.child({ component: 'agent' }));
       // The session is kept in the agent's database: signing in once is enough.
       if (first) await agent.services.session.loginWithApiKey(first.apiKey);
-      if (first) {
-        const text = [`e-mail   ${first.email}`, `password ${first.password}`, `API key  ${first.apiKey}`, `team     ${first.teamId} (subdomain ${first.subdomain})`, ''];
-        await fs.writeFile(file, text.join('\n'), { mode: 0o600 });
-        await fs.chmod(file, 0o600);
-      }
       const fileExists = await fs.access(file).then(() => true, () => false);
       const appUrl = agentConfig.ui ? agent.url.replace(/\/api\/v1$/, '/') : undefined;
       console.log(banner({ url: running.url, s3Url: running.s3Url, agentUrl: agent.url, appUrl, dataDir: config.dataDir, file, fileExists, first }));

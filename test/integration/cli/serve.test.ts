@@ -77,8 +77,13 @@ describe('ferry start', () => {
   const field = (lines: string[], label: string) => lines.find((l) => l.trim().startsWith(label))?.trim().slice(label.length).trim();
 
   test('the first run creates an owner, prints the password and an API key once, and keeps them in a private file', async () => {
-    const first = launch(args());
+    // No display here (DISPLAY unset): it says so in one line and serves the app to the browser.
+    const first = launch(args(), { DISPLAY: undefined, WAYLAND_DISPLAY: undefined, FERRY_NO_DESKTOP: undefined });
     await first.waitFor((l) => l.includes('Stop with Ctrl+C'), 'banner');
+    expect(first.lines[0]).toBe('The desktop app cannot start here: there is no display (DISPLAY is not set). The same app is in your browser, at the address below.');
+    const app = field(first.lines, 'the app')!;
+    expect(app).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/ +\(open it in your browser\)$/);
+    expect((await fetch(app.split(' ')[0]!)).headers.get('content-type')).toMatch(/^text\/html/);
     const url = field(first.lines, 'service')!;
     const password = field(first.lines, 'password')!;
     const apiKey = field(first.lines, 'API key')!;

@@ -10,7 +10,11 @@ const { EventEmitter } = require('node:events');
 const os = require('node:os');
 const path = require('node:path');
 
-const report = (what, detail) => process.send && process.send({ stub: what, detail });
+// To the parent's IPC channel when there is one, and to FERRY_STUB_LOG (JSON lines) when set.
+const report = (what, detail) => {
+  if (process.send) process.send({ stub: what, detail });
+  if (process.env.FERRY_STUB_LOG) require('node:fs').appendFileSync(process.env.FERRY_STUB_LOG, `${JSON.stringify({ stub: what, detail })}\n`);
+};
 const handlers = new Map();
 const windows = [];
 

@@ -1,0 +1,55 @@
+// `ferry start` (npm start) where the desktop app can open: a display, and an
+// Electron runtime, here a stand-in (ELECTRON_OVERRIDE_DIST_PATH points the
+// electron package at a script that runs the built main process under Node with
+// electron-stub.cjs). It runs the service, opens the app on it, the app's agent
+// signs in as the first owner, and quitting the app stops everything.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, expect, test, vi } from 'vitest';
+import { startFerry, type Running } from '../../helpers/cli.js';
+
+vi.setConfig({ testTimeout: 90_000, hookTimeout: 30_000 });
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+let tmp: string;
+let start: Running | undefined;
+
+beforeAll(async () => {
+  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-npm-start-'));
+  // The stand-in Electron: the built main process under Node, electron's modules stubbed.
+  const bin = path.join(tmp, 'electron-dist');
+  await fs.mkdir(bin);
+  await fs.writeFile(path.join(bin, 'electron'), `#!/bin/sh\nexec "${process.execPath}" --require "${path.join(here, 'electron-stub.cjs')}" "$@"\n`, { mode: 0o755 });
+});
+
+afterAll(async () => {
+  await start?.stop('SIGKILL');
+  if (tmp) await fs.rm(tmp, { recursive: true, force: true });
+});
+
+const logged = async (log: string) => (await fs.readFile(log, 'utf8').catch(() => '')).split('\n').filter(Boolean).map((l) => JSON.parse(l));
+
+test('with a display and an Electron runtime, start opens the desktop app on its own service, signed in as the first owner; quitting it stops start', async () => {
+  const log = path.join(tmp, 'stub.log');
+  start = startFerry(['start', '--listen', '127.0.0.1:0', '--s3-listen', '127.0.0.1:0', '--data-dir', path.join(tmp, 'data')], {
+    DISPLAY: ':99',
+    FERRY_NO_DESKTOP: undefined,
+    ELECTRON_OVERRIDE_DIST_PATH: path.join(tmp, 'electron-dist'),
+    FERRY_STUB_LOG: log,
+    FERRY_STUB_USERDATA: path.join(tmp, 'app-data'),
+    FERRY_AGENT_LISTEN: '127.0.0.1:0',
+  });
+  const line = await start.waitFor((l) => l.startsWith('Ferry is open in its desktop window'), 'the desktop line', 60_000);
+  expect(line).toMatch(/^Ferry is open in its desktop window, on the service http:\/\/127\.0\.0\.1:\d+ \(data in .+\)\. Quit the app or press Ctrl\+C to stop\.$/);
+  // The app's window loads, its agent connects and signs in with the first owner's API key.
+  await vi.waitFor(async () => {
+    const sent = (await logged(log)).filter((e) => e.stub === 'send');
+    expect(sent.some((e) => e.detail.channel === 'ferry:event:session.changed' && e.detail.payload.user?.email === 'admin@ferry.local')).toBe(true);
+  }, { timeout: 60_000, interval: 200 });
+  expect((await logged(log)).find((e) => e.stub === 'loadURL')?.detail).toBe('app://ferry/index.html');
+
+  // Ctrl+C stops the app and the service.
+  expect(await start.stop('SIGINT')).toBe(0);
+});
