@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Draws Ferry's icon (a rounded square in the accent colour with a white arrow
 // over a wave) at every size the platforms want, as PNG files in resources/icons,
-// and the tray's small template images. Pure Node (zlib): no image tools needed.
+// icon.ico (Windows), icon.icns (macOS), icon.png, and the tray's small template images. Pure Node (zlib): no image tools needed.
 // Run it after changing the drawing: `node scripts/make-icons.mjs`.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -84,6 +84,44 @@ fs.mkdirSync(out, { recursive: true });
 for (const size of [16, 24, 32, 48, 64, 128, 256, 512, 1024]) {
   fs.writeFileSync(path.join(out, `${size}x${size}.png`), png(size, draw(size, (u, v) => ({ bg: roundedSquare(u, v), fg: roundedSquare(u, v) && mark(u, v) }))));
 }
+// Windows' .ico and macOS' .icns hold PNG images of several sizes as they are.
+const pngOf = (size) => fs.readFileSync(path.join(out, `${size}x${size}.png`));
+function ico(sizes) {
+  const images = sizes.map(pngOf);
+  const head = Buffer.alloc(6 + 16 * images.length);
+  head.writeUInt16LE(0, 0);
+  head.writeUInt16LE(1, 2); // an icon
+  head.writeUInt16LE(images.length, 4);
+  let offset = head.length;
+  images.forEach((img, i) => {
+    const e = 6 + 16 * i, size = sizes[i];
+    head[e] = size >= 256 ? 0 : size; // 0 means 256
+    head[e + 1] = size >= 256 ? 0 : size;
+    head.writeUInt16LE(1, e + 4); // planes
+    head.writeUInt16LE(32, e + 6); // bits per pixel
+    head.writeUInt32LE(img.length, e + 8);
+    head.writeUInt32LE(offset, e + 12);
+    offset += img.length;
+  });
+  return Buffer.concat([head, ...images]);
+}
+function icns(entries) {
+  const parts = entries.map(([type, size]) => {
+    const img = pngOf(size);
+    const h = Buffer.alloc(8);
+    h.write(type, 0, 'ascii');
+    h.writeUInt32BE(img.length + 8, 4);
+    return Buffer.concat([h, img]);
+  });
+  const h = Buffer.alloc(8);
+  h.write('icns', 0, 'ascii');
+  h.writeUInt32BE(8 + parts.reduce((n, p) => n + p.length, 0), 4);
+  return Buffer.concat([h, ...parts]);
+}
+fs.writeFileSync(path.join(root, 'resources', 'icon.ico'), ico([16, 24, 32, 48, 64, 128, 256]));
+fs.writeFileSync(path.join(root, 'resources', 'icon.icns'), icns([['icp4', 16], ['icp5', 32], ['icp6', 64], ['ic07', 128], ['ic08', 256], ['ic09', 512], ['ic10', 1024]]));
+fs.copyFileSync(path.join(out, '1024x1024.png'), path.join(root, 'resources', 'icon.png'));
+
 // The tray: the mark alone, white on transparent (macOS takes it as a template image).
 for (const [name, size] of [['trayTemplate.png', 16], ['trayTemplate@2x.png', 32]]) {
   const px = draw(size, (u, v) => ({ bg: false, fg: mark(u, v) }));
