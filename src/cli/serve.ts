@@ -16,6 +16,8 @@ const HELP = `usage: ferry serve [options]
   --s3-endpoint URL --s3-bucket B --s3-region R --s3-access-key K --s3-secret-key S --s3-path-style
                             use an external S3-compatible store instead of the embedded one
   --user-token-ttl SECONDS  how long a sign-in lasts before it must be refreshed (default 43200, 12 h)
+  --updates-dir DIR         serve the desktop app's update feed from DIR at /updates/
+                            (latest.yml, latest-mac.yml, latest-linux.yml, installers, blockmaps)
   --log-level LEVEL         pino level (default info)
 
 Every option can also be set as FERRY_<OPTION> in the environment, e.g. FERRY_DATA_DIR.`;
@@ -40,6 +42,7 @@ export const serveOptions = {
   's3-secret-key': { type: 'string' },
   's3-path-style': { type: 'boolean' },
   'user-token-ttl': { type: 'string' },
+  'updates-dir': { type: 'string' },
   'log-level': { type: 'string' },
 } as const;
 

@@ -37,6 +37,8 @@ export interface HostedConfig {
   /** How long a user token (POST /v1/auth, /v1/auth/refresh) is valid. */
   userTokenTtlSeconds: number;
   sweepIntervalMs: number;
+  /** The desktop app's update feed served at /updates/ (latest*.yml, installers, blockmaps), when given. */
+  updatesDir?: string;
   logLevel: string;
 }
 
@@ -123,6 +125,7 @@ export function resolveHostedConfig(flags: Flags, env: NodeJS.ProcessEnv = proce
     blueprintTtlSeconds: intSetting(get('blueprint-ttl'), 3600, '--blueprint-ttl', 1),
     userTokenTtlSeconds: intSetting(get('user-token-ttl'), 12 * 3600, '--user-token-ttl', 2),
     sweepIntervalMs: intSetting(get('sweep-interval-ms'), 60_000, '--sweep-interval-ms', 10),
+    ...(get('updates-dir') ? { updatesDir: path.resolve(get('updates-dir')!) } : {}),
     logLevel: get('log-level') ?? 'info',
   };
 }

@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
 import type { AgentContext } from '../context.js';
 import { HostedApiError, HostedHttp } from '../../client/http.js';
 import { AgentErrorCode } from '../../api/agent/errors.js';
@@ -124,6 +125,28 @@ function validationRules(chunkSizeDefault: number): Record<string, Rule> {
   };
 }
 
+/** The feed file of this platform, as electron-builder names them. */
+const FEED_FILE = process.platform === 'darwin' ? 'latest-mac.yml' : process.platform === 'linux' ? 'latest-linux.yml' : 'latest.yml';
+
+async function feedVersion(hostedUrl: string): Promise<string | undefined> {
+  const res = await fetch(`${hostedUrl.replace(/\/+$/, '')}/updates/${FEED_FILE}`, { signal: AbortSignal.timeout(5000) });
+  if (!res.ok) return undefined;
+  const doc = parseYaml(await res.text()) as { version?: unknown } | null;
+  return typeof doc?.version === 'string' && /^\d+\.\d+\.\d+/.test(doc.version) ? doc.version : undefined;
+}
+
+/** Negative, zero or positive as `a` is older than, the same as or newer than `b` (major.minor.patch; a pre-release is older). */
+export function compareVersions(a: string, b: string): number {
+  const parse = (v: string) => {
+    const [core = '', pre] = v.split('-', 2);
+    return { nums: core.split('.').map((n) => Number.parseInt(n, 10) || 0), pre };
+  };
+  const x = parse(a), y = parse(b);
+  for (let i = 0; i < 3; i++) if ((x.nums[i] ?? 0) !== (y.nums[i] ?? 0)) return (x.nums[i] ?? 0) - (y.nums[i] ?? 0);
+  if (x.pre === y.pre) return 0;
+  return x.pre === undefined ? 1 : y.pre === undefined ? -1 : x.pre < y.pre ? -1 : 1;
+}
+
 export function createSystemService(ctx: AgentContext, shutdown: () => void) {
   const current = (): VersionInfo => {
     const b = buildInfo();
@@ -140,10 +163,19 @@ export function createSystemService(ctx: AgentContext, shutdown: () => void) {
       };
     },
 
-    /** There is no update server: the running version is the latest one. */
-    versionCheck(): VersionCheck {
+    /**
+     * The latest version in the service's update feed (`/updates/latest*.yml`, the
+     * desktop app's feed: `ferry serve --updates-dir`). Without a feed, or when the
+     * service cannot be reached, the running version counts as the latest.
+     */
+    async versionCheck(): Promise<VersionCheck> {
       const now = current();
-      return { current_version: now, latest_version: { ...now }, update_available: false };
+      const latest = await feedVersion(ctx.config.hostedUrl).catch((err: unknown) => {
+        ctx.log.debug({ err }, 'version check: no update feed');
+        return undefined;
+      });
+      if (!latest || compareVersions(latest, now.version) <= 0) return { current_version: now, latest_version: { ...now }, update_available: false };
+      return { current_version: now, latest_version: { version: latest, build_stamp: latest, masv_host: now.masv_host }, update_available: true };
     },
 
     /** The database must answer; the hosted service is probed (2 s) but its absence is not ill health. */

@@ -13,5 +13,6 @@ import links from './links.js';
 import downloads from './downloads.js';
 import pages from './pages.js';
 import portals from './portals.js';
+import updates from './updates.js';
 
-export const routeModules: RouteModule[] = [auth, teams, apiKeys, system, packages, packageList, bulkArchive, tags, uploads, links, downloads, pages, portals];
+export const routeModules: RouteModule[] = [auth, teams, apiKeys, system, packages, packageList, bulkArchive, tags, uploads, links, downloads, pages, portals, updates];

@@ -1,5 +1,6 @@
 // The agent's System routes: about, version check, health, validation, shutdown.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { call, startTestService, type TestService } from '../../helpers/hosted.js';
@@ -51,12 +52,33 @@ describe('GET /about', () => {
   });
 });
 
-test('GET /version_check: the latest version is the running one (there is no update server)', async () => {
+test('GET /version_check: without an update feed on the service, the latest version is the running one', async () => {
   const r = await call(a.url, 'GET', '/version_check');
   expect(r.status).toBe(200);
   expect(r.body.current_version).toEqual({ version: pkgVersion, build_stamp: expect.any(String), masv_host: svc.url });
   expect(r.body.latest_version).toEqual(r.body.current_version);
   expect(r.body.update_available).toBe(false);
+});
+
+test('GET /version_check reads the service\'s update feed (ferry serve --updates-dir): a newer version is available, an older one is not', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-updates-'));
+  const feedFile = process.platform === 'darwin' ? 'latest-mac.yml' : process.platform === 'linux' ? 'latest-linux.yml' : 'latest.yml';
+  const fed = await startTestService({ 'updates-dir': dir });
+  const b = await startTestAgent(fed);
+  try {
+    fs.writeFileSync(path.join(dir, feedFile), 'version: 99.1.0\nfiles:\n  - url: Ferry-99.1.0.AppImage\n    sha512: abc\n    size: 3\npath: Ferry-99.1.0.AppImage\nsha512: abc\n');
+    const newer = await call(b.url, 'GET', '/version_check');
+    expect(newer.body.update_available).toBe(true);
+    expect(newer.body.latest_version.version).toBe('99.1.0');
+    fs.writeFileSync(path.join(dir, feedFile), 'version: 0.0.1\n');
+    const older = await call(b.url, 'GET', '/version_check');
+    expect(older.body.update_available).toBe(false);
+    expect(older.body.latest_version.version).toBe(pkgVersion);
+  } finally {
+    await b.close();
+    await fed.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 describe('GET /health', () => {
