@@ -6,7 +6,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { app, ipcMain, Menu, nativeImage, net, Notification, protocol, Tray, utilityProcess, type BrowserWindow } from 'electron';
 import { AgentSupervisor, type AgentChild } from '../src/ipc/supervisor.js';
-import { CONNECTION_EVENT, RECEIVE_EVENT, ipcEvent } from '../src/ipc/names.js';
+import { CONNECTION_EVENT, RECEIVE_EVENT, RESTART_TO_UPDATE, UPDATE_EVENT, ipcEvent, ipcRequest } from '../src/ipc/names.js';
 import type { TransferEvent, TransfersSnapshot } from '../src/ipc/contract.js';
 import { relay } from './ipcRelay.js';
 import { createWindow, isOwnFrame } from './window.js';
@@ -16,6 +16,7 @@ import { notifyOutcomes } from './notify.js';
 import { onWindowClose, TRAY_NOTICE } from './closeToTray.js';
 import { linkFrom, linkInArgs } from './scheme.js';
 import { appSettings } from './appSettings.js';
+import { followUpdates, type UpdateState, type UpdaterLike } from './updater.js';
 
 /** Built into dist/desktop (main.cjs, preload.cjs, agent.mjs), beside dist/renderer; resources/ at the package root. */
 const here = __dirname;
@@ -84,6 +85,7 @@ else {
     // A window that loads (or reloads) hears where the agent stands, and a Link it was opened for.
     w.webContents.on('did-finish-load', () => {
       w.webContents.send(ipcEvent(CONNECTION_EVENT), agent.state);
+      if (update.status !== 'idle') w.webContents.send(ipcEvent(UPDATE_EVENT), update);
       if (pendingLink) w.webContents.send(ipcEvent(RECEIVE_EVENT), { url: pendingLink });
       pendingLink = undefined;
     });
@@ -171,7 +173,34 @@ else {
       });
     });
     win = openWindow();
+    watchForUpdates();
   });
+
+  /**
+   * A packaged app updates itself from its server's feed ({server}/updates/, `ferry serve
+   * --updates-dir`), checking at start and every 6 hours; the window shows the state, and
+   * "Restart to update" quits into the new version once the agent has stopped.
+   */
+  let update: UpdateState = { status: 'idle' };
+  function watchForUpdates(): void {
+    if (!app.isPackaged) return;
+    // Loaded only here: it reads the packaged app's metadata when it loads.
+    const { autoUpdater } = require('electron-updater') as { autoUpdater: UpdaterLike & { setFeedURL(o: object): void; checkForUpdates(): Promise<unknown>; quitAndInstall(): void } };
+    autoUpdater.setFeedURL({ provider: 'generic', url: `${process.env.FERRY_HOSTED_URL ?? 'http://127.0.0.1:7400'}/updates/` });
+    followUpdates(autoUpdater, (s) => {
+      update = s;
+      send(ipcEvent(UPDATE_EVENT), s);
+    }, (m) => console.warn(m));
+    const check = () => void autoUpdater.checkForUpdates().catch(() => undefined);
+    check();
+    setInterval(check, 6 * 3600_000).unref();
+    ipcMain.handle(ipcRequest(RESTART_TO_UPDATE), (e) => {
+      if (!isOwnFrame(win, e.senderFrame) || update.status !== 'ready') return { ok: false, error: { code: 262150, message: 'no update is ready' } };
+      quitting = true;
+      void agent.stop().finally(() => autoUpdater.quitAndInstall());
+      return { ok: true, value: { done: true } };
+    });
+  }
 
   // With the window closed to the tray the app stays; a quit lets the agent record its state first.
   app.on('window-all-closed', () => {

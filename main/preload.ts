@@ -2,10 +2,10 @@
 // the contract's channels and events, as window.ferry. Anything else is refused
 // here, and main checks the sender again.
 import { contextBridge, ipcRenderer, webUtils, type IpcRendererEvent } from 'electron';
-import { CHANNELS, CONNECTION_EVENT, EVENTS, RECEIVE_EVENT, ipcEvent, ipcRequest } from '../src/ipc/names.js';
+import { CHANNELS, CONNECTION_EVENT, EVENTS, RECEIVE_EVENT, RESTART_TO_UPDATE, UPDATE_EVENT, ipcEvent, ipcRequest } from '../src/ipc/names.js';
 
 const channels = new Set<string>(CHANNELS);
-const events = new Set<string>([...EVENTS, CONNECTION_EVENT, RECEIVE_EVENT]);
+const events = new Set<string>([...EVENTS, CONNECTION_EVENT, RECEIVE_EVENT, UPDATE_EVENT]);
 
 export const bridge = {
   invoke(channel: string, request: unknown): Promise<unknown> {
@@ -18,6 +18,8 @@ export const bridge = {
     ipcRenderer.on(ipcEvent(event), handler);
     return () => void ipcRenderer.off(ipcEvent(event), handler);
   },
+  /** Quits and installs a downloaded update (main answers it; the agent is stopped first). */
+  restartToUpdate: (): Promise<unknown> => ipcRenderer.invoke(ipcRequest(RESTART_TO_UPDATE)),
   /** The path of a file or folder dropped on the window (a desktop app may know it; a web page may not). */
   pathForFile: (file: File): string => webUtils.getPathForFile(file),
 };

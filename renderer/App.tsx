@@ -24,6 +24,7 @@ function Sidebar() {
   const place = useApp((s) => s.place);
   const go = useApp((s) => s.go);
   const active = useApp((s) => Object.values(s.transfers).filter((t) => t.state === 'transferring').length);
+  const update = useApp((s) => s.update);
   return (
     <nav className="sidebar" aria-label="Places">
       <div className="brand">Ferry</div>
@@ -37,6 +38,15 @@ function Sidebar() {
           </li>
         ))}
       </ul>
+      {update && update.status !== 'idle' && (
+        <div className="update" role="status">
+          {update.status === 'available' ? 'Update available' : update.status === 'downloading' ? `Downloading ${Math.floor(update.percent ?? 0)}%` : (
+            <button type="button" className="primary" onClick={() => void (window as { ferry?: { restartToUpdate(): Promise<unknown> } }).ferry?.restartToUpdate()}>
+              Restart to update
+            </button>
+          )}
+        </div>
+      )}
     </nav>
   );
 }

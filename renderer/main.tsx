@@ -14,6 +14,7 @@ const store = createStore(bridge ? electronTransport(bridge) : httpTransport());
 connect(store);
 // The desktop app hands over Links it was opened with (ferry://, a Link URL, a second start).
 bridge?.on('app.receive', (p) => store.getState().openLink((p as { url: string }).url));
+bridge?.on('app.update', (u) => store.setState({ update: u as NonNullable<ReturnType<typeof store.getState>['update']> }));
 applyTheme(localStorage.getItem('ferry.theme') ?? 'system');
 createRoot(document.getElementById('root')!).render(
   <StoreContext.Provider value={store}>

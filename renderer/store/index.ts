@@ -21,6 +21,8 @@ export interface State {
   place: Place;
   /** A Link to receive, handed over (pasted, or given to the desktop app). */
   link: string | undefined;
+  /** The desktop app's update, as main tells it. */
+  update: { status: 'idle' | 'available' | 'downloading' | 'ready'; percent?: number } | undefined;
   session: SessionAnswer | null | undefined;
   /** By `upload:<id>` / `download:<id>`. */
   transfers: Record<string, Transfer>;
@@ -65,6 +67,7 @@ export function createStore(transport: Transport) {
     locked: false,
     place: 'transfers',
     link: undefined,
+    update: undefined,
     session: undefined,
     transfers: {},
     cursor: 0,

@@ -7,6 +7,7 @@ export interface FerryBridge {
   invoke(channel: string, request: unknown): Promise<unknown>;
   on(event: string, listener: (payload: unknown) => void): () => void;
   pathForFile(file: File): string;
+  restartToUpdate(): Promise<unknown>;
 }
 
 export function electronTransport(bridge: FerryBridge): Transport {

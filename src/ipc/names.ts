@@ -15,6 +15,10 @@ export const EVENTS = ['transfers.changed', 'session.changed'] as const;
 export const CONNECTION_EVENT = 'agent.connection';
 /** Sent by main: open Receive with this Link (a ferry:// URL or a Link given to the app). */
 export const RECEIVE_EVENT = 'app.receive';
+/** Sent by main: the app's update state ({status: idle | available | downloading | ready, ...}). */
+export const UPDATE_EVENT = 'app.update';
+/** Answered by main itself, not the agent: restart into a downloaded update. */
+export const RESTART_TO_UPDATE = 'app.restartToUpdate';
 
 /** Electron IPC channel names: requests, and events to the window. */
 export const ipcRequest = (channel: string) => `ferry:${channel}`;
