@@ -4,7 +4,7 @@
 // notifications of outcomes, and Links that open Receive.
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { app, ipcMain, Menu, nativeImage, net, Notification, protocol, Tray, utilityProcess, type BrowserWindow } from 'electron';
+import { app, dialog, ipcMain, Menu, nativeImage, net, Notification, protocol, shell, Tray, utilityProcess, type BrowserWindow } from 'electron';
 import { AgentSupervisor, type AgentChild } from '../src/ipc/supervisor.js';
 import { CONNECTION_EVENT, RECEIVE_EVENT, RESTART_TO_UPDATE, UPDATE_EVENT, ipcEvent, ipcRequest } from '../src/ipc/names.js';
 import type { TransferEvent, TransfersSnapshot } from '../src/ipc/contract.js';
@@ -17,6 +17,7 @@ import { onWindowClose, TRAY_NOTICE } from './closeToTray.js';
 import { linkFrom, linkInArgs } from './scheme.js';
 import { appSettings } from './appSettings.js';
 import { followUpdates, type UpdateState, type UpdaterLike } from './updater.js';
+import { registerDesktop } from './desktopChannels.js';
 
 /** Built into dist/desktop (main.cjs, preload.cjs, agent.mjs), beside dist/renderer; resources/ at the package root. */
 const here = __dirname;
@@ -124,6 +125,21 @@ else {
     });
     agent.start();
     relay(ipcMain, agent, { trusted: (frame) => isOwnFrame(win, frame), send });
+    registerDesktop(ipcMain, {
+      trusted: (frame) => isOwnFrame(win, frame),
+      dialog: {
+        async open(kind) {
+          const properties: ('openFile' | 'openDirectory' | 'multiSelections' | 'createDirectory')[] =
+            kind === 'files' ? ['openFile', 'multiSelections'] : kind === 'folders' ? ['openDirectory', 'multiSelections'] : ['openDirectory', 'createDirectory'];
+          const r = win ? await dialog.showOpenDialog(win, { properties }) : await dialog.showOpenDialog({ properties });
+          return r.canceled ? [] : r.filePaths;
+        },
+      },
+      showInFolder: (file) => shell.showItemInFolder(file),
+      openExternal: (url) => void shell.openExternal(url),
+      settings,
+      startAtLogin: { get: () => app.getLoginItemSettings().openAtLogin, set: (on) => app.setLoginItemSettings({ openAtLogin: on }) },
+    });
 
     const trayImage = nativeImage.createFromPath(path.join(resources, process.platform === 'darwin' ? 'trayTemplate.png' : path.join('icons', '32x32.png')));
     const tray = new Tray(trayImage);

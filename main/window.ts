@@ -2,11 +2,10 @@
 // app:// origin, no navigation away, no new windows (http(s) links open in the
 // system browser after a check), no permissions granted.
 import { BrowserWindow, shell, type WebContents } from 'electron';
+import { isExternalLink } from './links.js';
 
 export const APP_ORIGIN = 'app://ferry';
 
-/** Links the window may hand to the system browser. */
-export const isExternalLink = (url: string) => /^https?:\/\/[^\s]+$/i.test(url) && URL.canParse(url);
 
 export function createWindow(preload: string): BrowserWindow {
   const win = new BrowserWindow({

@@ -47,6 +47,14 @@ export function Receive() {
     go('transfers');
   };
 
+  const transport = useApp((s) => s.transport);
+  /** The system's folder dialog in the desktop app; the agent's file system in a browser. */
+  const chooseFolder = async () => {
+    if (!transport.desktop) return setChoosing(true);
+    const r = await transport.desktop<string | null>('app.chooseFolder');
+    if (r.ok && r.value) setDst(r.value);
+  };
+
   const why = !url.trim() ? 'Paste a Link first.' : !dst ? 'Choose a destination folder.' : preview && picked.size === 0 ? 'Select at least one file.' : undefined;
 
   return (
@@ -67,7 +75,7 @@ export function Receive() {
             Destination folder
             <input value={dst} onChange={(e) => setDst(e.target.value)} spellCheck={false} />
           </label>
-          <button type="button" onClick={() => setChoosing(true)}>Choose…</button>
+          <button type="button" onClick={() => void chooseFolder()}>Choose…</button>
         </div>
         <div className="row-buttons">
           <button type="button" onClick={() => void show()} disabled={!url.trim()}>Show files</button>

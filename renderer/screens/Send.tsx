@@ -35,6 +35,15 @@ export function Send() {
     }
   }, [chooseFiles]);
 
+  /** Add files / Add folder: the system's dialog in the desktop app, the agent's file system in a browser. */
+  const add = async (kind: 'files' | 'folders') => {
+    if (!transport.desktop) return setChoosing(true);
+    const r = await transport.desktop<string[]>(kind === 'files' ? 'app.chooseFiles' : 'app.chooseFolders');
+    if (!r.ok) return setError(r.error.message);
+    const chosen: Chosen[] = r.value.map((p) => ({ path: p, name: p.split(/[\\/]/).pop() ?? p, kind: kind === 'files' ? 'file' : 'folder', size: -1 }));
+    setItems([...items, ...chosen.filter((c) => !items.some((i) => i.path === c.path))]);
+  };
+
   /** Files and folders dropped on the window: their paths where the desktop app can tell them. */
   const onDrop = (e: DragEvent) => {
     e.preventDefault();
@@ -81,8 +90,8 @@ export function Send() {
           <div className="dropzone">
             <p>Drop files or folders here</p>
             <div className="row-buttons">
-              <button type="button" onClick={() => setChoosing(true)}>Add files</button>
-              <button type="button" onClick={() => setChoosing(true)}>Add folder</button>
+              <button type="button" onClick={() => void add('files')}>Add files</button>
+              <button type="button" onClick={() => void add('folders')}>Add folder</button>
             </div>
           </div>
         ) : (
@@ -91,14 +100,14 @@ export function Send() {
               {items.map((i) => (
                 <li key={i.path}>
                   <span className="name" title={i.path}>{i.name}</span>
-                  <span className="size">{i.kind === 'folder' ? 'folder' : bytes(i.size)}</span>
+                  <span className="size">{i.kind === 'folder' ? 'folder' : i.size >= 0 ? bytes(i.size) : ''}</span>
                   <button type="button" aria-label={`Remove ${i.name}`} onClick={() => setItems(items.filter((x) => x !== i))}>Remove</button>
                 </li>
               ))}
             </ul>
             <div className="row-buttons">
-              <button type="button" onClick={() => setChoosing(true)}>Add files</button>
-              <button type="button" onClick={() => setChoosing(true)}>Add folder</button>
+              <button type="button" onClick={() => void add('files')}>Add files</button>
+              <button type="button" onClick={() => void add('folders')}>Add folder</button>
             </div>
           </>
         )}

@@ -11,6 +11,15 @@ export function Settings() {
   const signOut = useApp((s) => s.signOut);
   const [about, setAbout] = useState<About>();
   const [theme, setTheme] = useState(() => localStorage.getItem('ferry.theme') ?? 'system');
+  const transport = useApp((s) => s.transport);
+  const [desktop, setDesktop] = useState<{ closeToTray: boolean; notifications: boolean; startAtLogin: boolean }>();
+  useEffect(() => {
+    void transport.desktop?.<NonNullable<typeof desktop>>('app.getSettings').then((r) => r.ok && setDesktop(r.value));
+  }, [transport]);
+  const setApp = async (change: Partial<NonNullable<typeof desktop>>) => {
+    const r = await transport.desktop!<NonNullable<typeof desktop>>('app.setSettings', change);
+    if (r.ok) setDesktop(r.value);
+  };
   useEffect(() => {
     void call('system.about', {}).then((r) => r.ok && setAbout(r.value));
   }, [call]);
@@ -30,6 +39,14 @@ export function Settings() {
             <option value="dark">Dark</option>
           </select>
         </label>
+        {desktop && (
+          <fieldset className="toggles">
+            <legend>The app</legend>
+            <label className="inline"><input type="checkbox" checked={desktop.startAtLogin} onChange={(e) => void setApp({ startAtLogin: e.target.checked })} /> Start at login</label>
+            <label className="inline"><input type="checkbox" checked={desktop.closeToTray} onChange={(e) => void setApp({ closeToTray: e.target.checked })} /> Close to tray</label>
+            <label className="inline"><input type="checkbox" checked={desktop.notifications} onChange={(e) => void setApp({ notifications: e.target.checked })} /> Notifications</label>
+          </fieldset>
+        )}
         <dl className="facts">
           <dt>Server</dt><dd>{about?.masv_host ?? '…'}</dd>
           <dt>Local API address</dt><dd>{`${location.origin}/api/v1`}</dd>

@@ -36,6 +36,7 @@ function status(t: Transfer, rate: number | undefined): string {
 
 function Row({ t, meter }: { t: Transfer; meter: Meter }) {
   const call = useApp((s) => s.call);
+  const transport = useApp((s) => s.transport);
   const [note, setNote] = useState<string>();
   const [open, setOpen] = useState(false);
   meter.add(Date.now(), t.progress);
@@ -62,6 +63,9 @@ function Row({ t, meter }: { t: Transfer; meter: Meter }) {
           {t.state === 'transferring' && <button type="button" onClick={() => act('pause')}>Pause</button>}
           {(t.state === 'paused' || t.state === 'error') && <button type="button" onClick={() => act('resume')}>Resume</button>}
           {t.direction === 'upload' && t.state === 'complete' && t.type === 'team' && <button type="button" onClick={copyLink}>Copy link</button>}
+          {transport.desktop && t.direction === 'download' && t.items.some((i) => i.local_path) && (
+            <button type="button" onClick={() => void transport.desktop!('app.showInFolder', { path: t.items.find((i) => i.local_path)!.local_path })}>Show in folder</button>
+          )}
           <button type="button" onClick={() => act('remove')}>{t.state === 'complete' ? 'Remove' : 'Cancel'}</button>
         </span>
       </div>

@@ -8,6 +8,7 @@ export interface FerryBridge {
   on(event: string, listener: (payload: unknown) => void): () => void;
   pathForFile(file: File): string;
   restartToUpdate(): Promise<unknown>;
+  desktop(channel: string, request?: unknown): Promise<unknown>;
 }
 
 export function electronTransport(bridge: FerryBridge): Transport {
@@ -32,6 +33,7 @@ export function electronTransport(bridge: FerryBridge): Transport {
   });
   return {
     pathOf: (file) => bridge.pathForFile(file) || undefined,
+    desktop: <T,>(channel: string, request?: unknown) => bridge.desktop(channel, request) as Promise<Answer<T>>,
     invoke: <C extends Channel>(channel: C, request: RequestOf<C>) => bridge.invoke(channel, request) as Promise<Answer<ResponseOf<C>>>,
     on: <E extends EventName>(event: E, listener: (payload: EventOf<E>) => void) => bridge.on(event, listener as (p: unknown) => void),
     onConnection(listener) {

@@ -18,6 +18,8 @@ export interface Transport {
    * agent cannot be reached, and is then tried again).
    */
   follow(sync: () => Promise<number>): void;
+  /** The desktop app: what only it can do (main/desktopChannels.ts); absent in a browser. */
+  desktop?<T>(channel: string, request?: unknown): Promise<Answer<T>>;
   /** The desktop app: the path of a file dropped on the window; a browser cannot tell. */
   pathOf?(file: File): string | undefined;
   /** Browser mode, an agent with an API key: proves the key once (an HttpOnly cookie stands for it after). */

@@ -20,6 +20,12 @@ export const UPDATE_EVENT = 'app.update';
 /** Answered by main itself, not the agent: restart into a downloaded update. */
 export const RESTART_TO_UPDATE = 'app.restartToUpdate';
 
+/** Answered by main itself (main/desktopChannels.ts): what only the desktop app can do. */
+export const DESKTOP_CHANNELS = [
+  'app.chooseFiles', 'app.chooseFolders', 'app.chooseFolder', 'app.showInFolder', 'app.openExternal', 'app.getSettings', 'app.setSettings',
+] as const;
+export type DesktopChannel = (typeof DESKTOP_CHANNELS)[number];
+
 /** Electron IPC channel names: requests, and events to the window. */
 export const ipcRequest = (channel: string) => `ferry:${channel}`;
 export const ipcEvent = (event: string) => `ferry:event:${event}`;

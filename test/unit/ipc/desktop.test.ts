@@ -35,7 +35,10 @@ describe('the preload', () => {
   test('exposes window.ferry with every channel of the contract, and refuses any other without asking main', async () => {
     await import('../../../main/preload.js');
     const ferry = exposed.ferry;
-    expect(Object.keys(ferry).sort()).toEqual(['invoke', 'on', 'pathForFile', 'restartToUpdate']);
+    expect(Object.keys(ferry).sort()).toEqual(['desktop', 'invoke', 'on', 'pathForFile', 'restartToUpdate']);
+    expect(await ferry.desktop('app.getSettings')).toEqual({ ok: true, value: 'from main' });
+    expect(await ferry.desktop('app.deleteEverything')).toEqual({ ok: false, error: { code: 262145, message: 'no channel "app.deleteEverything"' } });
+    invoked.splice(0);
     expect(ferry.pathForFile({ name: 'clip.mov' })).toBe('/dropped/clip.mov');
     for (const c of CHANNELS) expect(await ferry.invoke(c, {})).toEqual({ ok: true, value: 'from main' });
     expect(invoked.map((i) => i.channel)).toEqual(CHANNELS.map((c) => `ferry:${c}`));
