@@ -16,9 +16,9 @@ export interface Seen {
 
 export type Outcome = { kind: 'complete' | 'failed'; transfer: Seen };
 
-interface Record { upload_id?: string; download_id?: string; name?: string; package_name?: string; state?: string; progress?: number; size?: number; items?: unknown[]; error?: string; deleted?: boolean }
+interface RecordData { upload_id?: string; download_id?: string; name?: string; package_name?: string; state?: string; progress?: number; size?: number; items?: unknown[]; error?: string; deleted?: boolean }
 
-function seen(type: 'upload' | 'download', r: Record): Seen {
+function seen(type: 'upload' | 'download', r: RecordData): Seen {
   return {
     key: `${type}:${r.upload_id ?? r.download_id}`,
     direction: type,
@@ -35,7 +35,7 @@ export class TransfersWatch {
   private readonly all = new Map<string, Seen>();
 
   /** Replaces what is known (after a (re)connection); reports no outcome. */
-  reset(uploads: Record[], downloads: Record[]): void {
+  reset(uploads: RecordData[], downloads: RecordData[]): void {
     this.all.clear();
     for (const u of uploads) this.put(seen('upload', u));
     for (const d of downloads) this.put(seen('download', d));
@@ -45,7 +45,7 @@ export class TransfersWatch {
   apply(batch: TransferEvent[]): Outcome[] {
     const out: Outcome[] = [];
     for (const e of batch) {
-      const r = e.data as Record;
+      const r = e.data as RecordData;
       const next = seen(e.type, r);
       const before = this.all.get(next.key);
       if (r.deleted) {

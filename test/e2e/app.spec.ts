@@ -17,6 +17,8 @@ const app = () => process.env.FERRY_E2E_APP!;
 const tmp = () => process.env.FERRY_E2E_TMP!;
 const SHOTS = path.resolve('docs', 'screenshots');
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+/** A long name, as real Packages have: rows, lists and dialogs must hold it (the screenshots show how). */
+const PACKAGE = 'Dailies, day 1 — camera A and B with synced sound, colour-corrected proxies for the editor';
 /** A place in the sidebar. */
 const place = (name: string) => page.getByRole('navigation', { name: 'Places' }).getByRole('button', { name, exact: true });
 
@@ -110,7 +112,7 @@ test('send a folder through "Choose files" (Ctrl+O opens it; a drop in a browser
   await expect(page.getByRole('status').filter({ hasText: 'use Add files or Add folder' })).toBeVisible();
   await addFolder('Dailies', () => photograph('choose-files'));
   await expect(page.getByRole('list', { name: 'Chosen items' })).toContainText('Dailies');
-  await page.getByLabel('Package name').fill('Dailies, day 1');
+  await page.getByLabel('Package name').fill(PACKAGE);
   await page.getByLabel('Password').fill('open sesame');
   await photograph('send-ready');
   await page.getByRole('button', { name: 'Send', exact: true }).last().click();
@@ -156,11 +158,11 @@ test('receive the Link into a folder: the files arrive byte-identical', async ()
   await photograph('receive');
   await page.getByRole('button', { name: 'Download' }).click();
   await expect(page.getByRole('heading', { name: 'Transfers' })).toBeVisible();
-  const row = page.getByRole('listitem', { name: 'Download Dailies, day 1' });
+  const row = page.getByRole('listitem', { name: `Download ${PACKAGE}` });
   await expect(row.getByRole('progressbar')).toHaveAttribute('aria-valuenow', '100', { timeout: 60_000 });
   await expect(row).toContainText('Complete');
   for (const [rel, data] of sent) {
-    const got = await fs.readFile(path.join(dst, 'Dailies, day 1', 'Dailies', rel));
+    const got = await fs.readFile(path.join(dst, PACKAGE, 'Dailies', rel));
     expect(sha(got), rel).toBe(sha(data));
   }
 });
