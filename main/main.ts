@@ -33,12 +33,9 @@ function showNotification(n: { title: string; body: string; onClick(): void }): 
   note.show();
 }
 
+/** The agent's other settings come from its config.yml (the Settings screen writes it) and FERRY_AGENT_* variables. */
 function spawnAgent(): AgentChild {
-  const flags = {
-    'config-dir': path.join(app.getPath('userData'), 'agent'),
-    'hosted-url': process.env.FERRY_HOSTED_URL ?? 'http://127.0.0.1:7400',
-    listen: process.env.FERRY_AGENT_LISTEN ?? '127.0.0.1:8080',
-  };
+  const flags = { 'config-dir': path.join(app.getPath('userData'), 'agent') };
   const child = utilityProcess.fork(path.join(here, 'agent.mjs'), [], {
     serviceName: 'Ferry agent',
     env: { ...process.env, UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE ?? '16', FERRY_AGENT_FLAGS: JSON.stringify(flags) },
@@ -164,13 +161,6 @@ else {
     // What main knows of the transfers: a snapshot at each connection, then the events.
     agent.onConnection((state) => {
       if (state !== 'connected') return;
-      // Opened by `ferry start` (npm start) on a service of its own: signed in as its first owner, once.
-      const key = process.env.FERRY_SIGN_IN_API_KEY;
-      if (key) {
-        void agent.invoke('session.current', {}).then((r) => {
-          if (r.ok && r.value === null) void agent.invoke('session.loginWithApiKey', { api_key: key });
-        });
-      }
       void agent.invoke('transfers.snapshot', {}).then((r) => {
         if (!r.ok) return;
         const s = r.value as TransfersSnapshot;
@@ -202,12 +192,17 @@ else {
     if (!app.isPackaged) return;
     // Loaded only here: it reads the packaged app's metadata when it loads.
     const { autoUpdater } = require('electron-updater') as { autoUpdater: UpdaterLike & { setFeedURL(o: object): void; checkForUpdates(): Promise<unknown>; quitAndInstall(): void } };
-    autoUpdater.setFeedURL({ provider: 'generic', url: `${process.env.FERRY_HOSTED_URL ?? 'http://127.0.0.1:7400'}/updates/` });
     followUpdates(autoUpdater, (s) => {
       update = s;
       send(ipcEvent(UPDATE_EVENT), s);
     }, (m) => console.warn(m));
-    const check = () => void autoUpdater.checkForUpdates().catch(() => undefined);
+    // The feed is on the server the agent uses, which the user may change in Settings.
+    const check = () =>
+      void agent.invoke('settings.get', {}).then((r) => {
+        if (!r.ok) return;
+        autoUpdater.setFeedURL({ provider: 'generic', url: `${(r.value as { hosted_url: string }).hosted_url}/updates/` });
+        return autoUpdater.checkForUpdates();
+      }).catch(() => undefined);
     check();
     setInterval(check, 6 * 3600_000).unref();
     ipcMain.handle(ipcRequest(RESTART_TO_UPDATE), (e) => {

@@ -7,7 +7,10 @@ import { parse as parseYaml } from 'yaml';
 
 
 export interface AgentConfig {
+  /** A key of the hosted service: it signs the agent in, and requests to the REST API must send it. */
   apiKey?: string;
+  /** A key only for the REST API (the app's Settings make one): requests send it, and it signs nothing in. Wins over apiKey there. */
+  localApiKey?: string;
   host: string;
   port: number;
   configDir: string;
@@ -19,8 +22,21 @@ export interface AgentConfig {
   retryForMs: number;
   /** Serve the app's window at the agent's address (browser mode). */
   ui: boolean;
+  /** Listen for the REST API at all: the desktop app can turn it off (it talks to the agent over IPC). */
+  localApi: boolean;
+  /** Run a hosted service on this machine and use it ("Try it on this computer"): the host starts it (cli/thisComputer.ts). */
+  thisComputer: boolean;
   logLevel: string;
+  /** Where each setting came from: one set by a flag or the environment cannot be changed from the app. */
+  sources: Record<ConfigKey, SettingSource>;
+  /** The flags this was resolved from, to resolve it again after a change of config.yml. */
+  flags: AgentFlags;
 }
+
+export type SettingSource = 'flag' | 'env' | 'file' | 'default';
+
+/** The key requests to the REST API must send, if any. */
+export const restKey = (c: Pick<AgentConfig, 'apiKey' | 'localApiKey'>): string | undefined => c.localApiKey ?? c.apiKey;
 
 export type AgentFlags = Record<string, string | boolean | undefined>;
 
@@ -34,20 +50,40 @@ export function defaultConfigDir(env: NodeJS.ProcessEnv = process.env, platform 
   return path.join(env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config'), 'ferry', 'agent');
 }
 
-const KEYS = ['api-key', 'listen', 'auto-finalize', 'chunk-size', 'hosted-url', 'concurrency', 'retry-for', 'ui', 'log-level'] as const;
+const KEYS = ['api-key', 'listen', 'auto-finalize', 'chunk-size', 'hosted-url', 'concurrency', 'retry-for', 'ui', 'local-api', 'local-api-key', 'this-computer', 'log-level'] as const;
+export type ConfigKey = (typeof KEYS)[number];
 
-function readConfigFile(configDir: string): Record<string, string> {
-  const file = path.join(configDir, 'config.yml');
+export type ConfigFile = Partial<Record<ConfigKey, string>>;
+
+const configFile = (configDir: string) => path.join(configDir, 'config.yml');
+
+export function readConfigFile(configDir: string): ConfigFile {
+  const file = configFile(configDir);
   if (!fs.existsSync(file)) return {};
   const doc = parseYaml(fs.readFileSync(file, 'utf8')) as Record<string, unknown> | null;
   if (doc !== null && (typeof doc !== 'object' || Array.isArray(doc))) throw new Error(`${file} must be a mapping of settings`);
-  const out: Record<string, string> = {};
+  const out: ConfigFile = {};
   for (const [k, v] of Object.entries(doc ?? {})) {
     const key = k.replace(/_/g, '-');
     if (!(KEYS as readonly string[]).includes(key)) throw new Error(`${file}: unknown setting "${k}"`);
-    out[key] = String(v);
+    if (v !== null) out[key as ConfigKey] = String(v);
   }
   return out;
+}
+
+/**
+ * Writes config.yml (snake_case keys, as a person writes it) through a temporary file and a
+ * rename, so a crash leaves the old file or the new one; readable by the user only, since
+ * it may hold the API key.
+ */
+export function writeConfigFile(configDir: string, values: ConfigFile): void {
+  const lines = Object.entries(values)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k.replace(/-/g, '_')}: ${JSON.stringify(/^(true|false|\d+)$/.test(v!) ? JSON.parse(v!) : v)}`);
+  fs.mkdirSync(configDir, { recursive: true });
+  const tmp = `${configFile(configDir)}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, `# The agent's settings (ferry agent --help); the app's Settings screen writes this file.\n${lines.join('\n')}\n`, { mode: 0o600 });
+  fs.renameSync(tmp, configFile(configDir));
 }
 
 /** 127.0.0.0/8, ::1 and localhost: addresses only this machine reaches. */
@@ -77,32 +113,47 @@ function bool(v: string, what: string): boolean {
   throw new Error(`${what} must be true or false, got "${v}"`);
 }
 
-export function resolveAgentConfig(flags: AgentFlags, env: NodeJS.ProcessEnv = process.env): AgentConfig {
+/** The settings from the flags, else the environment, else config.yml (or `file` in its place), else the defaults. */
+export function resolveAgentConfig(flags: AgentFlags, env: NodeJS.ProcessEnv = process.env, file?: ConfigFile): AgentConfig {
   const flag = (k: string) => (typeof flags[k] === 'boolean' ? String(flags[k]) : (flags[k] as string | undefined));
   const envOf = (k: string) => env[`FERRY_AGENT_${k.replace(/-/g, '_').toUpperCase()}`] || undefined;
   const configDir = path.resolve(flag('config-dir') ?? envOf('config-dir') ?? defaultConfigDir(env));
-  const file = readConfigFile(configDir);
-  const get = (k: (typeof KEYS)[number]) => flag(k) ?? envOf(k) ?? file[k];
+  const inFile = file ?? readConfigFile(configDir);
+  const get = (k: ConfigKey) => flag(k) ?? envOf(k) ?? inFile[k];
+  const sources = Object.fromEntries(
+    KEYS.map((k): [ConfigKey, SettingSource] => [k, flag(k) !== undefined ? 'flag' : envOf(k) !== undefined ? 'env' : inFile[k] !== undefined ? 'file' : 'default']),
+  ) as Record<ConfigKey, SettingSource>;
 
   const listen = get('listen') ?? '127.0.0.1:8080';
   const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(listen);
   if (!m) throw new Error(`--listen must be HOST:PORT, got "${listen}"`);
   const host = m[1]!.replace(/^\[|\]$/g, '');
   const apiKey = get('api-key');
+  const localApiKey = get('local-api-key');
   // The Host and Origin checks stop web pages, not programs: any program that reaches
   // the port could send this machine's files anywhere, so only loopback goes without a key.
-  if (!apiKey && !isLoopback(host)) throw new Error(`--listen ${listen} is reachable from other machines: it needs --api-key`);
+  if (!apiKey && !localApiKey && !isLoopback(host)) throw new Error(`--listen ${listen} is reachable from other machines: it needs --api-key`);
+  const hostedUrl = (get('hosted-url') ?? 'http://127.0.0.1:7400').replace(/\/+$/, '');
+  if (!URL.canParse(hostedUrl) || !/^https?:$/.test(new URL(hostedUrl).protocol)) throw new Error(`--hosted-url must be an http(s) URL, got "${hostedUrl}"`);
+  const localApi = get('local-api') === undefined ? true : bool(get('local-api')!, '--local-api');
+  const ui = get('ui') === undefined ? false : bool(get('ui')!, '--ui');
+  if (ui && !localApi) throw new Error('--ui serves the app at the local API\'s address: it needs --local-api true');
   return {
     apiKey,
+    localApiKey,
     host,
     port: int(m[2]!, '--listen port', 0, 65535),
     configDir,
     autoFinalize: get('auto-finalize') === undefined ? true : bool(get('auto-finalize')!, '--auto-finalize'),
     chunkSize: get('chunk-size') === undefined ? DEFAULT_CHUNK_SIZE : int(get('chunk-size')!, '--chunk-size', 5 * 1024 * 1024, 5 * 1024 ** 3),
-    hostedUrl: (get('hosted-url') ?? 'http://127.0.0.1:7400').replace(/\/+$/, ''),
+    hostedUrl,
     concurrency: get('concurrency') === undefined ? 8 : int(get('concurrency')!, '--concurrency', 1, 64),
     retryForMs: get('retry-for') === undefined ? DEFAULT_RETRY_FOR_MS : duration(get('retry-for')!, '--retry-for'),
-    ui: get('ui') === undefined ? false : bool(get('ui')!, '--ui'),
+    ui,
+    localApi,
+    thisComputer: get('this-computer') === undefined ? false : bool(get('this-computer')!, '--this-computer'),
     logLevel: get('log-level') ?? 'info',
+    sources,
+    flags,
   };
 }

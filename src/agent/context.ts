@@ -18,4 +18,6 @@ export interface AgentContext {
   /** Hears of the machine waking from sleep. */
   sleep: SleepWatch;
   log: Logger;
+  /** The API key of the owner of the service on this computer, when the agent uses that service ("Try it on this computer"). */
+  ownerKey?: string;
 }

@@ -11,31 +11,40 @@ import { Scheduler } from './engine/scheduler.js';
 import { Outages } from './engine/outages.js';
 import { SleepWatch } from './engine/sleepWatch.js';
 import { engineTuning } from './engine/retry.js';
-import { createServices, type AgentServices } from './services/index.js';
+import { createServices, type AgentServices, type StopReason } from './services/index.js';
 import { buildAgentApp } from './server/app.js';
 
 export interface RunningAgent {
-  url: string;
+  /** The REST API's base address; undefined when the local API is off (the desktop app talks over IPC). */
+  url: string | undefined;
   ctx: AgentContext;
   services: AgentServices;
-  /** Resolves when POST /shutdown (or close) has stopped the agent. */
-  stopped: Promise<void>;
+  /**
+   * Resolves once the agent has stopped: 'shutdown' after POST /shutdown or close(),
+   * 'restart' after a change of settings that needs a new start (its host starts it again).
+   */
+  stopped: Promise<StopReason>;
   close(): Promise<void>;
 }
 
-export async function startAgent(config: AgentConfig, log: Logger = pino({ level: config.logLevel })): Promise<RunningAgent> {
+export type { StopReason };
+
+/** What the agent's host adds: the owner's key of the service it runs on this computer, if it runs one. */
+export interface AgentHostInfo { ownerKey?: string }
+
+export async function startAgent(config: AgentConfig, log: Logger = pino({ level: config.logLevel }), hostInfo: AgentHostInfo = {}): Promise<RunningAgent> {
   fs.mkdirSync(config.configDir, { recursive: true });
   const db = openAgentDb(path.join(config.configDir, 'agent.db'));
   const scheduler = new Scheduler(config.concurrency, (t, err) => log.warn({ err, transfer: t.id }, 'part task failed'));
   const tuning = engineTuning(process.env, config.retryForMs);
   const outages = new Outages(tuning.retry, log, tuning.timeoutMs);
   const sleep = new SleepWatch();
-  const ctx: AgentContext = { config, db, events: new EventBus(), scheduler, outages, sleep, log };
+  const ctx: AgentContext = { config, db, events: new EventBus(), scheduler, outages, sleep, log, ownerKey: hostInfo.ownerKey };
 
   let closing: Promise<void> | undefined;
-  let markStopped!: () => void;
-  const stopped = new Promise<void>((r) => (markStopped = r));
-  const close = () =>
+  let markStopped!: (why: StopReason) => void;
+  const stopped = new Promise<StopReason>((r) => (markStopped = r));
+  const close = (why: StopReason = 'shutdown') =>
     (closing ??= (async () => {
       await app.close();
       sleep.stop();
@@ -45,15 +54,15 @@ export async function startAgent(config: AgentConfig, log: Logger = pino({ level
       await services.downloads.close();
       await services.session.close();
       await db.shut();
-      markStopped();
+      markStopped(why);
     })());
 
-  const services = createServices(ctx, () => void close());
+  const services = createServices(ctx, (why) => void close(why));
   const app = await buildAgentApp(ctx, services);
   try {
     // Retried in the background while the service cannot be reached; close() stops that.
     if (config.apiKey) await services.session.startWithApiKey(config.apiKey);
-    await app.listen({ host: config.host, port: config.port });
+    if (config.localApi) await app.listen({ host: config.host, port: config.port });
   } catch (err) {
     await close();
     throw err;
@@ -64,5 +73,6 @@ export async function startAgent(config: AgentConfig, log: Logger = pino({ level
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  return { url: `http://${host}:${port}/api/v1`, ctx, services, stopped, close };
+  const url = config.localApi ? `http://${host}:${port}/api/v1` : undefined;
+  return { url, ctx, services, stopped, close: () => close() };
 }

@@ -4,7 +4,7 @@ import pino from 'pino';
 import type { Command } from './command.js';
 import { parseFlags, untilSignal } from './command.js';
 import { resolveAgentConfig, type AgentConfig } from '../agent/config.js';
-import { startAgent } from '../agent/index.js';
+import { runAgent } from './runAgent.js';
 
 const HELP = `usage: ferry agent [options]
 
@@ -24,10 +24,16 @@ const HELP = `usage: ferry agent [options]
                             any success before it stops in error, e.g. 90s, 30m, 24h, 7d
                             (default 24h; it still resumes by itself once the service is back)
   --ui                      serve the app's window at the agent's address, for a browser
+  --local-api true|false    listen for the REST API at all (default true)
+  --local-api-key KEY       a key the REST API requires as X-API-Key, which signs nothing in
+  --this-computer true|false
+                            run the hosted service on this computer beside the agent and
+                            sign in as its owner (its data in ferry serve's default data dir)
   --log-level LEVEL         trace, debug, info, warn, error, fatal or silent (default info)
 
 Settings come from these flags, else FERRY_AGENT_<OPTION> in the environment
-(e.g. FERRY_AGENT_LISTEN), else DIR/config.yml (e.g. "chunk_size: 52428800").`;
+(e.g. FERRY_AGENT_LISTEN), else DIR/config.yml (e.g. "chunk_size: 52428800"), which
+the app's Settings screen and PATCH /settings write.`;
 
 export const agentOptions = {
   listen: { type: 'string' },
@@ -39,6 +45,9 @@ export const agentOptions = {
   concurrency: { type: 'string' },
   'retry-for': { type: 'string' },
   ui: { type: 'boolean' },
+  'local-api': { type: 'string' },
+  'local-api-key': { type: 'string' },
+  'this-computer': { type: 'string' },
   'log-level': { type: 'string' },
 } as const;
 
@@ -48,11 +57,6 @@ function configOf(args: string[]): AgentConfig {
   const { values } = parseFlags(args, agentOptions, HELP);
   const config = resolveAgentConfig(values);
   if (!LEVELS.includes(config.logLevel)) throw new Error(`--log-level must be one of ${LEVELS.join(', ')}, got "${config.logLevel}"`);
-  try {
-    new URL(config.hostedUrl);
-  } catch {
-    throw new Error(`--hosted-url must be a URL, got "${config.hostedUrl}"`);
-  }
   return config;
 }
 
@@ -66,13 +70,14 @@ export const agent: Command = {
       return 2;
     }
     const log = pino({ level: config.logLevel });
-    const running = await startAgent(config, log);
     const signalled = untilSignal(); // before the ready line, so a signal right after it is handled
-    log.info({ url: running.url, configDir: config.configDir, hostedUrl: config.hostedUrl }, 'ferry agent ready');
-    const reason = await Promise.race([signalled, running.stopped.then(() => 'POST /shutdown')]);
-    log.info({ reason }, 'shutting down');
-    await running.close();
-    log.info('stopped');
+    const reason = await runAgent({
+      flags: config.flags,
+      log,
+      until: signalled,
+      started: ({ agent }) => log.info({ url: agent.url ?? 'off', configDir: config.configDir, hostedUrl: agent.ctx.config.hostedUrl }, 'ferry agent ready'),
+    });
+    log.info({ reason }, 'stopped');
     return 0;
   },
 };

@@ -34,10 +34,13 @@ export function desktopRuntime(env: NodeJS.ProcessEnv = process.env): Desktop {
   return { ok: true, electron, main };
 }
 
-/** Opens the desktop app on the given service; it signs in with `apiKey` when it has no session yet. */
-export function openDesktop(d: Extract<Desktop, { ok: true }>, hostedUrl: string, apiKey: string | undefined): ChildProcess {
+/**
+ * Opens the desktop app in "Try it on this computer" mode: its agent runs the service
+ * with `ferry serve`'s flags (FERRY_SERVE_FLAGS) and signs in as its owner.
+ */
+export function openDesktop(d: Extract<Desktop, { ok: true }>, serveFlags: Record<string, string | boolean | undefined>): ChildProcess {
   return spawn(d.electron, [d.main], {
     stdio: 'inherit',
-    env: { ...process.env, FERRY_HOSTED_URL: hostedUrl, ...(apiKey ? { FERRY_SIGN_IN_API_KEY: apiKey } : {}) },
+    env: { ...process.env, FERRY_AGENT_THIS_COMPUTER: 'true', FERRY_SERVE_FLAGS: JSON.stringify(serveFlags) },
   });
 }

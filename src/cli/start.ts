@@ -1,22 +1,17 @@
 // `ferry start`: the one command to try Ferry on one machine. It runs the hosted
 // service with its embedded S3 store in the user's data dir and, on the first
 // run, creates an owner, a Team and an API key, then says how to use them.
-import fs from 'node:fs/promises';
+import fs from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
 import type { Command } from './command.js';
 import { parseFlags, untilSignal } from './command.js';
 import { serveOptions } from './serve.js';
 import { resolveHostedConfig } from '../hosted/config.js';
-import type { Db } from '../hosted/db/open.js';
-import { startHostedService } from '../hosted/server.js';
-import { addMember, createTeam, createUser } from '../hosted/services/accounts.js';
-import { issueApiKey } from '../hosted/services/apiKeys.js';
-import { newSecret } from '../hosted/ids.js';
-import { resolveAgentConfig } from '../agent/config.js';
-import { startAgent, type RunningAgent } from '../agent/index.js';
 import { rendererDir } from '../agent/server/staticUi.js';
 import { desktopRuntime, openDesktop, type Desktop } from './desktop.js';
+import { FIRST_OWNER, type FirstOwner } from './thisComputer.js';
+import { runAgent } from './runAgent.js';
 
 const HELP = `usage: ferry start [options]
 
@@ -30,23 +25,6 @@ Takes the options of "ferry serve" (see "ferry serve --help"), e.g.
   --log-level LEVEL   default warn here, so the terminal stays readable
   --agent-listen HOST:PORT   where the local agent listens (default 127.0.0.1:8080)
   --browser       the app in the browser even where the desktop app could open`;
-
-const FIRST_OWNER = 'admin@ferry.local';
-
-interface FirstOwner { email: string; password: string; apiKey: string; teamId: string; subdomain: string }
-
-/** On an empty database: the owner, their Team and an API key, in one transaction. */
-async function createFirstOwner(db: Db): Promise<FirstOwner | undefined> {
-  return db.transaction().execute(async (trx) => {
-    if (await trx.selectFrom('users').select('id').limit(1).executeTakeFirst()) return undefined;
-    const password = newSecret(15);
-    const user = await createUser(trx, FIRST_OWNER, password, 'Admin');
-    const team = await createTeam(trx, 'Ferry');
-    await addMember(trx, team.id, user.id, 'owner');
-    const { secret } = await issueApiKey(trx, { teamId: team.id, userId: user.id, name: 'ferry start' });
-    return { email: user.email, password, apiKey: secret, teamId: team.id, subdomain: team.subdomain };
-  });
-}
 
 function banner(o: { url: string; s3Url: string; agentUrl: string; appUrl?: string; dataDir: string; file: string; fileExists: boolean; first?: FirstOwner }): string {
   const ferry = `npm run ferry -- admin`;
@@ -96,77 +74,54 @@ function banner(o: { url: string; s3Url: string; agentUrl: string; appUrl?: stri
   return lines.join('\n');
 }
 
-/** The first owner's credentials, kept once for the user (readable by them only). */
-async function writeFirstOwner(file: string, first: FirstOwner): Promise<void> {
-  const text = [`e-mail   ${first.email}`, `password ${first.password}`, `API key  ${first.apiKey}`, `team     ${first.teamId} (subdomain ${first.subdomain})`, ''];
-  await fs.writeFile(file, text.join('\n'), { mode: 0o600 });
-  await fs.chmod(file, 0o600);
-}
-
-/** The API key kept in first-owner.txt, if it is there. */
-async function apiKeyIn(file: string): Promise<string | undefined> {
-  const text = await fs.readFile(file, 'utf8').catch(() => '');
-  return /^API key +(\S+)$/m.exec(text)?.[1];
-}
-
 export const start: Command = {
   async run(args) {
     const values = parseFlags(args, { ...serveOptions, 'agent-listen': { type: 'string' }, browser: { type: 'boolean' } }, HELP).values as Record<string, string | boolean | undefined>;
     const desktop: Desktop = values.browser ? { ok: false, why: '--browser was given' } : desktopRuntime();
-    const logLevel = values['log-level'] ?? (process.env.FERRY_LOG_LEVEL || 'warn');
-    const config = resolveHostedConfig({ ...values, 'log-level': logLevel });
-    const log = pino({ level: config.logLevel });
-    const running = await startHostedService(config, log);
+    const logLevel = (values['log-level'] as string | undefined) ?? (process.env.FERRY_LOG_LEVEL || 'warn');
+    const { 'agent-listen': agentListen, browser: _browser, ...serve } = values;
+    const serveFlags = { ...serve, 'log-level': logLevel };
+    const { dataDir } = resolveHostedConfig(serveFlags);
+    const log = pino({ level: logLevel });
     // Listen for signals before saying we are ready: a quick Ctrl+C must not kill us mid-way.
     const signalled = untilSignal();
-    const file = path.join(config.dataDir, 'first-owner.txt');
-    let agent: RunningAgent | undefined;
-    const stopAll = async () => {
-      await agent?.close();
-      await running.close();
-    };
-    try {
-      const first = await createFirstOwner(running.ctx.db);
-      if (first) await writeFirstOwner(file, first);
-      if (desktop.ok) {
-        // The desktop app runs the agent itself; it signs in as the first owner the first time.
-        const app = openDesktop(desktop, running.url, first?.apiKey ?? (await apiKeyIn(file)));
-        console.log(`Ferry is open in its desktop window, on the service ${running.url} (data in ${config.dataDir}). Quit the app or press Ctrl+C to stop.`);
-        const appExited = new Promise<'app quit'>((r) => app.once('exit', () => r('app quit')));
-        const why = await Promise.race([signalled, appExited]);
-        log.info({ why }, 'shutting down');
-        if (app.exitCode === null && app.signalCode === null) {
-          app.kill('SIGTERM');
-          await appExited;
-        }
-        await running.close();
-        return 0;
+    if (desktop.ok) {
+      // The desktop app runs the agent, and the service on this computer beside it.
+      const app = openDesktop(desktop, serveFlags);
+      console.log(`Ferry is open in its desktop window, on a service on this computer (data in ${dataDir}). Quit the app or press Ctrl+C to stop.`);
+      const appExited = new Promise<'app quit'>((r) => app.once('exit', () => r('app quit')));
+      const why = await Promise.race([signalled, appExited]);
+      log.info({ why }, 'shutting down');
+      if (app.exitCode === null && app.signalCode === null) {
+        app.kill('SIGTERM');
+        await appExited;
       }
-      console.log(`The desktop app cannot start here: ${desktop.why}. The same app is in your browser, at the address below.`);
-      const agentConfig = resolveAgentConfig(
-        {
-          listen: (values['agent-listen'] as string | undefined) ?? '127.0.0.1:8080',
-          'config-dir': path.join(config.dataDir, 'agent'),
-          'hosted-url': running.url,
-          'log-level': logLevel,
-          // The app's window in the browser, where it is built (npm install builds it).
-          ui: rendererDir() !== undefined,
-        },
-        {},
-      );
-      agent = await startAgent(agentConfig, log.child({ component: 'agent' }));
-      // The session is kept in the agent's database: signing in once is enough.
-      if (first) await agent.services.session.loginWithApiKey(first.apiKey);
-      const fileExists = await fs.access(file).then(() => true, () => false);
-      const appUrl = agentConfig.ui ? agent.url.replace(/\/api\/v1$/, '/') : undefined;
-      console.log(banner({ url: running.url, s3Url: running.s3Url, agentUrl: agent.url, appUrl, dataDir: config.dataDir, file, fileExists, first }));
-    } catch (err) {
-      await stopAll();
-      throw err;
+      return 0;
     }
-    const signal = await Promise.race([signalled, agent.stopped.then(() => 'shutdown' as const)]);
-    log.info({ signal }, 'shutting down');
-    await stopAll();
+    console.log(`The desktop app cannot start here: ${desktop.why}. The same app is in your browser, at the address below.`);
+    const flags = {
+      listen: (agentListen as string | undefined) ?? '127.0.0.1:8080',
+      'config-dir': path.join(dataDir, 'agent'),
+      'this-computer': true,
+      'log-level': logLevel,
+      // The app's window in the browser, where it is built (npm install builds it).
+      ui: rendererDir() !== undefined,
+    };
+    let told = false;
+    const why = await runAgent({
+      flags,
+      serveFlags,
+      log,
+      until: signalled,
+      started({ agent, service }) {
+        if (told || !service) return;
+        told = true;
+        const appUrl = agent.ctx.config.ui && agent.url ? agent.url.replace(/\/api\/v1$/, '/') : undefined;
+        const fileExists = fs.existsSync(service.ownerFile);
+        console.log(banner({ url: service.url, s3Url: service.s3Url, agentUrl: agent.url ?? '', appUrl, dataDir, file: service.ownerFile, fileExists, first: service.first }));
+      },
+    });
+    log.info({ why }, 'shut down');
     return 0;
   },
 };

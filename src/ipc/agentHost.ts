@@ -1,9 +1,8 @@
-// Hosts the agent behind a Port: starts it (the same src/agent as `ferry agent`),
+// Hosts a started agent behind a Port (the same src/agent as `ferry agent`):
 // answers requests with the handler table, and pushes its events, coalesced at
 // the source, to main. Main moves no bytes: it relays these messages.
 import type { Logger } from 'pino';
-import type { AgentConfig } from '../agent/config.js';
-import { startAgent, type RunningAgent } from '../agent/index.js';
+import type { RunningAgent, StopReason } from '../agent/index.js';
 import { createHandlers, dispatch } from './handlers.js';
 import { TransferCoalescer } from './coalesce.js';
 import type { EventOf, TransferEvent } from './contract.js';
@@ -11,19 +10,12 @@ import type { MainMessage, Port } from './port.js';
 
 export interface HostedAgent {
   agent: RunningAgent;
-  /** Resolves once the agent has stopped (a shutdown message, or close()). */
-  stopped: Promise<void>;
+  /** Resolves once the agent has stopped (a shutdown message, close(), or to start again with new settings). */
+  stopped: Promise<StopReason>;
   close(): Promise<void>;
 }
 
-export async function hostAgent(port: Port, config: AgentConfig, log: Logger): Promise<HostedAgent> {
-  let agent: RunningAgent;
-  try {
-    agent = await startAgent(config, log);
-  } catch (err) {
-    port.post({ kind: 'failed', message: (err as Error).message });
-    throw err;
-  }
+export function hostAgent(port: Port, agent: RunningAgent, log: Logger): HostedAgent {
   const handlers = createHandlers(agent.services, agent.ctx);
   const coalescer = new TransferCoalescer((batch) => port.post({ kind: 'event', event: 'transfers.changed', payload: batch }));
   const unsubscribe = agent.ctx.events.subscribe((e) => {
@@ -47,6 +39,6 @@ export async function hostAgent(port: Port, config: AgentConfig, log: Logger): P
     } else if (m?.kind === 'shutdown') void close();
   });
 
-  port.post({ kind: 'ready', url: agent.url });
+  port.post({ kind: 'ready', url: agent.url ?? null });
   return { agent, stopped: agent.stopped, close };
 }

@@ -10,6 +10,7 @@ import { CreateUploadBody, PortalUploadBody, UploadLinkAnswer, UploadLinkBody, U
 import { CreateDownloadBody, CreatedDownload, DownloadList, DownloadRecord, LinkPreview } from '../api/agent/downloads.js';
 import { FolderListing } from '../api/agent/folders.js';
 import { About } from '../api/agent/system.js';
+import { AgentSettings, SettingsAnswer, SettingsChange, ThisComputerAnswer } from '../api/agent/settings.js';
 
 const Empty = Type.Object({});
 const UploadId = Type.Object({ upload_id: Type.String({ minLength: 1, maxLength: 100 }) });
@@ -28,6 +29,8 @@ export const channels = {
   'session.login': channel(LoginBody, SessionAnswer),
   'session.loginWithApiKey': channel(Type.Object({ api_key: Type.String({ minLength: 1, maxLength: 1024 }) }), SessionAnswer),
   'session.logout': channel(Empty, Done),
+  /** "Try it on this computer". */
+  'session.thisComputer': channel(Empty, ThisComputerAnswer),
   'teams.list': channel(Empty, TeamList),
 
   'transfers.snapshot': channel(Empty, TransfersSnapshot),
@@ -50,6 +53,8 @@ export const channels = {
   'downloads.resumeAll': channel(Empty, DownloadList),
 
   'system.about': channel(Empty, About),
+  'settings.get': channel(Empty, AgentSettings),
+  'settings.update': channel(SettingsChange, SettingsAnswer),
   'fs.list': channel(Type.Object({ path: Type.Optional(Type.String({ maxLength: 4096, pattern: '^[^\\u0000]*$' })) }), FolderListing),
 } as const;
 

@@ -14,7 +14,7 @@ import { channels, type Answer, type Channel, type RequestOf, type ResponseOf } 
 export type Handlers = { [C in Channel]: (req: RequestOf<C>) => Promise<ResponseOf<C>> };
 
 export function createHandlers(services: AgentServices, ctx: Pick<AgentContext, 'events'>): Handlers {
-  const { session, uploads, downloads, system, folders } = services;
+  const { session, uploads, downloads, system, folders, settings } = services;
   return {
     'session.current': async () => {
       try {
@@ -30,6 +30,7 @@ export function createHandlers(services: AgentServices, ctx: Pick<AgentContext, 
       session.logout();
       return { done: true as const };
     },
+    'session.thisComputer': () => settings.useThisComputer(),
     'teams.list': () => session.teams(),
 
     'transfers.snapshot': async () => {
@@ -56,6 +57,8 @@ export function createHandlers(services: AgentServices, ctx: Pick<AgentContext, 
     'downloads.resumeAll': async () => downloads.resumeMany(),
 
     'system.about': async () => system.about(),
+    'settings.get': async () => settings.get(),
+    'settings.update': (r) => settings.update(r),
     'fs.list': (r) => folders.list(r.path),
   };
 }

@@ -2,11 +2,11 @@
 // preload exposes (its allowlist) without carrying the schemas into the window.
 // A test checks these lists against contract.ts and the handler table.
 export const CHANNELS = [
-  'session.current', 'session.login', 'session.loginWithApiKey', 'session.logout', 'teams.list',
+  'session.current', 'session.login', 'session.loginWithApiKey', 'session.logout', 'session.thisComputer', 'teams.list',
   'transfers.snapshot',
   'uploads.create', 'uploads.createPortal', 'uploads.pause', 'uploads.resume', 'uploads.remove', 'uploads.pauseAll', 'uploads.resumeAll', 'uploads.link',
   'downloads.preview', 'downloads.create', 'downloads.pause', 'downloads.resume', 'downloads.remove', 'downloads.pauseAll', 'downloads.resumeAll',
-  'system.about', 'fs.list',
+  'system.about', 'settings.get', 'settings.update', 'fs.list',
 ] as const;
 
 export const EVENTS = ['transfers.changed', 'session.changed'] as const;

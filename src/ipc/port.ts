@@ -18,10 +18,14 @@ export type MainMessage =
 
 /** The agent to main. */
 export type HostMessage =
-  | { kind: 'ready'; url: string }
+  /** The agent is up; `url` is its REST API, null when the local API is off. */
+  | { kind: 'ready'; url: string | null }
   | { kind: 'response'; id: number; answer: Answer<unknown> }
   | { [E in EventName]: { kind: 'event'; event: E; payload: EventOf<E> } }[EventName]
   /** The agent could not start: why, in words. */
   | { kind: 'failed'; message: string };
 
 export const isHostMessage = (m: unknown): m is HostMessage => typeof m === 'object' && m !== null && typeof (m as { kind?: unknown }).kind === 'string';
+
+/** The exit code of an agent process that stops to start again with new settings: main starts it at once. */
+export const RESTART_EXIT = 75;

@@ -1,11 +1,12 @@
 // Main's side of the hosted agent: starts its process, relays requests and
 // events over the Port, and starts it again when it dies, after a bounded
-// back-off (1 s doubling to 30 s, from 1 s again once it ran a minute). The
+// back-off (1 s doubling to 30 s, from 1 s again once it ran a minute), or at
+// once when it stopped to take new settings (RESTART_EXIT). The
 // window hears "reconnecting" meanwhile, and transfers go on from SQLite.
 // Written against a small interface, so tests run it on a Node child process
 // and the desktop app on Electron's utilityProcess.
 import type { Answer, EventName, EventOf } from './contract.js';
-import { isHostMessage, type Port } from './port.js';
+import { isHostMessage, RESTART_EXIT, type Port } from './port.js';
 
 export type Connection = 'connecting' | 'connected' | 'reconnecting';
 
@@ -124,7 +125,7 @@ export class AgentSupervisor {
     child.port.onMessage((m) => {
       if (this.child !== child || !isHostMessage(m)) return;
       if (m.kind === 'ready') {
-        this.url = m.url;
+        this.url = m.url ?? undefined;
         this.setConnection('connected');
       } else if (m.kind === 'response') {
         this.pending.get(m.id)?.(m.answer);
@@ -142,10 +143,16 @@ export class AgentSupervisor {
         this.pending.delete(id);
       }
       if (this.stopping) return;
+      this.setConnection('reconnecting');
+      if (code === RESTART_EXIT) {
+        // It stopped to take new settings: no crash, no back-off.
+        this.o.onLog?.('the agent starts again with its new settings');
+        this.launch();
+        return;
+      }
       if (Date.now() - this.startedAt >= (this.o.healthyMs ?? 60_000)) this.restarts = 0;
       const delay = Math.min(this.o.maxDelayMs ?? 30_000, (this.o.firstDelayMs ?? 1000) * 2 ** this.restarts++);
       this.o.onLog?.(`the agent stopped (${code ?? 'killed'}); starting it again in ${delay} ms`);
-      this.setConnection('reconnecting');
       this.timer = setTimeout(() => this.launch(), delay);
     });
   }

@@ -30,7 +30,7 @@ export async function startTestAgent(svc: { url: string }, flags: AgentFlags = {
     throw err;
   }
   return {
-    url: agent.url,
+    url: agent.url!,
     agent,
     configDir,
     async close() {

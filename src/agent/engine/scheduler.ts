@@ -35,9 +35,15 @@ export class Scheduler {
   private lastLane: Lane = 'download';
 
   constructor(
-    private readonly limit: number,
+    private limit: number,
     private readonly onTaskError: (transfer: Transfer, err: unknown) => void = () => {},
   ) {}
+
+  /** Parts in flight at most from now on: more start at once, or fewer as those in flight end. */
+  setLimit(limit: number): void {
+    this.limit = limit;
+    this.wake();
+  }
 
   add(t: Transfer): void {
     const lane = this.lanes[t.lane];

@@ -10,6 +10,7 @@ import { AgentError } from '../errors.js';
 import type { AgentContext } from '../context.js';
 import type { AgentServices } from '../services/index.js';
 import { securityHook } from './security.js';
+import { restKey } from '../config.js';
 import { agentRoutes } from './routes/index.js';
 import { uiTransport } from './ui.js';
 import { rendererDir, serveUi } from './staticUi.js';
@@ -42,7 +43,7 @@ export async function buildAgentApp(ctx: AgentContext, services: AgentServices):
 
   acceptJsonBodies(app, () => new AgentError(400, AgentErrorCode.badRequest, 'request body is not valid JSON'));
 
-  app.addHook('onRequest', securityHook(ctx.config.host, ctx.config.apiKey));
+  app.addHook('onRequest', securityHook(ctx.config.host, restKey(ctx.config)));
   // What a request changed is on disk before it is answered (one WAL flush for many requests).
   app.addHook('onSend', async (req, _reply, payload) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') await ctx.db.synced();

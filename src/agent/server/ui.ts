@@ -17,6 +17,7 @@ import type { AgentContext } from '../context.js';
 import type { AgentServices } from '../services/index.js';
 import type { AgentApp } from './app.js';
 import { sameSecret, UI_COOKIE, uiCookieValue } from './security.js';
+import { restKey } from '../config.js';
 
 export const UI_HEADER = 'x-ferry-ui';
 /** A window this far behind is dropped rather than buffered without end; it reconnects and takes a snapshot. */
@@ -31,7 +32,7 @@ export async function uiTransport(app: AgentApp, services: AgentServices, ctx: A
     if (req.headers[UI_HEADER] !== '1') {
       return reply.code(403).send({ code: AgentErrorCode.forbidden, message: `${UI_HEADER}: 1 is required` });
     }
-    const key = ctx.config.apiKey;
+    const key = restKey(ctx.config);
     if (key && !sameSecret(req.body.api_key, key)) return { ok: false, error: { code: AgentErrorCode.apiKey, message: 'That is not the API key of this agent.' } };
     if (key) reply.header('set-cookie', `${UI_COOKIE}=${uiCookieValue(key)}; Path=/; HttpOnly; SameSite=Strict`);
     return { ok: true, value: { done: true } };

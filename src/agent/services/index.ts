@@ -7,6 +7,7 @@ import { createUploadsService, type UploadsService } from './uploads.js';
 import { createDownloadsService, type DownloadsService } from './downloads.js';
 import { createEventsService, type EventsService } from './events.js';
 import { createFoldersService, type FoldersService } from './folders.js';
+import { createSettingsService, type SettingsService } from './settings.js';
 
 export interface AgentServices {
   system: SystemService;
@@ -15,9 +16,13 @@ export interface AgentServices {
   downloads: DownloadsService;
   events: EventsService;
   folders: FoldersService;
+  settings: SettingsService;
 }
 
-export function createServices(ctx: AgentContext, shutdown: () => void): AgentServices {
+/** Why the agent stops: for good, or to start again with its new settings. */
+export type StopReason = 'shutdown' | 'restart';
+
+export function createServices(ctx: AgentContext, stop: (why: StopReason) => void): AgentServices {
   const session = createSessionService(ctx);
   const uploads = createUploadsService(ctx, session);
   const downloads = createDownloadsService(ctx);
@@ -44,11 +49,12 @@ export function createServices(ctx: AgentContext, shutdown: () => void): AgentSe
     session.serviceBack();
   });
   return {
-    system: createSystemService(ctx, shutdown),
+    system: createSystemService(ctx, () => stop('shutdown')),
     session,
     uploads,
     downloads,
     events: createEventsService(ctx),
     folders: createFoldersService(),
+    settings: createSettingsService(ctx, session, () => stop('restart')),
   };
 }

@@ -254,6 +254,10 @@ export function createSessionService(ctx: AgentContext) {
     async teams(): Promise<Team[]> {
       return (await this.current()).teams;
     },
+    /** Whether there is a session (without asking the service). */
+    signedIn(): boolean {
+      return loadSession(ctx.db) !== undefined;
+    },
     logout(): void {
       clearTimeout(renewTimer);
       clearSession(ctx.db);

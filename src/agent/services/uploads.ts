@@ -61,7 +61,9 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
     tuning,
     outages: ctx.outages,
     log: ctx.log,
-    concurrency: ctx.config.concurrency,
+    get concurrency() {
+      return ctx.config.concurrency;
+    },
     changed,
     ended(run, outcome) {
       if (runs.get(run.id) === run) runs.delete(run.id);

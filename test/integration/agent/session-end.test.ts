@@ -185,7 +185,7 @@ describe('--api-key at start', () => {
     const config = resolveAgentConfig({ listen: '127.0.0.1:0', 'hosted-url': svc.url, 'config-dir': configDir, 'api-key': 'not-a-key-of-the-service' }, {});
     const agent = await startAgent(config, pino({ level: 'info' }, sink));
     try {
-      const r = await call(agent.url, 'GET', '/login', { headers: { 'x-api-key': 'not-a-key-of-the-service' } });
+      const r = await call(agent.url!, 'GET', '/login', { headers: { 'x-api-key': 'not-a-key-of-the-service' } });
       expect(r.body).toEqual(SESSION_NIL);
       await sleep(2_500); // a retry would have come after 1 s
       const msgs = lines.map((l) => (JSON.parse(l) as { msg: string }).msg);

@@ -45,7 +45,7 @@ const seen = (what: string) => stub.filter((s) => s.stub === what).map((s) => s.
 test('main opens the window, runs the agent beside it, relays to it, and stops it on quit', async () => {
   main = fork(path.join(repoRoot, 'dist', 'desktop', 'main.cjs'), [], {
     execArgv: ['--require', path.join(here, 'electron-stub.cjs')],
-    env: { ...process.env, FERRY_HOSTED_URL: svc.url, FERRY_AGENT_LISTEN: '127.0.0.1:0', FERRY_STUB_USERDATA: tmp },
+    env: { ...process.env, FERRY_AGENT_HOSTED_URL: svc.url, FERRY_AGENT_LISTEN: '127.0.0.1:0', FERRY_STUB_USERDATA: tmp },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   main.on('message', (m: any) => (m?.stub ? stub.push(m) : m?.id !== undefined && answers.set(m.id, m.answer)));

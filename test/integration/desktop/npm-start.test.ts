@@ -1,14 +1,16 @@
 // `ferry start` (npm start) where the desktop app can open: a display, and an
 // Electron runtime, here a stand-in (ELECTRON_OVERRIDE_DIST_PATH points the
 // electron package at a script that runs the built main process under Node with
-// electron-stub.cjs). It runs the service, opens the app on it, the app's agent
-// signs in as the first owner, and quitting the app stops everything.
+// electron-stub.cjs). It opens the app in "Try it on this computer" mode: the
+// app's agent process runs the service and signs in as its first owner, and
+// quitting the app stops everything.
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { startFerry, type Running } from '../../helpers/cli.js';
+import { freePort } from '../../helpers/ports.js';
 
 vi.setConfig({ testTimeout: 90_000, hookTimeout: 30_000 });
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -33,21 +35,23 @@ const logged = async (log: string) => (await fs.readFile(log, 'utf8').catch(() =
 
 test('with a display and an Electron runtime, start opens the desktop app on its own service, signed in as the first owner; quitting it stops start', async () => {
   const log = path.join(tmp, 'stub.log');
+  const agentPort = await freePort();
   start = startFerry(['start', '--listen', '127.0.0.1:0', '--s3-listen', '127.0.0.1:0', '--data-dir', path.join(tmp, 'data')], {
     DISPLAY: ':99',
     FERRY_NO_DESKTOP: undefined,
     ELECTRON_OVERRIDE_DIST_PATH: path.join(tmp, 'electron-dist'),
     FERRY_STUB_LOG: log,
     FERRY_STUB_USERDATA: path.join(tmp, 'app-data'),
-    FERRY_AGENT_LISTEN: '127.0.0.1:0',
+    FERRY_AGENT_LISTEN: `127.0.0.1:${agentPort}`,
   });
   const line = await start.waitFor((l) => l.startsWith('Ferry is open in its desktop window'), 'the desktop line', 60_000);
-  expect(line).toMatch(/^Ferry is open in its desktop window, on the service http:\/\/127\.0\.0\.1:\d+ \(data in .+\)\. Quit the app or press Ctrl\+C to stop\.$/);
-  // The app's window loads, its agent connects and signs in with the first owner's API key.
+  expect(line).toBe(`Ferry is open in its desktop window, on a service on this computer (data in ${path.join(tmp, 'data')}). Quit the app or press Ctrl+C to stop.`);
+  // The app's window loads; its agent runs the service and signs in with the first owner's API key.
   await vi.waitFor(async () => {
-    const sent = (await logged(log)).filter((e) => e.stub === 'send');
-    expect(sent.some((e) => e.detail.channel === 'ferry:event:session.changed' && e.detail.payload.user?.email === 'admin@ferry.local')).toBe(true);
-  }, { timeout: 60_000, interval: 200 });
+    const r = await fetch(`http://127.0.0.1:${agentPort}/api/v1/login`);
+    expect(((await r.json()) as { user?: { email: string } }).user?.email).toBe('admin@ferry.local');
+  }, { timeout: 60_000, interval: 300 });
+  await expect(fs.readFile(path.join(tmp, 'data', 'first-owner.txt'), 'utf8')).resolves.toMatch(/^API key +\S+$/m);
   expect((await logged(log)).find((e) => e.stub === 'loadURL')?.detail).toBe('app://ferry/index.html');
 
   // Ctrl+C stops the app and the service.

@@ -20,10 +20,12 @@ const yml = (text: string) => fs.writeFileSync(path.join(dir, 'config.yml'), tex
 
 test('defaults: 127.0.0.1:8080, auto-finalize on, 100 MiB chunks, 8 parts in flight, 24 h of retries, no API key', () => {
   const c = resolveAgentConfig({ 'config-dir': dir }, {});
-  expect(c).toEqual({
-    apiKey: undefined, host: '127.0.0.1', port: 8080, configDir: dir, autoFinalize: true,
-    chunkSize: DEFAULT_CHUNK_SIZE, hostedUrl: 'http://127.0.0.1:7400', concurrency: 8, retryForMs: 24 * 3600_000, ui: false, logLevel: 'info',
+  expect(c).toMatchObject({
+    apiKey: undefined, localApiKey: undefined, host: '127.0.0.1', port: 8080, configDir: dir, autoFinalize: true,
+    chunkSize: DEFAULT_CHUNK_SIZE, hostedUrl: 'http://127.0.0.1:7400', concurrency: 8, retryForMs: 24 * 3600_000, ui: false,
+    localApi: true, thisComputer: false, logLevel: 'info',
   });
+  expect(Object.values(c.sources).every((s) => s === 'default')).toBe(true);
   expect(DEFAULT_CHUNK_SIZE).toBe(100 * MiB);
 });
 
@@ -100,7 +102,7 @@ describe('listen', () => {
     const agents: RunningAgent[] = [];
     try {
       for (const sub of ['one', 'two']) agents.push(await startAgent(resolveAgentConfig({ 'config-dir': path.join(dir, sub), listen }, {}), pino({ level: 'silent' })));
-      const [one, two] = agents.map((a) => Number(new URL(a.url).port));
+      const [one, two] = agents.map((a) => Number(new URL(a.url!).port));
       expect(one).toBeGreaterThan(0);
       expect(two).not.toBe(one);
       for (const a of agents) expect((await fetch(`${a.url}/about`)).status).toBe(200);

@@ -1,14 +1,14 @@
 // The supervisor's rules with a stand-in for the agent's process (its port is a
 // pair of listeners): the back-off doubles to its cap and starts over after a
 // healthy run; a request the agent never answered is answered when it dies; a
-// request while it restarts waits for it.
+// request while it restarts waits for it; an exit to take new settings restarts at once.
 import { afterEach, expect, test, vi } from 'vitest';
 import { AgentSupervisor, type AgentChild } from '../../../src/ipc/supervisor.js';
-import type { MainMessage } from '../../../src/ipc/port.js';
+import { RESTART_EXIT, type MainMessage } from '../../../src/ipc/port.js';
 
 afterEach(() => vi.useRealTimers());
 
-interface Fake extends AgentChild { toMain(m: unknown): void; fromMain: MainMessage[]; die(): void }
+interface Fake extends AgentChild { toMain(m: unknown): void; fromMain: MainMessage[]; die(): void; exit(code: number): void }
 
 function fakeChild(): Fake {
   const listeners = new Set<(m: unknown) => void>();
@@ -21,6 +21,7 @@ function fakeChild(): Fake {
     kill() { this.die(); },
     toMain: (m) => listeners.forEach((l) => l(m)),
     die: () => exits.splice(0).forEach((l) => l(null)),
+    exit: (code) => exits.splice(0).forEach((l) => l(code)),
   };
 }
 
@@ -60,4 +61,25 @@ test('a request the agent never answered is answered when it dies; one made whil
   expect(req).toMatchObject({ kind: 'request', channel: 'teams.list' });
   kids[1]!.toMain({ kind: 'response', id: req.id, answer: { ok: true, value: [] } });
   expect(await later).toEqual({ ok: true, value: [] });
+});
+
+test('an agent that exits to take new settings is started again at once, without counting as a crash', () => {
+  vi.useFakeTimers();
+  const kids: Fake[] = [];
+  const logs: string[] = [];
+  const states: string[] = [];
+  const sup = new AgentSupervisor({ spawn: () => (kids.push(fakeChild()), kids.at(-1)!), onLog: (m) => logs.push(m) });
+  sup.onConnection((c) => states.push(c));
+  sup.start();
+  kids[0]!.toMain({ kind: 'ready', url: null });
+  expect(sup.restUrl).toBeUndefined();
+  expect(kids).toHaveLength(1);
+  kids[0]!.exit(RESTART_EXIT);
+  expect(kids).toHaveLength(2); // no timer: at once
+  kids[1]!.toMain({ kind: 'ready', url: 'http://127.0.0.1:2/api/v1' });
+  expect(states).toEqual(['connecting', 'connected', 'reconnecting', 'connected']);
+  expect(logs).toEqual(['the agent starts again with its new settings']);
+  // A crash after that still starts the back-off from 1 s.
+  kids[1]!.die();
+  expect(logs.at(-1)).toMatch(/in 1000 ms/);
 });

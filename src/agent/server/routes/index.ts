@@ -5,5 +5,6 @@ import session from './session.js';
 import uploads from './uploads.js';
 import downloads from './downloads.js';
 import events from './events.js';
+import settings from './settings.js';
 
-export const agentRoutes: AgentRouteModule[] = [system, session, uploads, downloads, events];
+export const agentRoutes: AgentRouteModule[] = [system, session, uploads, downloads, events, settings];

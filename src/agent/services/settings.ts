@@ -1,0 +1,140 @@
+// The agent's settings as the app edits them (GET/PATCH /settings, the Settings
+// screen). They live in config.yml, below flags and the environment: a setting
+// given by either is shown locked with why. Transfer settings apply at once;
+// those of the connections (the server, the REST API) need the agent to start
+// again, which it does right after answering. A new server ends the session.
+import net from 'node:net';
+import type { AgentContext } from '../context.js';
+import { readConfigFile, resolveAgentConfig, writeConfigFile, type AgentConfig, type ConfigFile, type ConfigKey } from '../config.js';
+import type { AgentSettings, SettingsAnswer, SettingsChange, ThisComputerAnswer } from '../../api/agent/settings.js';
+import { conflict, invalid } from '../errors.js';
+import type { SessionService } from './session.js';
+
+/** Each setting of the wire and its key in config.yml and the flags. */
+const KEYS = {
+  hosted_url: 'hosted-url',
+  this_computer: 'this-computer',
+  concurrency: 'concurrency',
+  chunk_size: 'chunk-size',
+  auto_finalize: 'auto-finalize',
+  local_api: 'local-api',
+  listen: 'listen',
+  local_api_key: 'local-api-key',
+} as const satisfies Record<keyof SettingsChange, ConfigKey>;
+
+type Name = keyof typeof KEYS;
+const NEED_RESTART: readonly Name[] = ['hosted_url', 'this_computer', 'local_api', 'listen', 'local_api_key'];
+
+/** Answers once the address can be listened on (then freed), or why not. */
+function canListen(host: string, port: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'EADDRINUSE' ? `${host}:${port} is in use` : `cannot listen on ${host}:${port}: ${err.message}`));
+    s.listen({ host, port, exclusive: true }, () => s.close(() => resolve(undefined)));
+  });
+}
+
+export function createSettingsService(ctx: AgentContext, session: SessionService, restart: () => void) {
+  const config = ctx.config;
+
+  /** Why a setting cannot be changed from here, if it cannot. */
+  function lockOf(name: Name): string | undefined {
+    const key = KEYS[name];
+    const source = config.sources[key];
+    if (source === 'flag') return `set by --${key} where the agent was started`;
+    if (source === 'env') return `set by FERRY_AGENT_${key.replace(/-/g, '_').toUpperCase()}`;
+    if (config.ui && (name === 'listen' || name === 'local_api')) return 'this page is served through the local API';
+    if (name === 'hosted_url' && config.thisComputer) return 'the service on this computer';
+    return undefined;
+  }
+
+  function get(): AgentSettings {
+    const locked: Record<string, string> = {};
+    for (const name of Object.keys(KEYS) as Name[]) {
+      const why = lockOf(name);
+      if (why) locked[name] = why;
+    }
+    return {
+      hosted_url: config.hostedUrl,
+      this_computer: config.thisComputer,
+      concurrency: config.concurrency,
+      chunk_size: config.chunkSize,
+      auto_finalize: config.autoFinalize,
+      local_api: config.localApi,
+      listen: `${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`,
+      local_api_key: config.localApiKey ?? null,
+      locked,
+    };
+  }
+
+  const service = {
+    get,
+
+    /** "Try it on this computer". */
+    async useThisComputer(): Promise<ThisComputerAnswer> {
+      if (!config.thisComputer) return { restarting: (await service.update({ this_computer: true })).restarting, session: null };
+      if (!ctx.ownerKey) throw conflict('the key of the owner of the service on this computer is not in its first-owner.txt: sign in with their e-mail and password');
+      return { restarting: false, session: await session.loginWithApiKey(ctx.ownerKey) };
+    },
+
+    async update(change: SettingsChange): Promise<SettingsAnswer> {
+      // A server given alone is a server elsewhere: this computer's service is left.
+      if (change.hosted_url !== undefined && change.this_computer === undefined && config.thisComputer) change = { ...change, this_computer: false };
+      const names = (Object.keys(change) as Name[]).filter((n) => change[n] !== undefined);
+      if (names.length === 0) throw invalid(`give at least one of the settings: ${Object.keys(KEYS).join(', ')}`);
+      for (const n of names) {
+        const why = n === 'hosted_url' && change.this_computer === false ? lockOf('this_computer') : lockOf(n);
+        if (why) throw conflict(`${n} cannot be changed here: ${why}`);
+      }
+      const file: ConfigFile = readConfigFile(config.configDir);
+      for (const n of names) {
+        const v = change[n];
+        file[KEYS[n]] = v === null ? undefined : String(v);
+      }
+      let next: AgentConfig;
+      try {
+        next = resolveAgentConfig(config.flags, process.env, file);
+      } catch (err) {
+        throw invalid((err as Error).message);
+      }
+      const changed = names.filter((n) => JSON.stringify(valueOf(next, n)) !== JSON.stringify(valueOf(config, n)));
+      const restarting = changed.some((n) => NEED_RESTART.includes(n));
+      if (next.localApi && (changed.includes('listen') || changed.includes('local_api'))) {
+        const busy = await canListen(next.host, next.port);
+        if (busy) throw invalid(busy);
+      }
+      writeConfigFile(config.configDir, file);
+      // What transfers use is read when it is needed: these hold from the next part or upload on.
+      config.concurrency = next.concurrency;
+      config.chunkSize = next.chunkSize;
+      config.autoFinalize = next.autoFinalize;
+      ctx.scheduler.setLimit(next.concurrency);
+      ctx.log.info({ changed }, 'settings changed');
+      // A session belongs to its server.
+      if (changed.includes('hosted_url') || changed.includes('this_computer')) session.logout();
+      const answer = { settings: get(), restarting };
+      if (restarting) {
+        Object.assign(answer.settings, Object.fromEntries(changed.map((n) => [n, valueOf(next, n)])));
+        // After the answer has left: over HTTP and IPC alike it is written within this delay.
+        setTimeout(restart, 200).unref();
+      }
+      return answer;
+    },
+  };
+  return service;
+}
+
+function valueOf(c: AgentConfig, n: Name): unknown {
+  switch (n) {
+    case 'hosted_url': return c.hostedUrl;
+    case 'this_computer': return c.thisComputer;
+    case 'concurrency': return c.concurrency;
+    case 'chunk_size': return c.chunkSize;
+    case 'auto_finalize': return c.autoFinalize;
+    case 'local_api': return c.localApi;
+    case 'listen': return `${c.host.includes(':') ? `[${c.host}]` : c.host}:${c.port}`;
+    case 'local_api_key': return c.localApiKey ?? null;
+  }
+}
+
+export type SettingsService = ReturnType<typeof createSettingsService>;
