@@ -1,6 +1,9 @@
 // Every transfer, newest first: name, direction, a progress bar with its values,
-// speed and time left (or why it waits or failed), and its actions.
-import { useRef, useState } from 'react';
+// speed and time left (or why it waits or failed), and its actions. The list is
+// windowed: only the rows in view (and a few around) are in the page, so
+// thousands of transfers scroll as smoothly as ten.
+import { useRef, useState, type CSSProperties, type Ref } from 'react';
+import { useVirtualizer } from '@tanstack/react-virtual';
 import { useApp } from '../store/context.js';
 import { transferId, type Transfer } from '../store/index.js';
 import { Meter, bytes, speed, timeLeft } from '../format.js';
@@ -34,7 +37,9 @@ function status(t: Transfer, rate: number | undefined): string {
   return `${amount} · ${word}`;
 }
 
-function Row({ t, meter }: { t: Transfer; meter: Meter }) {
+interface Slot { ref: Ref<HTMLLIElement>; index: number; of: number; style: CSSProperties }
+
+function Row({ t, meter, slot }: { t: Transfer; meter: Meter; slot: Slot }) {
   const call = useApp((s) => s.call);
   const transport = useApp((s) => s.transport);
   const [note, setNote] = useState<string>();
@@ -54,7 +59,9 @@ function Row({ t, meter }: { t: Transfer; meter: Meter }) {
     setNote(`Link copied: ${r.value.url}`);
   };
   return (
-    <li className={`row state-${t.state}`} aria-label={`${t.direction === 'upload' ? 'Upload' : 'Download'} ${name}`}>
+    <li className="slot" ref={slot.ref} data-index={slot.index} style={slot.style} aria-setsize={slot.of} aria-posinset={slot.index + 1}
+      aria-label={`${t.direction === 'upload' ? 'Upload' : 'Download'} ${name}`}>
+      <div className={`row state-${t.state}`}>
       <div className="row-head">
         <span className="direction" aria-hidden="true">{t.direction === 'upload' ? '↑' : '↓'}</span>
         <span className="name" title={name}>{name}</span>
@@ -75,6 +82,7 @@ function Row({ t, meter }: { t: Transfer; meter: Meter }) {
       </div>
       {note && <div className="note" role="status">{note}</div>}
       {open && <TransferDetails t={t} meter={meter} />}
+      </div>
     </li>
   );
 }
@@ -87,8 +95,19 @@ export function Transfers() {
   const list = Object.values(transfers)
     .filter((t) => matches(t, filter))
     .sort((a, b) => b.created_at.localeCompare(a.created_at));
+  const listRef = useRef<HTMLUListElement>(null);
+  const keyOf = (t: Transfer) => `${t.direction}:${transferId(t)}`;
+  // The place's own scroll box scrolls the list, below the header.
+  const rows = useVirtualizer({
+    count: list.length,
+    getScrollElement: () => listRef.current?.closest<HTMLElement>('.place-view') ?? null,
+    estimateSize: () => 84,
+    overscan: 6,
+    scrollMargin: listRef.current?.offsetTop ?? 0,
+    getItemKey: (i) => keyOf(list[i]!),
+  });
   const meterOf = (t: Transfer) => {
-    const k = `${t.direction}:${transferId(t)}`;
+    const k = keyOf(t);
     let m = meters.current.get(k);
     if (!m) meters.current.set(k, (m = new Meter()));
     return m;
@@ -114,10 +133,12 @@ export function Transfers() {
           </p>
         </div>
       ) : (
-        <ul className="rows" aria-label="Transfers">
-          {list.map((t) => (
-            <Row key={`${t.direction}:${transferId(t)}`} t={t} meter={meterOf(t)} />
-          ))}
+        <ul className="rows" aria-label="Transfers" ref={listRef} style={{ height: rows.getTotalSize() }}>
+          {rows.getVirtualItems().map((item) => {
+            const t = list[item.index]!;
+            const style = { transform: `translateY(${item.start - rows.options.scrollMargin}px)` };
+            return <Row key={item.key} t={t} meter={meterOf(t)} slot={{ ref: rows.measureElement, index: item.index, of: list.length, style }} />;
+          })}
         </ul>
       )}
     </section>

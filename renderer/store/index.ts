@@ -5,6 +5,7 @@ import { create } from 'zustand';
 import type { SessionAnswer } from '../../src/api/agent/session.js';
 import type { UploadRecord } from '../../src/api/agent/uploads.js';
 import type { DownloadRecord } from '../../src/api/agent/downloads.js';
+import type { AgentSettings, SettingsChange } from '../../src/api/agent/settings.js';
 import type { Answer, Channel, RequestOf, ResponseOf, TransferEvent, TransfersSnapshot } from '../../src/ipc/contract.js';
 import type { Connection, Transport } from '../transport/types.js';
 
@@ -24,6 +25,8 @@ export interface State {
   /** The desktop app's update, as main tells it. */
   update: { status: 'idle' | 'available' | 'downloading' | 'ready'; percent?: number } | undefined;
   session: SessionAnswer | null | undefined;
+  /** The agent's settings (Settings, and the server on the sign-in screen). */
+  settings: AgentSettings | undefined;
   /** By `upload:<id>` / `download:<id>`. */
   transfers: Record<string, Transfer>;
   cursor: number;
@@ -35,8 +38,14 @@ export interface State {
   addFiles(): void;
   call<C extends Channel>(channel: C, request: RequestOf<C>): Promise<Answer<ResponseOf<C>>>;
   loadSession(): Promise<void>;
-  signIn(email: string, password: string): Promise<string | undefined>;
-  signInWithKey(key: string): Promise<string | undefined>;
+  loadSettings(): Promise<void>;
+  /** Changes settings; after a change that starts the agent again, resolves once it is back. Answers an error in words, if any. */
+  saveSettings(change: SettingsChange): Promise<string | undefined>;
+  /** Signs in, first moving the agent to `server` when it is another one. */
+  signIn(email: string, password: string, server?: string): Promise<string | undefined>;
+  signInWithKey(key: string, server?: string): Promise<string | undefined>;
+  /** "Try it on this computer". */
+  tryThisComputer(): Promise<string | undefined>;
   signOut(): Promise<void>;
   applySnapshot(s: TransfersSnapshot): void;
   applyEvents(batch: TransferEvent[]): void;
@@ -53,6 +62,9 @@ export function signInError(e: { code: number; message: string }): string {
 
 const API_KEY_NEEDED = 262147;
 
+/** How long the window waits for an agent that starts again with new settings. */
+const RESTART_WAIT_MS = 60_000;
+
 export function createStore(transport: Transport) {
   return create<State>()((set, get) => {
   /** Every request goes through here: an agent that wants its API key locks the window until it has it. */
@@ -60,6 +72,34 @@ export function createStore(transport: Transport) {
     const a = await transport.invoke(channel, request);
     if (!a.ok && a.error.code === API_KEY_NEEDED) set({ locked: true });
     return a;
+  };
+  /** Resolves once the agent, about to start again, has gone and is connected again (false when it does not come back in time). */
+  const restarted = () =>
+    new Promise<boolean>((resolve) => {
+      let gone = false;
+      const t = setTimeout(() => finish(false), RESTART_WAIT_MS);
+      const stop = transport.onConnection((c) => {
+        if (c !== 'connected') gone = true;
+        else if (gone) finish(true);
+      });
+      function finish(ok: boolean) {
+        clearTimeout(t);
+        stop();
+        resolve(ok);
+      }
+    });
+  const agentBack = async (r: { restarting: boolean }, waiting: Promise<boolean>): Promise<string | undefined> => {
+    if (r.restarting && !(await waiting)) return 'The agent did not come back after starting again. Is it running?';
+    return undefined;
+  };
+  /** Moves the agent to another server before a sign-in, when it is one. */
+  const useServer = async (server: string | undefined): Promise<string | undefined> => {
+    const url = server?.trim().replace(/\/+$/, '');
+    if (!url) return undefined;
+    if (!/^https?:\/\/[^\s/]+/.test(url)) return 'The server is a web address, like https://ferry.example.com.';
+    const current = get().settings ?? (await invoke('settings.get', {}).then((r) => (r.ok ? r.value : undefined)));
+    if (current && current.hosted_url === url && !current.this_computer) return undefined;
+    return get().saveSettings({ hosted_url: url });
   };
   return {
     transport,
@@ -69,6 +109,7 @@ export function createStore(transport: Transport) {
     link: undefined,
     update: undefined,
     session: undefined,
+    settings: undefined,
     transfers: {},
     cursor: 0,
 
@@ -82,13 +123,45 @@ export function createStore(transport: Transport) {
       const r = await invoke('session.current', {});
       if (r.ok) set({ session: r.value });
     },
-    async signIn(email, password) {
+    async loadSettings() {
+      const r = await invoke('settings.get', {});
+      if (r.ok) set({ settings: r.value });
+    },
+    async saveSettings(change) {
+      const waiting = restarted();
+      const r = await invoke('settings.update', change);
+      if (!r.ok) {
+        void waiting.catch(() => undefined);
+        return r.error.message;
+      }
+      set({ settings: r.value.settings });
+      if (!r.value.restarting) return undefined;
+      const error = await agentBack(r.value, waiting);
+      await get().loadSettings();
+      return error;
+    },
+    async signIn(email, password, server) {
+      const moved = await useServer(server);
+      if (moved) return moved;
       const r = await invoke('session.login', { email, password });
       if (!r.ok) return signInError(r.error);
       set({ session: r.value });
       return undefined;
     },
-    async signInWithKey(key) {
+    async tryThisComputer() {
+      const waiting = restarted();
+      const r = await invoke('session.thisComputer', {});
+      if (!r.ok) return r.error.message;
+      const error = await agentBack(r.value, waiting);
+      if (error) return error;
+      await get().loadSettings();
+      if (r.value.session) set({ session: r.value.session });
+      else await get().loadSession();
+      return undefined;
+    },
+    async signInWithKey(key, server) {
+      const moved = await useServer(server);
+      if (moved) return moved;
       const r = await invoke('session.loginWithApiKey', { api_key: key });
       if (!r.ok) return r.error.code === 262146 ? 'The server refused this API key.' : signInError(r.error);
       set({ session: r.value });
@@ -96,7 +169,8 @@ export function createStore(transport: Transport) {
     },
     async signOut() {
       await invoke('session.logout', {});
-      set({ session: null });
+      // The next sign-in (maybe someone else's, on another server) starts at Transfers.
+      set({ session: null, place: 'transfers' });
     },
 
     applySnapshot(s) {
@@ -139,6 +213,7 @@ export function connect(store: Store): void {
     if (!r.ok) throw new Error(r.error.message);
     store.getState().applySnapshot(r.value);
     void store.getState().loadSession();
+    void store.getState().loadSettings();
     return r.value.cursor;
   });
 }

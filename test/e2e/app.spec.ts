@@ -74,7 +74,9 @@ async function photograph(name: string): Promise<void> {
 test('sign in: a wrong password is said next to the field, the right one opens Transfers', async () => {
   await page.goto(app());
   await expect(page.getByRole('heading', { name: 'Use a server' })).toBeVisible();
-  await photograph('sign-in');
+  // This agent's server was given where it started: the field shows it, fixed.
+  await expect(page.getByRole('textbox', { name: 'Server', exact: true })).toHaveValue(/^http:\/\/127\.0\.0\.1:\d+$/);
+  await expect(page.getByRole('textbox', { name: 'Server', exact: true })).toHaveAttribute('readonly', '');
   await page.getByLabel('Email').fill(process.env.FERRY_E2E_EMAIL!);
   await page.getByLabel('Password').fill('not the password');
   await page.getByRole('button', { name: 'Sign in' }).click();
@@ -209,10 +211,58 @@ test('a large transfer paused and resumed, then the agent killed and started aga
 });
 
 test('the other places: Settings, and the two that say plainly they are not there yet', async () => {
-  for (const [button, name] of [['Settings', 'settings'], ['Automations', 'automations'], ['Storage gateway', 'storage-gateway']] as const) {
+  for (const [button, name] of [['Automations', 'automations'], ['Storage gateway', 'storage-gateway']] as const) {
     await place(button).click();
     await expect(page.getByRole('heading', { name: button })).toBeVisible();
     await photograph(name);
+  }
+  // Settings given where the agent started show why they are fixed.
+  await place('Settings').click();
+  await expect(page.getByLabel('Concurrency')).toBeDisabled();
+  await expect(page.getByText('Fixed: set by --concurrency where the agent was started.')).toBeVisible();
+});
+
+test('"Try it on this computer": a service starts beside the agent, signed in as its owner; Settings change and are kept; signing in again takes one click', async ({ browser }) => {
+  const context = await browser.newContext();
+  const first = page;
+  page = await context.newPage();
+  try {
+    await page.goto(process.env.FERRY_E2E_TRY_APP!);
+    await expect(page.getByRole('heading', { name: 'Use a server' })).toBeVisible();
+    await expect(page.getByRole('textbox', { name: 'Server', exact: true })).toBeEditable();
+    await photograph('sign-in');
+    // A server that is no address is said before anything is sent.
+    await page.getByRole('textbox', { name: 'Server', exact: true }).fill('ferry.example.com');
+    await page.getByLabel('Email').fill('someone@example.com');
+    await page.getByLabel('Password').fill('whatever');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.getByRole('textbox', { name: 'Server', exact: true })).toHaveJSProperty('validity.valid', false);
+
+    await page.getByRole('button', { name: 'Try it on this computer' }).click();
+    await expect(page.getByRole('heading', { name: 'Transfers' })).toBeVisible({ timeout: 60_000 });
+    await place('Settings').click();
+    await expect(page.getByText('Signed in as admin@ferry.local.')).toBeVisible();
+    await expect(page.getByRole('textbox', { name: 'Server', exact: true })).toHaveValue(/^http:\/\/127\.0\.0\.1:\d+$/);
+    await expect(page.getByText('The service running on this computer.')).toBeVisible();
+    await page.getByLabel('Concurrency').fill('0');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect(page.getByRole('alert')).toHaveText('Concurrency is a whole number from 1 to 64.');
+    await page.getByLabel('Concurrency').fill('4');
+    await page.getByLabel('Chunk size').fill('16');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect(page.getByRole('status').filter({ hasText: 'Saved.' })).toBeVisible();
+    await photograph('settings');
+    await page.reload();
+    await place('Settings').click();
+    await expect(page.getByLabel('Concurrency')).toHaveValue('4');
+    await expect(page.getByLabel('Chunk size')).toHaveValue('16');
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Try it on this computer' }).click();
+    await expect(page.getByRole('heading', { name: 'Transfers' })).toBeVisible({ timeout: 30_000 });
+  } finally {
+    await context.close();
+    page = first;
   }
 });
 

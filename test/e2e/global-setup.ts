@@ -1,5 +1,6 @@
 // Starts what a user runs: `ferry serve` (with its embedded store) and
-// `ferry agent --ui` as processes on free loopback ports, with temporary data,
+// `ferry agent --ui` (three: one on that service, one with an API key, one with
+// no server yet) as processes on free loopback ports, with temporary data,
 // and tells the tests where they are (FERRY_E2E_*). The returned function stops them.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
@@ -18,8 +19,8 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-export function start(args: string[], ready: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [path.join(root, 'bin', 'ferry.cjs'), ...args], { cwd: root, env: { ...process.env, NODE_NO_WARNINGS: '1' } });
+export function start(args: string[], ready: string, env: Record<string, string> = {}): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [path.join(root, 'bin', 'ferry.cjs'), ...args], { cwd: root, env: { ...process.env, NODE_NO_WARNINGS: '1', ...env } });
   let out = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`ferry ${args[0]} did not start:\n${out}`)), 60_000);
@@ -46,7 +47,13 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   // A second agent, started with an API key: its page asks for the key first.
   const lockedPort = await freePort();
   const locked = await start(['agent', '--ui', '--api-key', 'e2e-agent-key', '--listen', `127.0.0.1:${lockedPort}`, '--hosted-url', `http://127.0.0.1:${api}`, '--config-dir', path.join(tmp, 'locked-agent')], 'ferry agent ready');
+  // A third agent with no server of its own yet: "Try it on this computer" runs one beside it (ferry serve's FERRY_* settings).
+  const tryPort = await freePort();
+  const tryIt = await start(['agent', '--ui', '--listen', `127.0.0.1:${tryPort}`, '--config-dir', path.join(tmp, 'try-agent')], 'ferry agent ready', {
+    FERRY_DATA_DIR: path.join(tmp, 'try-service'), FERRY_LISTEN: `127.0.0.1:${await freePort()}`, FERRY_S3_LISTEN: `127.0.0.1:${await freePort()}`,
+  });
   Object.assign(process.env, {
+    FERRY_E2E_TRY_APP: `http://127.0.0.1:${tryPort}`,
     FERRY_E2E_APP: `http://127.0.0.1:${agentPort}`,
     // A test kills this agent and starts it again with the same arguments.
     FERRY_E2E_AGENT_PID: String(agent.pid),
@@ -57,7 +64,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     FERRY_E2E_PASSWORD: owner.password,
   });
   return async () => {
-    for (const c of [locked, agent, serve]) {
+    for (const c of [tryIt, locked, agent, serve]) {
       if (c.exitCode === null && c.signalCode === null) {
         const gone = new Promise((r) => c.once('exit', r));
         c.kill('SIGTERM');
