@@ -5,6 +5,7 @@
 // the service holds a small lock file beside its data (the admin commands must
 // still open the service's database while it runs).
 import Database from 'better-sqlite3';
+import { sqliteOptions } from './binding.js';
 
 /** Another process holds the file. */
 export class HeldElsewhereError extends Error {}
@@ -18,7 +19,7 @@ const LOCK_WAIT_MS = 5000;
  * WAL is first used, so a WAL index then lives in memory (no -shm file).
  */
 export function openExclusive(file: string, waitMs = LOCK_WAIT_MS): Database.Database {
-  const db = new Database(file, { timeout: waitMs });
+  const db = new Database(file, { ...sqliteOptions(), timeout: waitMs });
   db.pragma('locking_mode = EXCLUSIVE');
   try {
     db.exec('BEGIN EXCLUSIVE; COMMIT');

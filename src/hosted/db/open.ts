@@ -4,6 +4,7 @@ import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
 import type { Database } from './schema.js';
 import { migrate } from './migrations.js';
 import { statementCache } from '../../sqlite/statements.js';
+import { sqliteOptions } from '../../sqlite/binding.js';
 
 export type Db = Kysely<Database>;
 
@@ -13,7 +14,7 @@ export interface OpenedDb {
 }
 
 export function openDatabase(file: string): OpenedDb {
-  const sqlite = new SQLite(file);
+  const sqlite = new SQLite(file, sqliteOptions());
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');

@@ -234,6 +234,16 @@ function table(): Row[] {
     ...bodyRows('DELETE /login', 'DELETE', '/login'),
     ...noInputGetRows('/teams'),
 
+    // Settings
+    ...noInputGetRows('/settings'),
+    ...bodyRows('PATCH /settings', 'PATCH', '/settings'),
+    { route: 'PATCH /settings', method: 'PATCH', path: '/settings', what: 'no setting', body: {} },
+    { route: 'PATCH /settings', method: 'PATCH', path: '/settings', what: 'only an unknown setting', body: { colour: 'blue' } },
+    ...([
+      ['concurrency', 0], ['concurrency', 65], ['concurrency', 'eight'], ['chunk_size', 1024], ['chunk_size', 6e9], ['auto_finalize', 'yes'],
+      ['hosted_url', 'ftp://example.com'], ['listen', 'no port'], ['listen', '127.0.0.1'], ['local_api_key', 'short'], ['local_api', 1],
+    ] as [string, unknown][]).map(([field, value]): Row => ({ route: 'PATCH /settings', method: 'PATCH', path: '/settings', what: `${field}: ${JSON.stringify(value)}`, body: { [field]: value } })),
+
     // Uploads
     ...schemaRows('POST /uploads', '/uploads', uploadBase, [
       ['team_id', 42], ['team_id', ''], ['team_id', 't'.repeat(101)],

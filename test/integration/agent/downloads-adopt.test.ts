@@ -8,6 +8,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { sqliteOptions } from '../../../src/sqlite/binding.js';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { startTestAgent, type TestAgent } from '../../helpers/agent.js';
 import { startTestService, type TestService } from '../../helpers/hosted.js';
@@ -34,7 +35,7 @@ afterAll(async () => {
 
 /** Puts the download back to "every range recorded, the file not yet done", as a crash at that moment leaves it. */
 function unfinish(configDir: string, downloadId: string): void {
-  const db = new Database(path.join(configDir, 'agent.db'));
+  const db = new Database(path.join(configDir, 'agent.db'), sqliteOptions());
   try {
     db.prepare("UPDATE download_items SET state = 'pending' WHERE download_id = ?").run(downloadId);
     db.prepare("UPDATE downloads SET state = 'transferring' WHERE id = ?").run(downloadId);

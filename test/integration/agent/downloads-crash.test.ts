@@ -8,6 +8,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { sqliteOptions } from '../../../src/sqlite/binding.js';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startFerry, jsonLine, type Running } from '../../helpers/cli.js';
 import { startProxiedService, type ProxiedService } from '../../helpers/s3Proxy.js';
@@ -55,7 +56,7 @@ async function startAgentProcess(): Promise<{ proc: Running; url: string }> {
 
 /** Indexes of the ranges recorded in the (dead) agent's database. */
 function recordedRanges(): Set<number> {
-  const db = new Database(path.join(configDir, 'agent.db'));
+  const db = new Database(path.join(configDir, 'agent.db'), sqliteOptions());
   try {
     return new Set((db.prepare('SELECT idx FROM download_ranges WHERE file_id = ?').all(fileId) as { idx: number }[]).map((r) => r.idx));
   } finally {

@@ -7,6 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { sqliteOptions } from '../../../src/sqlite/binding.js';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { call } from '../../helpers/hosted.js';
 import { signInAgent, startTestAgent, type TestAgent } from '../../helpers/agent.js';
@@ -89,7 +90,7 @@ test('an upload and a download that an agent of before this change left in a rec
     env.proxy.getDelayMs = 0;
 
     // What the older agent left: both in error after its six tries, and the downloads table as it was then.
-    const db = new Database(path.join(configDir, 'agent.db'));
+    const db = new Database(path.join(configDir, 'agent.db'), sqliteOptions());
     db.prepare(`UPDATE uploads SET state = 'error', error = 'part 2 of ${up.file} failed 6 times; last: connect ECONNREFUSED', error_recoverable = 1 WHERE id = ?`).run(u.body.upload_id);
     db.prepare(`UPDATE downloads SET state = 'error', error = 'old-shared.bin: gave up after 6 tries: connect ECONNREFUSED' WHERE id = ?`).run(d.body.download_id);
     db.exec('ALTER TABLE downloads DROP COLUMN error_recoverable; DELETE FROM schema_migrations WHERE version = 4;');

@@ -9,6 +9,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { sqliteOptions } from '../../../src/sqlite/binding.js';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { call } from '../../helpers/hosted.js';
 import { signInAgent } from '../../helpers/agent.js';
@@ -70,7 +71,7 @@ async function startAgentProcess(): Promise<string> {
 
 /** The parts the agent's SQLite holds for the upload (read after the process is gone). */
 function recordedParts(uploadId: string): Set<number> {
-  const db = new Database(path.join(configDir, 'agent.db'), { readonly: true });
+  const db = new Database(path.join(configDir, 'agent.db'), { ...sqliteOptions(), readonly: true });
   try {
     const rows = db.prepare('SELECT part_number FROM upload_parts WHERE upload_id = ?').all(uploadId) as { part_number: number }[];
     return new Set(rows.map((r) => r.part_number));
@@ -167,7 +168,7 @@ test('kill -9 at several points: each restart continues on its own, re-sends onl
 
 /** Service file ids (object key paths end with them) of the files with a recorded part, and with a file id at all. */
 function recordedFiles(uploadId: string): { stored: Set<string>; registered: number } {
-  const db = new Database(path.join(configDir, 'agent.db'), { readonly: true });
+  const db = new Database(path.join(configDir, 'agent.db'), { ...sqliteOptions(), readonly: true });
   try {
     const stored = db
       .prepare('SELECT DISTINCT f.file_id FROM upload_parts p JOIN upload_files f ON f.upload_id = p.upload_id AND f.idx = p.file_idx WHERE p.upload_id = ?')

@@ -43,6 +43,8 @@ test('with a display and an Electron runtime, start opens the desktop app on its
     FERRY_STUB_LOG: log,
     FERRY_STUB_USERDATA: path.join(tmp, 'app-data'),
     FERRY_AGENT_LISTEN: `127.0.0.1:${agentPort}`,
+    // The stand-in Electron is this Node: the addon built for it, not one for Electron's ABI.
+    FERRY_SQLITE_BINDING: path.join(here, '..', '..', '..', 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node'),
   });
   const line = await start.waitFor((l) => l.startsWith('Ferry is open in its desktop window'), 'the desktop line', 60_000);
   expect(line).toBe(`Ferry is open in its desktop window, on a service on this computer (data in ${path.join(tmp, 'data')}). Quit the app or press Ctrl+C to stop.`);

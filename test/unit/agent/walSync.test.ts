@@ -1,6 +1,7 @@
 // Grouped WAL flushes: every caller waits for a flush that began after its call,
 // and callers that come while one runs share the next one.
 import Database from 'better-sqlite3';
+import { sqliteOptions } from '../../../src/sqlite/binding.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,7 +14,7 @@ let wal: string;
 
 beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-walsync-'));
-  db = new Database(path.join(dir, 'a.db'));
+  db = new Database(path.join(dir, 'a.db'), sqliteOptions());
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.exec('CREATE TABLE t (v INTEGER)');

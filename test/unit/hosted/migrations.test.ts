@@ -1,11 +1,12 @@
 // The service's schema migrations: applied once each, in order, and the indexes
 // the hot paths rely on are there (a file registration must not scan its Package).
 import Database from 'better-sqlite3';
+import { sqliteOptions } from '../../../src/sqlite/binding.js';
 import { expect, test } from 'vitest';
 import { migrate } from '../../../src/hosted/db/migrations.js';
 
 test('every migration is applied once, in order; a second run applies none', () => {
-  const db = new Database(':memory:');
+  const db = new Database(':memory:', sqliteOptions());
   const first = migrate(db);
   expect(first.length).toBeGreaterThanOrEqual(3);
   expect(first).toEqual([...first].sort((a, b) => a - b));
@@ -16,7 +17,7 @@ test('every migration is applied once, in order; a second run applies none', () 
 });
 
 test('looking a file up by its place in a Package searches an index on all three columns', () => {
-  const db = new Database(':memory:');
+  const db = new Database(':memory:', sqliteOptions());
   migrate(db);
   // The query registerFile builds (services/files.ts).
   const plan = (db.prepare('EXPLAIN QUERY PLAN select * from "files" where "package_id" = ? and "path" = ? and "name" = ?').all('p', '', 'n') as { detail: string }[])
