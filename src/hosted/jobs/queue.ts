@@ -2,7 +2,7 @@
 // and the three ends of an attempt (done, retry later, give up). Every statement
 // is plain, portable SQL over ISO-8601 text timestamps; only claimJob() would
 // differ on PostgreSQL (FOR UPDATE SKIP LOCKED in its subquery).
-import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
+import type { Expression, ExpressionBuilder, Kysely, SqlBool, Transaction } from 'kysely';
 import type { Database, JobsTable } from '../db/schema.js';
 import { newId } from '../ids.js';
 
@@ -45,36 +45,27 @@ export async function enqueueJob(db: Conn, job: NewJob, now = new Date()): Promi
 
 /**
  * Claims one due job of `kinds` for `owner` until now + leaseMs, counting the
- * attempt. Due: queued and past run_after, or running under a lease that has
- * run out (its process died) with attempts left. One conditional UPDATE: the
- * condition is checked again on the row, so two claimers never both win. On
- * PostgreSQL the subquery gains FOR UPDATE SKIP LOCKED so that claimers do not
- * queue behind each other's row locks; nothing else changes.
+ * attempt: first a running job whose lease ran out (its process died) with
+ * attempts left, else the queued job due the longest. Each is one conditional
+ * UPDATE: the condition is checked again on the row, so two claimers never both
+ * win. On PostgreSQL the subqueries gain FOR UPDATE SKIP LOCKED so that claimers
+ * do not queue behind each other's row locks; nothing else changes.
  */
 export async function claimJob(db: Conn, owner: string, kinds: string[], leaseMs: number, now = new Date()): Promise<Job | undefined> {
   if (kinds.length === 0) return undefined;
   const at = iso(now);
-  const due = (eb: ExpressionBuilder<Database, 'jobs'>) =>
-    eb.and([
-      eb('kind', 'in', kinds),
-      eb.or([
-        eb.and([eb('state', '=', 'queued'), eb('run_after', '<=', at)]),
-        eb.and([eb('state', '=', 'running'), eb('lease_until', '<=', at), eb('attempts', '<', eb.ref('max_attempts'))]),
-      ]),
-    ]);
-  return db
-    .updateTable('jobs')
-    .set((eb) => ({
-      state: 'running',
-      lease_owner: owner,
-      lease_until: later(now, leaseMs),
-      attempts: eb('attempts', '+', 1),
-      updated_at: at,
-    }))
-    .where('id', '=', (eb) => eb.selectFrom('jobs').select('id').where(due).orderBy('run_after').orderBy('id').limit(1))
-    .where(due)
-    .returningAll()
-    .executeTakeFirst();
+  type Due = (eb: ExpressionBuilder<Database, 'jobs'>) => Expression<SqlBool>;
+  const abandoned: Due = (eb) => eb.and([eb('kind', 'in', kinds), eb('state', '=', 'running'), eb('lease_until', '<=', at), eb('attempts', '<', eb.ref('max_attempts'))]);
+  const queued: Due = (eb) => eb.and([eb('kind', 'in', kinds), eb('state', '=', 'queued'), eb('run_after', '<=', at)]);
+  const take = (due: Due, order: 'lease_until' | 'run_after') =>
+    db
+      .updateTable('jobs')
+      .set((eb) => ({ state: 'running', lease_owner: owner, lease_until: later(now, leaseMs), attempts: eb('attempts', '+', 1), updated_at: at }))
+      .where('id', '=', (eb) => eb.selectFrom('jobs').select('id').where(due).orderBy(order).limit(1))
+      .where(due)
+      .returningAll()
+      .executeTakeFirst();
+  return (await take(abandoned, 'lease_until')) ?? (await take(queued, 'run_after'));
 }
 
 /** Keeps a long attempt's lease; false when the job is no longer this owner's. */

@@ -5,9 +5,13 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
 import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, expect, test } from 'vitest';
 import { openDatabase, type Db } from '../../../src/hosted/db/open.js';
+import { migrate } from '../../../src/hosted/db/migrations.js';
+import type { Database as Schema } from '../../../src/hosted/db/schema.js';
 import { claimJob, completeJob, enqueueJob, failAbandoned, retryJob, type Job } from '../../../src/hosted/jobs/queue.js';
 import { FinalJobError, startJobWorker, type JobHandler, type JobWorker } from '../../../src/hosted/jobs/worker.js';
 import { waitFor } from '../../helpers/downloads.js';
@@ -167,4 +171,24 @@ test('stop() claims nothing more and waits for the job in flight', async () => {
   expect(await row(first)).toBeUndefined(); // settled before stop() returned
   expect(ran).toEqual([first]);
   expect(await row(second)).toMatchObject({ state: 'queued', attempts: 0 });
+});
+
+test('claiming searches the indexes: no scan and no sort, however many jobs wait', async () => {
+  const sqlite = new Database(':memory:');
+  migrate(sqlite);
+  const plans: string[] = [];
+  const logged = new Kysely<Schema>({
+    dialect: new SqliteDialect({ database: sqlite }),
+    log: (e) => {
+      if (e.level !== 'query') return;
+      const rows = sqlite.prepare(`EXPLAIN QUERY PLAN ${e.query.sql}`).all(...(e.query.parameters as unknown[])) as { detail: string }[];
+      plans.push(rows.map((r) => r.detail).join('\n'));
+    },
+  });
+  await claimJob(logged, 'me', ['k'], 1000);
+  expect(plans).toHaveLength(2);
+  expect(plans[0]).toMatch(/SEARCH jobs USING INDEX jobs_lease \(state=\? AND lease_until<\?\)/);
+  expect(plans[1]).toMatch(/SEARCH jobs USING INDEX jobs_due \(state=\? AND run_after<\?\)/);
+  for (const p of plans) expect(p).not.toMatch(/SCAN|TEMP B-TREE/);
+  await logged.destroy();
 });
