@@ -15,5 +15,6 @@ import pages from './pages.js';
 import portals from './portals.js';
 import updates from './updates.js';
 import customWebhooks from './customWebhooks.js';
+import filters from './filters.js';
 
-export const routeModules: RouteModule[] = [auth, teams, apiKeys, system, packages, packageList, bulkArchive, tags, uploads, links, downloads, pages, portals, customWebhooks, updates];
+export const routeModules: RouteModule[] = [auth, teams, apiKeys, system, packages, packageList, bulkArchive, tags, uploads, links, downloads, pages, portals, customWebhooks, filters, updates];
