@@ -16,6 +16,10 @@ const HELP = `usage: ferry serve [options]
   --s3-endpoint URL --s3-bucket B --s3-region R --s3-access-key K --s3-secret-key S --s3-path-style
                             use an external S3-compatible store instead of the embedded one
   --user-token-ttl SECONDS  how long a sign-in lasts before it must be refreshed (default 43200, 12 h)
+  --webhook-retry-base-ms N the wait after a webhook's first failed attempt, doubling after each
+                            (default 10000; 5 attempts in all)
+  --webhook-timeout-ms N    how long a webhook receiver has to answer (default 10000)
+  --jobs-concurrency N      background jobs (webhook deliveries) run at once (default 4)
   --updates-dir DIR         serve the desktop app's update feed from DIR at /updates/
                             (latest.yml, latest-mac.yml, latest-linux.yml, installers, blockmaps)
   --log-level LEVEL         pino level (default info)
@@ -42,6 +46,11 @@ export const serveOptions = {
   's3-secret-key': { type: 'string' },
   's3-path-style': { type: 'boolean' },
   'user-token-ttl': { type: 'string' },
+  'webhook-retry-base-ms': { type: 'string' },
+  'webhook-timeout-ms': { type: 'string' },
+  'jobs-concurrency': { type: 'string' },
+  'jobs-poll-ms': { type: 'string' },
+  'jobs-lease-ms': { type: 'string' },
   'updates-dir': { type: 'string' },
   'log-level': { type: 'string' },
 } as const;

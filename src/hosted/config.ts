@@ -37,6 +37,16 @@ export interface HostedConfig {
   /** How long a user token (POST /v1/auth, /v1/auth/refresh) is valid. */
   userTokenTtlSeconds: number;
   sweepIntervalMs: number;
+  /** Webhook retries wait this long after the first failed attempt, doubling after each. */
+  webhookRetryBaseMs: number;
+  /** How long a webhook receiver has to answer one attempt. */
+  webhookTimeoutMs: number;
+  /** The jobs worker looks for due jobs at least this often (other processes' jobs, run-out leases). */
+  jobsPollMs: number;
+  /** A claimed job is taken over by another worker when its lease is not renewed for this long. */
+  jobsLeaseMs: number;
+  /** Jobs one process runs at once. */
+  jobsConcurrency: number;
   /** The desktop app's update feed served at /updates/ (latest*.yml, installers, blockmaps), when given. */
   updatesDir?: string;
   logLevel: string;
@@ -125,6 +135,11 @@ export function resolveHostedConfig(flags: Flags, env: NodeJS.ProcessEnv = proce
     blueprintTtlSeconds: intSetting(get('blueprint-ttl'), 3600, '--blueprint-ttl', 1),
     userTokenTtlSeconds: intSetting(get('user-token-ttl'), 12 * 3600, '--user-token-ttl', 2),
     sweepIntervalMs: intSetting(get('sweep-interval-ms'), 60_000, '--sweep-interval-ms', 10),
+    webhookRetryBaseMs: intSetting(get('webhook-retry-base-ms'), 10_000, '--webhook-retry-base-ms', 1),
+    webhookTimeoutMs: intSetting(get('webhook-timeout-ms'), 10_000, '--webhook-timeout-ms', 100),
+    jobsPollMs: intSetting(get('jobs-poll-ms'), 1000, '--jobs-poll-ms', 10),
+    jobsLeaseMs: intSetting(get('jobs-lease-ms'), 60_000, '--jobs-lease-ms', 100),
+    jobsConcurrency: intSetting(get('jobs-concurrency'), 4, '--jobs-concurrency', 1),
     ...(get('updates-dir') ? { updatesDir: path.resolve(get('updates-dir')!) } : {}),
     logLevel: get('log-level') ?? 'info',
   };

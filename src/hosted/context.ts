@@ -5,6 +5,7 @@ import type { Db } from './db/open.js';
 import type { Tokens } from './auth/tokens.js';
 import type { Storage } from './storage/s3.js';
 import type { Mailer } from './mail/mailer.js';
+import type { JobSignal } from './jobs/worker.js';
 
 export interface HostedContext {
   config: HostedConfig;
@@ -13,4 +14,6 @@ export interface HostedContext {
   storage: Storage;
   mailer: Mailer;
   log: Logger;
+  /** Wakes this process's jobs worker after a commit that enqueued jobs. */
+  jobs: JobSignal;
 }

@@ -1,5 +1,6 @@
 // Starts the whole hosted service: database, signing key, object storage
-// (embedded unless an external S3 store is configured), HTTP app and sweeper.
+// (embedded unless an external S3 store is configured), HTTP app, sweeper and
+// the jobs worker (webhook deliveries).
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -14,6 +15,8 @@ import { withEmbeddedStore } from './storage/embedded.js';
 import { createMailer } from './mail/mailer.js';
 import { buildApp } from './app.js';
 import { startSweeper } from './jobs/sweeper.js';
+import { createJobSignal, startJobWorker } from './jobs/worker.js';
+import { jobHandlers } from './jobs/handlers.js';
 import { ensureInitOwner } from './services/accounts.js';
 import { loadOrCreateStoreCredentials, type RunningObjectStore } from '../objectstore/index.js';
 import { startObjectStoreThread } from '../objectstore/thread.js';
@@ -83,7 +86,7 @@ export async function startHostedService(config: HostedConfig, log: Logger = pin
     const mailer = createMailer(config.smtp, path.join(config.dataDir, 'outbox'));
     cleanups.push(() => mailer.close());
     const tokens = createTokens(await loadOrCreateSigningKey(config.dataDir), config.userTokenTtlSeconds);
-    const ctx: HostedContext = { config, db, tokens, storage, mailer, log };
+    const ctx: HostedContext = { config, db, tokens, storage, mailer, log, jobs: createJobSignal() };
     if (config.initOwner && (await ensureInitOwner(db, config.initOwner.email, config.initOwner.password))) {
       log.info({ email: config.initOwner.email }, 'created the first owner and their team');
     }
@@ -92,6 +95,12 @@ export async function startHostedService(config: HostedConfig, log: Logger = pin
     cleanups.push(() => app.close());
     const sweeper = startSweeper(ctx, config.sweepIntervalMs);
     cleanups.push(() => sweeper.stop());
+    // Stopped before the app and the database close (cleanups run in reverse): it waits for its jobs in flight.
+    const jobs = jobHandlers(ctx);
+    cleanups.push(() => jobs.close());
+    const worker = startJobWorker(db, log, jobs.handlers, { pollMs: config.jobsPollMs, leaseMs: config.jobsLeaseMs, concurrency: config.jobsConcurrency });
+    ctx.jobs.listen(worker.wake);
+    cleanups.push(() => worker.stop());
     const addr = app.server.address();
     const port = typeof addr === 'object' && addr ? addr.port : config.port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;

@@ -10,10 +10,13 @@ import { startHostedService, type RunningHosted } from '../../src/hosted/server.
 export interface TestService extends RunningHosted {
   dataDir: string;
   owner: { email: string; password: string };
+  /** Stops the service and keeps its data dir, for a restart on it (then close() the new one). */
+  stop(): Promise<void>;
 }
 
-export async function startTestService(flags: Flags = {}): Promise<TestService> {
-  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-hosted-'));
+/** With `dataDir`, starts on an existing data dir (a restart); else on a new temporary one. */
+export async function startTestService(flags: Flags = {}, dataDir?: string): Promise<TestService> {
+  dataDir ??= await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-hosted-'));
   const owner = { email: 'owner@example.com', password: 'correct horse battery' };
   const config = resolveHostedConfig(
     { listen: '127.0.0.1:0', 's3-listen': '127.0.0.1:0', 'data-dir': dataDir, 'init-owner': `${owner.email}:${owner.password}`, ...flags },
@@ -24,6 +27,7 @@ export async function startTestService(flags: Flags = {}): Promise<TestService> 
     ...running,
     dataDir,
     owner,
+    stop: () => running.close(),
     async close() {
       await running.close();
       await fs.rm(dataDir, { recursive: true, force: true });

@@ -3,6 +3,7 @@
 // creates a Package through a Portal.
 import { Type, type Static, type TSchema } from 'typebox';
 import { TagRef, TagSummary, TeamParams } from './tags.js';
+import { WebhookRef } from './customWebhooks.js';
 
 export { TeamParams };
 
@@ -42,6 +43,8 @@ export const Portal = Type.Object({
   /** '' when names are free. */
   package_name_format: Type.String(),
   user_authentication_required: Type.Boolean(),
+  /** The custom webhooks attached: they receive the events of the Portal's Packages. */
+  custom_webhooks: Type.Array(WebhookRef),
   created_at: Type.String(),
   updated_at: Type.String(),
 });
@@ -74,6 +77,8 @@ const PortalSettings = {
   /** A JavaScript regular expression (checked by the service); '' for none. */
   package_name_format: Type.Optional(Type.String({ maxLength: 500, pattern: NoNul })),
   user_authentication_required: Type.Optional(Type.Boolean()),
+  /** The complete list of webhooks to keep attached (others are detached); omitted: unchanged. */
+  custom_webhooks: Type.Optional(Type.Array(WebhookRef, { maxItems: 100 })),
 };
 
 /** Create, and the complete object of an update (read-only fields are ignored). */

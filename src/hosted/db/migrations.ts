@@ -172,6 +172,97 @@ CREATE INDEX packages_portal ON packages(portal_id, state);
     // this index that scanned every file of the Package, O(n^2) for a large folder.
     sql: `CREATE INDEX files_place ON files(package_id, path, name);`,
   },
+  {
+    version: 4,
+    name: 'jobs',
+    // Background work, durable: a job is written in the same transaction as the
+    // change that raised it. Portable SQL: timestamps are ISO-8601 text compared
+    // as text, no SQLite functions (see jobs/queue.ts for the claim).
+    sql: `
+CREATE TABLE jobs (
+  id TEXT PRIMARY KEY,
+  kind TEXT NOT NULL,
+  payload TEXT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('queued','running','failed')),
+  attempts INTEGER NOT NULL DEFAULT 0,
+  max_attempts INTEGER NOT NULL,
+  run_after TEXT NOT NULL,
+  lease_owner TEXT,
+  lease_until TEXT,
+  last_error TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX jobs_due ON jobs(state, run_after);
+CREATE INDEX jobs_lease ON jobs(state, lease_until);
+`,
+  },
+  {
+    version: 5,
+    name: 'custom webhooks and their events',
+    sql: `
+CREATE TABLE custom_webhooks (
+  id TEXT PRIMARY KEY,
+  team_id TEXT NOT NULL REFERENCES teams(id) ON DELETE CASCADE,
+  name TEXT NOT NULL DEFAULT '',
+  active INTEGER NOT NULL,
+  events TEXT NOT NULL,
+  method TEXT NOT NULL CHECK (method IN ('POST','PUT')),
+  url TEXT NOT NULL,
+  headers TEXT NOT NULL DEFAULT '{}',
+  body_extras TEXT NOT NULL DEFAULT '{}',
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX custom_webhooks_team ON custom_webhooks(team_id, created_at);
+CREATE TABLE portal_custom_webhooks (
+  portal_id TEXT NOT NULL REFERENCES portals(id) ON DELETE CASCADE,
+  custom_webhook_id TEXT NOT NULL REFERENCES custom_webhooks(id) ON DELETE CASCADE,
+  PRIMARY KEY (portal_id, custom_webhook_id)
+);
+CREATE INDEX portal_custom_webhooks_hook ON portal_custom_webhooks(custom_webhook_id);
+CREATE TABLE webhook_events (
+  id TEXT PRIMARY KEY,
+  custom_webhook_id TEXT NOT NULL,
+  team_id TEXT NOT NULL REFERENCES teams(id) ON DELETE CASCADE,
+  package_id TEXT NOT NULL,
+  event_type TEXT NOT NULL,
+  method TEXT NOT NULL,
+  url TEXT NOT NULL,
+  headers TEXT NOT NULL,
+  body TEXT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('pending','delivered','failed')),
+  attempts INTEGER NOT NULL DEFAULT 0,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX webhook_events_hook ON webhook_events(custom_webhook_id, created_at);
+CREATE TABLE webhook_attempts (
+  event_id TEXT NOT NULL REFERENCES webhook_events(id) ON DELETE CASCADE,
+  attempt INTEGER NOT NULL,
+  status INTEGER,
+  error TEXT,
+  started_at TEXT NOT NULL,
+  finished_at TEXT,
+  PRIMARY KEY (event_id, attempt)
+);
+`,
+  },
+  {
+    version: 6,
+    name: 'filters',
+    sql: `
+CREATE TABLE filters (
+  id TEXT PRIMARY KEY,
+  team_id TEXT NOT NULL REFERENCES teams(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  rules TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX filters_team ON filters(team_id, created_at);
+`,
+  },
 ];
 
 /** Applies every migration newer than the database, each in its own transaction. */

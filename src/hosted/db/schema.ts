@@ -152,6 +152,90 @@ export interface PortalsTable {
   updated_at: string;
 }
 
+export type JobState = 'queued' | 'running' | 'failed';
+
+/** One unit of background work (jobs/queue.ts). A job that succeeds is deleted. */
+export interface JobsTable {
+  id: string;
+  kind: string;
+  payload: string; // JSON
+  state: JobState;
+  /** Claims so far, the one running included. */
+  attempts: number;
+  max_attempts: number;
+  /** Not claimed before this instant (back-off). */
+  run_after: string;
+  lease_owner: string | null;
+  /** A running job whose lease is past this instant is taken over. */
+  lease_until: string | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type WebhookMethod = 'POST' | 'PUT';
+
+export interface CustomWebhooksTable {
+  id: string;
+  team_id: string;
+  name: string;
+  active: number;
+  events: string; // JSON array of event types
+  method: WebhookMethod;
+  url: string;
+  headers: string; // JSON object of strings
+  body_extras: string; // JSON object of strings
+  created_at: string;
+  updated_at: string;
+}
+
+export interface PortalCustomWebhooksTable {
+  portal_id: string;
+  custom_webhook_id: string;
+}
+
+/**
+ * One event for one webhook: the request is composed when the event is raised
+ * and sent as stored on every attempt. No foreign key to the webhook: events
+ * raised before a delete are still delivered.
+ */
+export interface WebhookEventsTable {
+  /** The event_id of the payload. */
+  id: string;
+  custom_webhook_id: string;
+  team_id: string;
+  package_id: string;
+  event_type: string;
+  method: WebhookMethod;
+  url: string;
+  headers: string; // JSON object of strings
+  body: string; // the JSON sent
+  state: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookAttemptsTable {
+  event_id: string;
+  attempt: number;
+  /** The receiver's HTTP status; null when none came (see error). */
+  status: number | null;
+  error: string | null;
+  started_at: string;
+  /** null while in flight, or when the process died during the attempt. */
+  finished_at: string | null;
+}
+
+export interface FiltersTable {
+  id: string;
+  team_id: string;
+  name: string;
+  rules: string; // JSON array of FilterRule
+  created_at: string;
+  updated_at: string;
+}
+
 export interface MigrationsTable {
   version: number;
   name: string;
@@ -168,5 +252,11 @@ export interface Database {
   files: FilesTable;
   links: LinksTable;
   portals: PortalsTable;
+  jobs: JobsTable;
+  custom_webhooks: CustomWebhooksTable;
+  portal_custom_webhooks: PortalCustomWebhooksTable;
+  webhook_events: WebhookEventsTable;
+  webhook_attempts: WebhookAttemptsTable;
+  filters: FiltersTable;
   schema_migrations: MigrationsTable;
 }

@@ -14,5 +14,7 @@ import downloads from './downloads.js';
 import pages from './pages.js';
 import portals from './portals.js';
 import updates from './updates.js';
+import customWebhooks from './customWebhooks.js';
+import filters from './filters.js';
 
-export const routeModules: RouteModule[] = [auth, teams, apiKeys, system, packages, packageList, bulkArchive, tags, uploads, links, downloads, pages, portals, updates];
+export const routeModules: RouteModule[] = [auth, teams, apiKeys, system, packages, packageList, bulkArchive, tags, uploads, links, downloads, pages, portals, customWebhooks, filters, updates];

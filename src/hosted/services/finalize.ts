@@ -1,5 +1,6 @@
 // Package finalize: the end of the upload. Unfinished files are dropped, totals
-// fixed, the expiry clock started, and every recipient gets a Link by e-mail.
+// fixed, the expiry clock started, every recipient gets a Link by e-mail, and
+// package.finalized is raised for the webhooks.
 import type { HostedContext } from '../context.js';
 import type { PackagesTable } from '../db/schema.js';
 import { conflict } from '../errors.js';
@@ -7,6 +8,7 @@ import { abortQuietly, requireNew } from './files.js';
 import { insertLink, linkUrl, packageAccessLimit } from './links.js';
 import { notifyRecipients, type Delivery } from './notify.js';
 import { portalDelivery } from './portalPackages.js';
+import { eventsRaised, raisePackageEvent } from './webhookEvents.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -40,7 +42,7 @@ export async function finalizePackage(ctx: HostedContext, pkg: PackagesTable): P
   const expiry = expiryAtFinalize(pkg, portal?.expiryDays ?? team.custom_expiry_default, now);
   const recipients = portal ? portal.recipients : recipientsOf(pkg);
 
-  const { dropped, finalized, deliveries } = await ctx.db.transaction().execute(async (trx) => {
+  const { dropped, finalized, deliveries, events } = await ctx.db.transaction().execute(async (trx) => {
     const dropped = await trx
       .selectFrom('files')
       .select(['id', 'object_key', 'upload_id'])
@@ -80,9 +82,11 @@ export async function finalizePackage(ctx: HostedContext, pkg: PackagesTable): P
       });
       deliveries.push({ email, url: linkUrl(ctx, row.id, secret) });
     }
-    const finalized = { ...pkg, size: Number(totals.bytes), total_files: Number(totals.count), expiry };
-    return { dropped, finalized, deliveries };
+    const finalized = { ...pkg, state: 'finalized' as const, size: Number(totals.bytes), total_files: Number(totals.count), expiry, updated_at: nowStr };
+    const events = await raisePackageEvent(trx, 'package.finalized', finalized, now);
+    return { dropped, finalized, deliveries, events };
   });
+  eventsRaised(ctx, events);
 
   // Mail goes out after the answer: a slow or unreachable relay must not hold up
   // the uploader. Failures are logged; the Links exist either way (GET .../links).

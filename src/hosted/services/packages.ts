@@ -1,4 +1,4 @@
-// Team Packages: the Package DTO, creation and update.
+// Team Packages: the Package DTO, creation (raising package.created) and update.
 import type { PackageAccess } from '../auth/tokens.js';
 import type { HostedContext } from '../context.js';
 import type { PackagesTable, TeamsTable } from '../db/schema.js';
@@ -11,6 +11,7 @@ import { newId, nowIso } from '../ids.js';
 import { normalizeEmail } from './accounts.js';
 import { CHUNK_LIMITS } from './chunks.js';
 import { resolveTagRef } from './tags.js';
+import { eventsRaised, raisePackageEvent } from './webhookEvents.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -99,7 +100,7 @@ export async function createTeamPackage(ctx: HostedContext, teamId: string, user
   const passwordHash = body.password ? await hashPassword(body.password) : null;
   const accessLimit = body.access_limit ?? (team.download_limit_enabled ? team.download_limit_default : 0);
   const now = nowIso();
-  const row = await ctx.db.transaction().execute(async (trx) => {
+  const created = await ctx.db.transaction().execute(async (trx) => {
     const tag = await resolveTagRef(ctx, teamId, body.tag, trx);
     const row: PackagesTable = {
       id: newId('pkg'),
@@ -129,9 +130,10 @@ export async function createTeamPackage(ctx: HostedContext, teamId: string, user
       updated_at: now,
     };
     await trx.insertInto('packages').values(row).execute();
-    return row;
+    return { row, events: await raisePackageEvent(trx, 'package.created', row) };
   });
-  return packageDto(ctx, row);
+  eventsRaised(ctx, created.events);
+  return packageDto(ctx, created.row);
 }
 
 /**

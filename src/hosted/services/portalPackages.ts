@@ -13,6 +13,7 @@ import { normalizeEmail } from './accounts.js';
 import { CHUNK_LIMITS } from './chunks.js';
 import { packageDto } from './packages.js';
 import { checkAccessCode, findPortal, isExpired, isMember, parseList, restrictionsOf } from './portals.js';
+import { eventsRaised, raisePackageEvent } from './webhookEvents.js';
 
 export interface Uploader {
   /** A user credential that came with the request (a Team member skips the access code). */
@@ -77,7 +78,11 @@ export async function createPortalPackage(ctx: HostedContext, portalId: string, 
     created_at: now,
     updated_at: now,
   };
-  await ctx.db.insertInto('packages').values(row).execute();
+  const events = await ctx.db.transaction().execute(async (trx) => {
+    await trx.insertInto('packages').values(row).execute();
+    return raisePackageEvent(trx, 'package.created', row);
+  });
+  eventsRaised(ctx, events);
   // Anyone may create a Portal Package: without a member's credential the token only adds files.
   return packageDto(ctx, row, undefined, member ? 'full' : 'upload');
 }

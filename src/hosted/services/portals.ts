@@ -5,6 +5,7 @@ import type { HostedContext } from '../context.js';
 import type { PortalsTable, Role } from '../db/schema.js';
 import type { Portal, PortalBody, PortalListPage, PortalListQuery, PublicPortal } from '../../api/hosted/portals.js';
 import type { TagSummary } from '../../api/hosted/tags.js';
+import type { WebhookRef } from '../../api/hosted/customWebhooks.js';
 import type { UserPrincipal } from '../auth/credentials.js';
 import { requireRole, teamRole } from '../auth/credentials.js';
 import { hashPassword, verifyPassword } from '../auth/passwords.js';
@@ -13,12 +14,13 @@ import { newId, nowIso } from '../ids.js';
 import { isValidSubdomain, normalizeEmail } from './accounts.js';
 import { parseRecipients } from './packages.js';
 import { resolveTagRef } from './tags.js';
+import { portalWebhooks, setPortalWebhooks } from './customWebhooks.js';
 
 const flag = (b: boolean) => (b ? 1 : 0);
 
 export const parseList = parseRecipients;
 
-export function portalDto(row: PortalsTable, tag: TagSummary | null): Portal {
+export function portalDto(row: PortalsTable, tag: TagSummary | null, webhooks: WebhookRef[]): Portal {
   return {
     id: row.id,
     team_id: row.team_id,
@@ -42,6 +44,7 @@ export function portalDto(row: PortalsTable, tag: TagSummary | null): Portal {
     expiry: row.expiry,
     package_name_format: row.package_name_format,
     user_authentication_required: row.user_authentication_required === 1,
+    custom_webhooks: webhooks,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -52,7 +55,8 @@ async function tagOf(ctx: HostedContext, tagId: string | null): Promise<TagSumma
   return (await ctx.db.selectFrom('tags').select(['id', 'name']).where('id', '=', tagId).executeTakeFirst()) ?? null;
 }
 
-export const toDto = async (ctx: HostedContext, row: PortalsTable) => portalDto(row, await tagOf(ctx, row.tag_id));
+export const toDto = async (ctx: HostedContext, row: PortalsTable) =>
+  portalDto(row, await tagOf(ctx, row.tag_id), (await portalWebhooks(ctx.db, [row.id])).get(row.id)!);
 
 export async function findPortal(ctx: HostedContext, portalId: string): Promise<PortalsTable | undefined> {
   return ctx.db.selectFrom('portals').selectAll().where('id', '=', portalId).executeTakeFirst();
@@ -188,6 +192,7 @@ export async function createPortal(ctx: HostedContext, teamId: string, body: Por
     const tag = await resolveTagRef(ctx, teamId, body.tag, trx);
     const row: PortalsTable = { id: newId('prt'), team_id: teamId, ...s, tag_id: tag?.id ?? null, created_at: now, updated_at: now };
     await trx.insertInto('portals').values(row).execute();
+    if (body.custom_webhooks !== undefined) await setPortalWebhooks(trx, teamId, row.id, body.custom_webhooks);
     return row;
   });
   return toDto(ctx, row);
@@ -202,6 +207,8 @@ export async function updatePortal(ctx: HostedContext, portal: PortalsTable, bod
     const tag = await resolveTagRef(ctx, portal.team_id, body.tag, trx);
     const res = await trx.updateTable('portals').set({ ...s, tag_id: tag?.id ?? null, updated_at: nowIso() }).where('id', '=', portal.id).executeTakeFirst();
     if (Number(res.numUpdatedRows) === 0) throw notFound('portal');
+    // The spec's full-list rule: a given list replaces the attached webhooks; an omitted one keeps them.
+    if (body.custom_webhooks !== undefined) await setPortalWebhooks(trx, portal.team_id, portal.id, body.custom_webhooks);
     return trx.selectFrom('portals').selectAll().where('id', '=', portal.id).executeTakeFirstOrThrow();
   });
   return toDto(ctx, row);
@@ -237,7 +244,8 @@ export async function listPortals(ctx: HostedContext, teamId: string, query: Por
   const tagIds = [...new Set(rows.map((r) => r.tag_id).filter((t): t is string => t !== null))];
   const found = tagIds.length ? await ctx.db.selectFrom('tags').select(['id', 'name']).where('id', 'in', tagIds).execute() : [];
   const byId = new Map(found.map((t) => [t.id, t]));
-  const records = rows.map((r) => portalDto(r, r.tag_id ? (byId.get(r.tag_id) ?? null) : null));
+  const hooks = await portalWebhooks(ctx.db, rows.map((r) => r.id));
+  const records = rows.map((r) => portalDto(r, r.tag_id ? (byId.get(r.tag_id) ?? null) : null, hooks.get(r.id)!));
   return { metadata: { total: Number(n), page, limit }, records };
 }
 

@@ -19,11 +19,23 @@ describe('defaults', () => {
       bucket: 'ferry',
       blueprintTtlSeconds: 3600,
       sweepIntervalMs: 60_000,
+      webhookRetryBaseMs: 10_000,
+      webhookTimeoutMs: 10_000,
+      jobsPollMs: 1000,
+      jobsLeaseMs: 60_000,
+      jobsConcurrency: 4,
       logLevel: 'info',
     });
     expect(c.initOwner).toBeUndefined();
     expect(c.smtp).toBeUndefined();
     expect(c.s3).toBeUndefined();
+  });
+
+  test('webhook and jobs settings from flags and FERRY_* variables, checked', () => {
+    const c = resolveHostedConfig({ 'webhook-retry-base-ms': '50', 'jobs-concurrency': '2' }, { ...env, FERRY_WEBHOOK_TIMEOUT_MS: '500', FERRY_JOBS_LEASE_MS: '2000' });
+    expect(c).toMatchObject({ webhookRetryBaseMs: 50, webhookTimeoutMs: 500, jobsLeaseMs: 2000, jobsConcurrency: 2 });
+    expect(() => resolveHostedConfig({ 'jobs-concurrency': '0' }, env)).toThrow(/--jobs-concurrency must be an integer >= 1/);
+    expect(() => resolveHostedConfig({ 'webhook-timeout-ms': 'soon' }, env)).toThrow(/--webhook-timeout-ms/);
   });
 
   test('the data dir falls back to ~/.local/share without XDG_DATA_HOME', () => {

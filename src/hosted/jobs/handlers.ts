@@ -1,0 +1,13 @@
+// Every kind of job the hosted service runs, with what each needs at close.
+import type { HostedContext } from '../context.js';
+import type { JobHandler } from './worker.js';
+import { WEBHOOK_JOB } from '../services/webhookEvents.js';
+import { webhookDelivery } from '../services/webhookDelivery.js';
+
+export function jobHandlers(ctx: HostedContext): { handlers: Record<string, JobHandler>; close(): Promise<void> } {
+  const webhooks = webhookDelivery(ctx, { retryBaseMs: ctx.config.webhookRetryBaseMs, timeoutMs: ctx.config.webhookTimeoutMs });
+  return {
+    handlers: { [WEBHOOK_JOB]: webhooks.handler },
+    close: () => webhooks.close(),
+  };
+}

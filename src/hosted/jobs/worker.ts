@@ -1,0 +1,160 @@
+// Runs the jobs table: claims due jobs up to a concurrency, keeps their leases
+// while they run, and retries failures after the handler's back-off. It sleeps
+// until the next job falls due (at most pollMs, so that other processes' jobs
+// and run-out leases are seen), and wakes at once when this process enqueues.
+// Its timers are unref'd; stop() claims nothing more and waits for the jobs in flight.
+import os from 'node:os';
+import type { Logger } from 'pino';
+import type { Db } from '../db/open.js';
+import { randomId } from '../ids.js';
+import { claimJob, completeJob, failAbandoned, failJob, nextRunAfter, renewLease, retryJob, type Job } from './queue.js';
+
+export interface JobHandler {
+  /** One attempt; throwing fails it. */
+  run(job: Job): Promise<void>;
+  /** How long to wait after failed attempt `attempt` (1-based) before the next. */
+  retryDelayMs(attempt: number): number;
+  /** Once, when the job is given up: its last attempt failed, or its process died during it. */
+  gaveUp?(job: Job, error: string): Promise<void>;
+}
+
+/** Thrown by a handler when retrying cannot help: the job is given up at once. */
+export class FinalJobError extends Error {}
+
+export interface WorkerOptions {
+  pollMs: number;
+  leaseMs: number;
+  concurrency: number;
+  /** Who holds the leases; unique per process by default. */
+  owner?: string;
+}
+
+/** Wakes the worker of this process after a transaction that enqueued has committed. */
+export interface JobSignal {
+  notify(): void;
+  listen(fn: () => void): void;
+}
+
+export function createJobSignal(): JobSignal {
+  let listener: (() => void) | undefined;
+  return { notify: () => listener?.(), listen: (fn) => void (listener = fn) };
+}
+
+export interface JobWorker {
+  owner: string;
+  wake(): void;
+  stop(): Promise<void>;
+}
+
+const describe = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, 1000);
+
+export function startJobWorker(db: Db, log: Logger, handlers: Record<string, JobHandler>, opts: WorkerOptions): JobWorker {
+  const owner = opts.owner ?? `${os.hostname()}:${process.pid}:${randomId(6)}`;
+  const kinds = Object.keys(handlers);
+  const inflight = new Set<Promise<void>>();
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let pumping: Promise<void> | undefined;
+  let again = false;
+
+  const schedule = (ms: number) => {
+    if (stopped) return;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = undefined;
+      void pump();
+    }, Math.max(0, ms));
+    timer.unref();
+  };
+
+  async function giveUp(job: Job, error: string) {
+    try {
+      await handlers[job.kind]?.gaveUp?.(job, error);
+    } catch (err) {
+      log.error({ err, jobId: job.id, kind: job.kind }, 'job give-up hook failed');
+    }
+  }
+
+  async function execute(job: Job) {
+    const handler = handlers[job.kind]!;
+    // A third of the lease: two renewals may fail before another process takes the job over.
+    const renew = setInterval(() => {
+      renewLease(db, job.id, owner, opts.leaseMs).catch((err) => log.warn({ err, jobId: job.id }, 'lease renewal failed'));
+    }, Math.max(10, Math.floor(opts.leaseMs / 3)));
+    renew.unref();
+    let error: unknown;
+    try {
+      await handler.run(job);
+    } catch (err) {
+      error = err;
+    } finally {
+      clearInterval(renew);
+    }
+    try {
+      if (error === undefined) {
+        await completeJob(db, job.id, owner);
+      } else if (error instanceof FinalJobError || job.attempts >= job.max_attempts) {
+        if (await failJob(db, job.id, owner, describe(error))) await giveUp(job, describe(error));
+        log.warn({ jobId: job.id, kind: job.kind, attempts: job.attempts, error: describe(error) }, 'job given up');
+      } else {
+        const delay = handler.retryDelayMs(job.attempts);
+        await retryJob(db, job.id, owner, describe(error), new Date(Date.now() + delay));
+        log.info({ jobId: job.id, kind: job.kind, attempt: job.attempts, retryInMs: delay, error: describe(error) }, 'job attempt failed');
+      }
+    } catch (err) {
+      // The lease runs out and another claim retries the job.
+      log.error({ err, jobId: job.id }, 'recording a job attempt failed');
+    }
+  }
+
+  async function fill(): Promise<number | undefined> {
+    for (const job of await failAbandoned(db, kinds)) await giveUp(job, job.last_error ?? 'abandoned');
+    while (!stopped && inflight.size < opts.concurrency) {
+      const job = await claimJob(db, owner, kinds, opts.leaseMs);
+      if (!job) break;
+      const p = execute(job).finally(() => {
+        inflight.delete(p);
+        schedule(0); // a slot is free
+      });
+      inflight.add(p);
+    }
+    if (inflight.size >= opts.concurrency) return undefined; // a finishing job wakes us
+    const next = await nextRunAfter(db, kinds);
+    return next === undefined ? undefined : Date.parse(next) - Date.now();
+  }
+
+  async function pump(): Promise<void> {
+    if (stopped) return;
+    if (pumping) {
+      again = true;
+      return;
+    }
+    let wait: number | undefined;
+    pumping = (async () => {
+      do {
+        again = false;
+        try {
+          wait = await fill();
+        } catch (err) {
+          log.error({ err }, 'claiming jobs failed');
+          wait = undefined;
+        }
+      } while (again && !stopped);
+    })();
+    await pumping;
+    pumping = undefined;
+    schedule(Math.min(opts.pollMs, wait ?? opts.pollMs));
+  }
+
+  schedule(0);
+  return {
+    owner,
+    wake: () => schedule(0),
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await pumping;
+      await Promise.allSettled([...inflight]);
+    },
+  };
+}

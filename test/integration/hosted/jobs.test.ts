@@ -1,0 +1,194 @@
+// The jobs table on a real SQLite file: jobs are enqueued with the change that
+// raises them, claimed by one claimer at a time under a lease, taken over when a
+// lease runs out, retried with back-off, given up after their last attempt,
+// and the worker's stop() waits for the job in flight.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import pino from 'pino';
+import { afterAll, beforeAll, beforeEach, expect, test } from 'vitest';
+import { openDatabase, type Db } from '../../../src/hosted/db/open.js';
+import { migrate } from '../../../src/hosted/db/migrations.js';
+import type { Database as Schema } from '../../../src/hosted/db/schema.js';
+import { claimJob, completeJob, enqueueJob, failAbandoned, retryJob, type Job } from '../../../src/hosted/jobs/queue.js';
+import { FinalJobError, startJobWorker, type JobHandler, type JobWorker } from '../../../src/hosted/jobs/worker.js';
+import { waitFor } from '../../helpers/downloads.js';
+
+const log = pino({ level: 'silent' });
+let dir: string;
+let db: Db;
+let closeDb: () => Promise<void>;
+const workers: JobWorker[] = [];
+
+beforeAll(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-jobs-'));
+  ({ db, close: closeDb } = openDatabase(path.join(dir, 'ferry.db')));
+});
+afterAll(async () => {
+  for (const w of workers) await w.stop();
+  await closeDb?.();
+  await fs.rm(dir, { recursive: true, force: true });
+});
+beforeEach(async () => {
+  for (const w of workers.splice(0)) await w.stop();
+  await db.deleteFrom('jobs').execute();
+});
+
+const row = (id: string) => db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
+const start = (handlers: Record<string, JobHandler>, opts: Partial<{ pollMs: number; leaseMs: number; concurrency: number; owner: string }> = {}) => {
+  const w = startJobWorker(db, log, handlers, { pollMs: 20, leaseMs: 5000, concurrency: 2, ...opts });
+  workers.push(w);
+  return w;
+};
+
+/** A promise with its resolve, to hold a handler in flight until the test lets it go. */
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((r) => (open = r));
+  return { open, opened };
+}
+
+test('a job enqueued in a transaction that rolls back does not exist; one that commits does', async () => {
+  await expect(
+    db.transaction().execute(async (trx) => {
+      await enqueueJob(trx, { kind: 'k', payload: { n: 1 }, maxAttempts: 3 });
+      throw new Error('the change failed');
+    }),
+  ).rejects.toThrow('the change failed');
+  expect(await db.selectFrom('jobs').selectAll().execute()).toEqual([]);
+  const id = await db.transaction().execute((trx) => enqueueJob(trx, { kind: 'k', payload: { n: 2 }, maxAttempts: 3 }));
+  expect(await row(id)).toMatchObject({ kind: 'k', payload: '{"n":2}', state: 'queued', attempts: 0, max_attempts: 3, lease_owner: null });
+});
+
+test('one claimer wins a job; when its lease runs out another takes it over and the first can no longer settle it', async () => {
+  const t0 = new Date('2030-01-01T00:00:00.000Z');
+  const id = await enqueueJob(db, { kind: 'k', payload: {}, maxAttempts: 5 }, t0);
+  const a = await claimJob(db, 'A', ['k'], 1000, t0);
+  expect(a).toMatchObject({ id, state: 'running', lease_owner: 'A', attempts: 1, lease_until: '2030-01-01T00:00:01.000Z' });
+  // Leased: nobody else gets it, nor a claimer of other kinds.
+  expect(await claimJob(db, 'B', ['k'], 1000, new Date(t0.getTime() + 999))).toBeUndefined();
+  expect(await claimJob(db, 'B', ['other'], 1000, new Date(t0.getTime() + 5000))).toBeUndefined();
+  // A's process died: once the lease is past, B takes the job over, as a second attempt.
+  const b = await claimJob(db, 'B', ['k'], 1000, new Date(t0.getTime() + 1000));
+  expect(b).toMatchObject({ id, lease_owner: 'B', attempts: 2 });
+  expect(await completeJob(db, id, 'A')).toBe(false);
+  expect(await retryJob(db, id, 'A', 'late', t0)).toBe(false);
+  expect(await row(id)).toMatchObject({ state: 'running', lease_owner: 'B' });
+  expect(await completeJob(db, id, 'B')).toBe(true);
+  expect(await row(id)).toBeUndefined();
+});
+
+test('a queued job is not claimed before its run_after', async () => {
+  const t0 = new Date('2030-01-01T00:00:00.000Z');
+  const id = await enqueueJob(db, { kind: 'k', payload: {}, maxAttempts: 5, runAfter: new Date(t0.getTime() + 10_000) }, t0);
+  expect(await claimJob(db, 'A', ['k'], 1000, new Date(t0.getTime() + 9_999))).toBeUndefined();
+  expect((await claimJob(db, 'A', ['k'], 1000, new Date(t0.getTime() + 10_000)))?.id).toBe(id);
+});
+
+test('the worker takes over a job whose process died with it leased, and runs it', async () => {
+  const longAgo = new Date(Date.now() - 60_000);
+  const id = await enqueueJob(db, { kind: 'k', payload: { x: 1 }, maxAttempts: 5 }, longAgo);
+  // A crashed process claimed it long ago.
+  expect((await claimJob(db, 'crashed', ['k'], 1000, longAgo))?.id).toBe(id);
+  const seen: Job[] = [];
+  start({ k: { retryDelayMs: () => 0, run: async (job) => void seen.push(job) } }, { owner: 'survivor' });
+  await waitFor('the job to be done', async () => ((await row(id)) ? undefined : true));
+  expect(seen).toHaveLength(1);
+  expect(seen[0]).toMatchObject({ id, attempts: 2, lease_owner: 'survivor', payload: '{"x":1}' });
+});
+
+test('a failing job is retried after its back-off, counted, and given up after its last attempt', async () => {
+  const id = await enqueueJob(db, { kind: 'k', payload: {}, maxAttempts: 3 });
+  const attempts: number[] = [];
+  const delays: number[] = [];
+  const gaveUp: string[] = [];
+  start({
+    k: {
+      retryDelayMs: (n) => (delays.push(n), 5 * n),
+      run: async (job) => {
+        attempts.push(job.attempts);
+        throw new Error(`failure ${job.attempts}`);
+      },
+      gaveUp: async (job, error) => void gaveUp.push(`${job.id}: ${error}`),
+    },
+  });
+  await waitFor('the job to be given up', async () => ((await row(id))?.state === 'failed' ? true : undefined));
+  expect(attempts).toEqual([1, 2, 3]);
+  expect(delays).toEqual([1, 2]);
+  expect(gaveUp).toEqual([`${id}: failure 3`]);
+  expect(await row(id)).toMatchObject({ state: 'failed', attempts: 3, last_error: 'failure 3', lease_owner: null });
+});
+
+test('a FinalJobError gives the job up at once', async () => {
+  const id = await enqueueJob(db, { kind: 'k', payload: {}, maxAttempts: 5 });
+  start({ k: { retryDelayMs: () => 0, run: async () => { throw new FinalJobError('cannot ever work'); } } });
+  await waitFor('the job to be given up', async () => ((await row(id))?.state === 'failed' ? true : undefined));
+  expect(await row(id)).toMatchObject({ attempts: 1, last_error: 'cannot ever work' });
+});
+
+test('a job whose process died during its last attempt is given up, not run again', async () => {
+  const longAgo = new Date(Date.now() - 60_000);
+  const id = await enqueueJob(db, { kind: 'k', payload: {}, maxAttempts: 1 }, longAgo);
+  expect((await claimJob(db, 'crashed', ['k'], 1000, longAgo))?.id).toBe(id);
+  expect(await claimJob(db, 'B', ['k'], 1000)).toBeUndefined();
+  const failed = await failAbandoned(db, ['k']);
+  expect(failed.map((j) => j.id)).toEqual([id]);
+  expect(await row(id)).toMatchObject({ state: 'failed', attempts: 1, last_error: 'its process stopped during the last attempt' });
+});
+
+test('stop() claims nothing more and waits for the job in flight', async () => {
+  const first = await enqueueJob(db, { kind: 'k', payload: { n: 1 }, maxAttempts: 5 });
+  const started = gate();
+  const release = gate();
+  const ran: string[] = [];
+  const worker = start(
+    {
+      k: {
+        retryDelayMs: () => 0,
+        run: async (job) => {
+          ran.push(job.id);
+          started.open();
+          await release.opened;
+        },
+      },
+    },
+    { concurrency: 1 },
+  );
+  await started.opened;
+  let stopped = false;
+  const stopping = worker.stop().then(() => (stopped = true));
+  const second = await enqueueJob(db, { kind: 'k', payload: { n: 2 }, maxAttempts: 5 });
+  worker.wake();
+  // Let every pending callback and timer of the worker run: stop() still waits.
+  for (let i = 0; i < 20; i++) await new Promise((r) => setTimeout(r, 5));
+  expect(stopped).toBe(false);
+  expect(await row(first)).toMatchObject({ state: 'running' });
+  release.open();
+  await stopping;
+  expect(stopped).toBe(true);
+  expect(await row(first)).toBeUndefined(); // settled before stop() returned
+  expect(ran).toEqual([first]);
+  expect(await row(second)).toMatchObject({ state: 'queued', attempts: 0 });
+});
+
+test('claiming searches the indexes: no scan and no sort, however many jobs wait', async () => {
+  const sqlite = new Database(':memory:');
+  migrate(sqlite);
+  const plans: string[] = [];
+  const logged = new Kysely<Schema>({
+    dialect: new SqliteDialect({ database: sqlite }),
+    log: (e) => {
+      if (e.level !== 'query') return;
+      const rows = sqlite.prepare(`EXPLAIN QUERY PLAN ${e.query.sql}`).all(...(e.query.parameters as unknown[])) as { detail: string }[];
+      plans.push(rows.map((r) => r.detail).join('\n'));
+    },
+  });
+  await claimJob(logged, 'me', ['k'], 1000);
+  expect(plans).toHaveLength(2);
+  expect(plans[0]).toMatch(/SEARCH jobs USING INDEX jobs_lease \(state=\? AND lease_until<\?\)/);
+  expect(plans[1]).toMatch(/SEARCH jobs USING INDEX jobs_due \(state=\? AND run_after<\?\)/);
+  for (const p of plans) expect(p).not.toMatch(/SCAN|TEMP B-TREE/);
+  await logged.destroy();
+});
