@@ -44,7 +44,9 @@ if (!fs.existsSync(addon)) {
   fs.rmSync(sqliteDir, { recursive: true, force: true });
   fs.mkdirSync(sqliteDir, { recursive: true });
   for (const entry of ['binding.gyp', 'src', 'deps', 'package.json']) fs.cpSync(path.join(from, entry), path.join(sqliteDir, entry), { recursive: true });
-  run(node, [path.join(root, 'node_modules', 'node-gyp', 'bin', 'node-gyp.js'), 'rebuild', '--release', `--nodedir=${path.join(cache, 'package')}`, '-j', '2'], { cwd: sqliteDir });
+  // Under npm, npm_config_nodedir (and its kin) would point node-gyp at the installing Node's headers.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_config_(nodedir|target|runtime|dist_?url|devdir|arch)$/i.test(k)));
+  run(node, [path.join(root, 'node_modules', 'node-gyp', 'bin', 'node-gyp.js'), 'rebuild', '--release', `--nodedir=${path.join(cache, 'package')}`, '-j', '2'], { cwd: sqliteDir, env });
 }
 
 const suites = ['test/unit/agent', 'test/unit/ipc', 'test/integration/agent', 'test/integration/ipc'];

@@ -39,8 +39,10 @@ export function electronSqlite(root: string, log: (line: string) => void = () =>
   fs.mkdirSync(dir, { recursive: true });
   for (const entry of ['binding.gyp', 'src', 'deps', 'package.json']) fs.cpSync(path.join(from, entry), path.join(dir, entry), { recursive: true });
   const gyp = path.join(root, 'node_modules', 'node-gyp', 'bin', 'node-gyp.js');
+  // Under npm, npm_config_nodedir (and its kin) would point node-gyp at this Node's headers instead.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_config_(nodedir|target|runtime|dist_?url|devdir|arch)$/i.test(k)));
   const r = spawnSync(process.execPath, [gyp, 'rebuild', '--release', `--target=${version}`, '--runtime=electron', '--dist-url=https://electronjs.org/headers'], {
-    cwd: dir, encoding: 'utf8', timeout: 600_000,
+    cwd: dir, encoding: 'utf8', timeout: 600_000, env,
   });
   if (r.status === 0 && fs.existsSync(addon)) return { path: addon };
   const last = `${r.stderr ?? ''}`.trim().split('\n').filter((l) => /err/i.test(l)).slice(-1)[0] ?? `node-gyp exited ${r.status ?? r.signal}`;

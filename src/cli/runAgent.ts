@@ -5,7 +5,7 @@
 import type { Logger } from 'pino';
 import { resolveAgentConfig, type AgentFlags } from '../agent/config.js';
 import { startAgent, type RunningAgent } from '../agent/index.js';
-import { startThisComputer, type ThisComputer } from './thisComputer.js';
+import type { ThisComputer } from './thisComputer.js';
 
 export interface AgentRun {
   agent: RunningAgent;
@@ -29,7 +29,8 @@ export async function startAgentRun(o: RunOptions, service?: ThisComputer): Prom
     service = undefined;
   }
   try {
-    if (config.thisComputer) service ??= await startThisComputer(o.serveFlags ?? {}, o.log);
+    // Loaded only then: an agent on a server elsewhere carries none of the service's code.
+    if (config.thisComputer) service ??= await (await import('./thisComputer.js')).startThisComputer(o.serveFlags ?? {}, o.log);
     const agent = await startAgent(service ? { ...config, hostedUrl: service.url } : config, o.log, { ownerKey: service?.ownerKey });
     if (service?.ownerKey && !config.apiKey && !agent.services.session.signedIn()) {
       await agent.services.session.loginWithApiKey(service.ownerKey).catch((err: unknown) => o.log.warn({ err }, 'could not sign in as the owner of the service on this computer'));

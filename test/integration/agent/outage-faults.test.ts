@@ -89,15 +89,22 @@ test('connections to the store refused for 2 minutes mid-upload and mid-download
   await expectUploaded(shared.id, 'shared.bin', shared.data);
   const link = await call(agent.url, 'POST', `/uploads/${shared.id}/link`, { body: {} });
 
-  await env.proxy.rules(undefined, 150); // slow enough to be caught mid-way
+  // Each request to the store waits 600 ms (below the 2 s stall limit): 20 parts and ranges
+  // through 4 slots take several seconds, so both are caught mid-way even on a busy machine.
+  await env.proxy.rules(undefined, 600);
   const up = await startUpload('refused.bin', 40 * MiB);
   const dl = await call(agent.url, 'POST', '/downloads', { body: { url: link.body.url, dst_folder: path.join(tmp, 'refused-dl'), chunk_size: 2 * MiB } });
   expect(dl.status).toBe(201);
   const downloadId = dl.body.download_id as string;
-  await until('uploads', up.id, (u) => u.progress > 0, 'upload under way');
-  await until('downloads', downloadId, (d) => d.progress > 0, 'download under way');
+  await Promise.all([
+    until('uploads', up.id, (u) => u.progress > 0, 'upload under way'),
+    until('downloads', downloadId, (d) => d.progress > 0, 'download under way'),
+  ]);
 
   await env.proxy.stop();
+  // The outage must find both with bytes still to move, or the test proves nothing.
+  expect((await record('uploads', up.id)).progress).toBeLessThan(40 * MiB);
+  expect((await record('downloads', downloadId)).progress).toBeLessThan(24 * MiB);
   let requestsWhenStopped: number;
   try {
     const stoppedAt = Date.now();
