@@ -1,6 +1,9 @@
-// `ferry start`: the one command to try Ferry on one machine. It runs the hosted
-// service with its embedded S3 store in the user's data dir and, on the first
-// run, creates an owner, a Team and an API key, then says how to use them.
+// `ferry start`: the one command to try Ferry on one machine, "Try it on this
+// computer": the hosted service with its embedded S3 store in the user's data dir
+// (its first start creates an owner, a Team and an API key) and the agent signed
+// in as that owner. The desktop app runs both in its agent's process; without
+// it, they run here and the app is served to the browser, with a banner on how
+// to use them.
 import fs from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
