@@ -65,7 +65,8 @@ export const UpdateCloudConnectionBody = Type.Object({
   authorization: Type.Optional(Authorization),
   provider: Type.Optional(Type.String({ maxLength: 64 })),
   direction: Type.Optional(Direction),
-  target_directory_id: Type.Optional(Folder),
+  /** null as a GET answers it for cloud_to_svc (a round trip); for svc_to_cloud, the bucket's root. */
+  target_directory_id: Type.Optional(Nullable(Folder)),
   source_directory_ids: Type.Optional(Type.Array(Folder, { maxItems: 50 })),
   upload_transfer_manifest: Type.Optional(Type.Boolean()),
 });

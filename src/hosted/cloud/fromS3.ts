@@ -11,6 +11,7 @@ import { request } from 'undici';
 import type { HostedContext } from '../context.js';
 import type { CloudConnectionsTable, CloudTransfersTable, PackagesTable } from '../db/schema.js';
 import { FinalJobError } from '../jobs/worker.js';
+import { HttpError } from '../errors.js';
 import { nameProblem, pathProblem } from '../services/relpath.js';
 import { parseFolders } from '../services/cloudConnections.js';
 import { getFile, partBlueprints, registerFile } from '../services/files.js';
@@ -70,8 +71,11 @@ async function plan(ctx: HostedContext, transfer: CloudTransfersTable, conn: Clo
       const h = await target.client.send(new HeadObjectCommand({ Bucket: target.bucket, Key: ref }), { abortSignal: signal });
       found.set(ref, { key: ref, size: h.ContentLength ?? 0, lastModified: (h.LastModified ?? new Date()).toISOString() });
     } catch (err) {
-      if (statusOf(err) === 404 || codeOf(err) === 'NotFound') throw new FinalJobError(`the bucket ${target.bucket} has no object ${ref}`);
-      throw err;
+      if (statusOf(err) !== 404 && codeOf(err) !== 'NotFound') throw err;
+      // A folder named without its trailing "/".
+      const before = found.size;
+      await listPrefix(target, `${ref}/`, found, signal);
+      if (found.size === before) throw new FinalJobError(`the bucket ${target.bucket} has no object ${ref}`);
     }
   }
   const taken = new Set<string>();
@@ -122,6 +126,19 @@ async function putPart(url: string, headers: Record<string, string>, body: Reada
   return etag;
 }
 
+/**
+ * The service's own refusals (a Portal limit, a Package finalized meanwhile)
+ * will not change on a retry: they end the transfer. Its failures (5xx) are retried.
+ */
+async function ours<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof HttpError && err.status < 500) throw new FinalJobError(`Ferry refused a file: ${err.message}`);
+    throw err;
+  }
+}
+
 async function importItem(im: Import, item: Item): Promise<void> {
   const { ctx, pkg, target } = im;
   let fileId = item.file_id;
@@ -136,7 +153,7 @@ async function importItem(im: Import, item: Item): Promise<void> {
       fileId = null;
     }
   }
-  if (!fileId || uploadId === null || !partSize) ({ fileId, uploadId, partSize } = await register(im, { ...item, file_id: null }));
+  if (!fileId || uploadId === null || !partSize) ({ fileId, uploadId, partSize } = await ours(() => register(im, { ...item, file_id: null })));
   const done = await partsOf(ctx.db, item);
   const count = item.size === 0 ? 0 : Math.ceil(item.size / partSize!);
   const missing = Array.from({ length: count }, (_, i) => i + 1).filter((n) => !done.has(n));
@@ -163,7 +180,7 @@ async function importItem(im: Import, item: Item): Promise<void> {
   });
   const chunk_extras = [...done].sort((a, b) => a[0] - b[0]).map(([n, etag]) => ({ part_number: String(n), etag }));
   // An empty object has no upload ('' names none): its finalize puts an empty object.
-  await finalizeFile(ctx, pkg, fid, { chunk_extras, file_extras: { upload_id: uid }, size: item.size, chunk_size: size });
+  await ours(() => finalizeFile(ctx, pkg, fid, { chunk_extras, file_extras: { upload_id: uid }, size: item.size, chunk_size: size }));
   await completeItem(ctx.db, item, null, 0);
 }
 
@@ -193,5 +210,5 @@ export async function importFromS3(
     signal.throwIfAborted();
     await importItem(im, item);
   }
-  await finalizePackage(ctx, pkg);
+  await ours(() => finalizePackage(ctx, pkg));
 }

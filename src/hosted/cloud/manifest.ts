@@ -76,7 +76,8 @@ export async function putManifest(
   const folder = key.includes('/') ? key.slice(0, key.lastIndexOf('/')) : '';
   const body = Buffer.from(`${JSON.stringify(buildManifest({ ...t, transfer: fresh }, target.bucket, folder), null, 2)}\n`);
   await target.client.send(
-    new PutObjectCommand({ Bucket: target.bucket, Key: key, Body: body, ContentLength: body.length, ContentType: 'application/json', StorageClass: target.storageClass }),
+    // In the default storage class whatever the files' is: a manifest in an archive class could not be read without a restore.
+    new PutObjectCommand({ Bucket: target.bucket, Key: key, Body: body, ContentLength: body.length, ContentType: 'application/json' }),
     { abortSignal: signal },
   );
   await ctx.db.updateTable('cloud_transfers').set({ manifest_key: key }).where('id', '=', t.transfer.id).execute();

@@ -73,10 +73,21 @@ interface Copy {
 
 const destroyQuietly = (s: Readable | undefined) => s?.destroy();
 
+/** Reads from our own store, saying so when it fails (the bucket's failures read otherwise). */
+async function readOurs(ctx: HostedContext, key: string, range: { start: number; end: number } | undefined, signal: AbortSignal): Promise<Readable> {
+  try {
+    return await ctx.storage.read(key, range, signal);
+  } catch (err) {
+    if (signal.aborted) throw err;
+    const e = err as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
+    throw new Error(`reading ${key} from Ferry's storage failed: ${e.$metadata?.httpStatusCode ?? ''} ${e.name ?? ''} ${e.message ?? String(err)}`.replace(/ +/g, ' '));
+  }
+}
+
 async function putWhole({ ctx, target, signal }: Copy, item: Item): Promise<void> {
   let body: Readable | undefined;
   try {
-    body = item.size > 0 ? await ctx.storage.read(item.source_key, undefined, signal) : undefined;
+    body = item.size > 0 ? await readOurs(ctx, item.source_key, undefined, signal) : undefined;
     const r = await target.client.send(
       new PutObjectCommand({ Bucket: target.bucket, Key: item.dest_key!, Body: body ?? new Uint8Array(0), ContentLength: item.size, StorageClass: target.storageClass }),
       { abortSignal: signal },
@@ -138,7 +149,7 @@ async function putInParts(copy: Copy, item: Item, configuredPartSize: number, co
     const length = partLength(item.size, partSize, n);
     let body: Readable | undefined;
     try {
-      body = await ctx.storage.read(item.source_key, { start, end: start + length - 1 }, both);
+      body = await readOurs(ctx, item.source_key, { start, end: start + length - 1 }, both);
       const r = await target.client.send(new UploadPartCommand({ Bucket: target.bucket, Key: item.dest_key!, UploadId: id, PartNumber: n, Body: body, ContentLength: length }), { abortSignal: both });
       if (!r.ETag) throw new Error(`the bucket's store answered no ETag for part ${n} of ${item.dest_key}`);
       done.set(n, r.ETag);

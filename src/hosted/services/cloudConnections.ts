@@ -69,15 +69,16 @@ function settingsFrom(
   provider: string,
   direction: CloudConnectionsTable['direction'],
   variant: string,
-  body: Pick<CreateCloudConnectionBody, 'target_directory_id' | 'source_directory_ids' | 'upload_transfer_manifest'>,
+  body: Pick<UpdateCloudConnectionBody, 'target_directory_id' | 'source_directory_ids' | 'upload_transfer_manifest'>,
   base: Settings,
 ): Settings {
   const s = { ...base };
-  if (body.target_directory_id !== undefined) {
+  // A setting of the other direction is refused, unless it is empty as answers show it (a round trip).
+  if (body.target_directory_id !== undefined && (direction === 'svc_to_cloud' || body.target_directory_id)) {
     if (direction !== 'svc_to_cloud') throw badRequest('target_directory_id is for svc_to_cloud connections', 'invalid_field');
-    s.target_directory_id = normalizeFolder(body.target_directory_id, 'target_directory_id');
+    s.target_directory_id = normalizeFolder(body.target_directory_id ?? '', 'target_directory_id');
   }
-  if (body.source_directory_ids !== undefined) {
+  if (body.source_directory_ids !== undefined && (direction === 'cloud_to_svc' || body.source_directory_ids.length > 0)) {
     if (direction !== 'cloud_to_svc') throw badRequest('source_directory_ids is for cloud_to_svc connections', 'invalid_field');
     s.source_directory_ids = JSON.stringify([...new Set(body.source_directory_ids.map((f, i) => normalizeFolder(f, `source_directory_ids[${i}]`)))]);
   }
