@@ -19,7 +19,13 @@ const HELP = `usage: ferry serve [options]
   --webhook-retry-base-ms N the wait after a webhook's first failed attempt, doubling after each
                             (default 10000; 5 attempts in all)
   --webhook-timeout-ms N    how long a webhook receiver has to answer (default 10000)
-  --jobs-concurrency N      background jobs (webhook deliveries) run at once (default 4)
+  --jobs-concurrency N      background jobs (webhook deliveries, cloud transfers) run at once (default 4)
+  --cloud-part-size BYTES   cloud transfers copy objects larger than this in parts of this size
+                            (default 67108864, 64 MiB; at least 5 MiB)
+  --cloud-part-concurrency N parts of one object copied at once (default 4)
+  --cloud-attempts N        attempts of a cloud transfer, each resuming the last (default 5)
+  --cloud-retry-base-ms N   the wait after a transfer's first failed attempt, doubling (default 30000)
+  --cloud-aws-endpoint URL  send amazon_s3 connections to this S3 endpoint instead of AWS
   --updates-dir DIR         serve the desktop app's update feed from DIR at /updates/
                             (latest.yml, latest-mac.yml, latest-linux.yml, installers, blockmaps)
   --log-level LEVEL         pino level (default info)
@@ -51,6 +57,11 @@ export const serveOptions = {
   'jobs-concurrency': { type: 'string' },
   'jobs-poll-ms': { type: 'string' },
   'jobs-lease-ms': { type: 'string' },
+  'cloud-part-size': { type: 'string' },
+  'cloud-part-concurrency': { type: 'string' },
+  'cloud-attempts': { type: 'string' },
+  'cloud-retry-base-ms': { type: 'string' },
+  'cloud-aws-endpoint': { type: 'string' },
   'updates-dir': { type: 'string' },
   'log-level': { type: 'string' },
 } as const;

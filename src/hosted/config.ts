@@ -47,6 +47,16 @@ export interface HostedConfig {
   jobsLeaseMs: number;
   /** Jobs one process runs at once. */
   jobsConcurrency: number;
+  /** Cloud transfers: objects larger than this go in parts of this size. */
+  cloudPartSize: number;
+  /** Parts of one object copied at once. */
+  cloudPartConcurrency: number;
+  /** Attempts of one cloud transfer (each resumes where the last stopped). */
+  cloudAttempts: number;
+  /** The wait after a transfer's first failed attempt; each later wait doubles. */
+  cloudRetryBaseMs: number;
+  /** Where amazon_s3 connections are sent instead of AWS (an S3 mirror, or tests); AWS when absent. */
+  cloudAwsEndpoint?: string;
   /** The desktop app's update feed served at /updates/ (latest*.yml, installers, blockmaps), when given. */
   updatesDir?: string;
   logLevel: string;
@@ -140,6 +150,11 @@ export function resolveHostedConfig(flags: Flags, env: NodeJS.ProcessEnv = proce
     jobsPollMs: intSetting(get('jobs-poll-ms'), 1000, '--jobs-poll-ms', 10),
     jobsLeaseMs: intSetting(get('jobs-lease-ms'), 60_000, '--jobs-lease-ms', 100),
     jobsConcurrency: intSetting(get('jobs-concurrency'), 4, '--jobs-concurrency', 1),
+    cloudPartSize: intSetting(get('cloud-part-size'), 64 * 1024 * 1024, '--cloud-part-size', 5 * 1024 * 1024),
+    cloudPartConcurrency: intSetting(get('cloud-part-concurrency'), 4, '--cloud-part-concurrency', 1),
+    cloudAttempts: intSetting(get('cloud-attempts'), 5, '--cloud-attempts', 1),
+    cloudRetryBaseMs: intSetting(get('cloud-retry-base-ms'), 30_000, '--cloud-retry-base-ms', 1),
+    ...(get('cloud-aws-endpoint') ? { cloudAwsEndpoint: get('cloud-aws-endpoint')!.replace(/\/+$/, '') } : {}),
     ...(get('updates-dir') ? { updatesDir: path.resolve(get('updates-dir')!) } : {}),
     logLevel: get('log-level') ?? 'info',
   };

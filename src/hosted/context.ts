@@ -6,6 +6,7 @@ import type { Tokens } from './auth/tokens.js';
 import type { Storage } from './storage/s3.js';
 import type { Mailer } from './mail/mailer.js';
 import type { JobSignal } from './jobs/worker.js';
+import type { Sealer } from './auth/sealed.js';
 
 export interface HostedContext {
   config: HostedConfig;
@@ -16,4 +17,6 @@ export interface HostedContext {
   log: Logger;
   /** Wakes this process's jobs worker after a commit that enqueued jobs. */
   jobs: JobSignal;
+  /** Seals secrets the service must use again (cloud connections' credentials). */
+  sealer: Sealer;
 }

@@ -10,6 +10,7 @@ import type { HostedContext } from './context.js';
 import { openDatabase } from './db/open.js';
 import { HeldElsewhereError, holdLockFile } from '../sqlite/exclusive.js';
 import { createTokens } from './auth/tokens.js';
+import { createSealer, loadOrCreateSealingKey } from './auth/sealed.js';
 import { createS3Storage, type S3Settings } from './storage/s3.js';
 import { withEmbeddedStore } from './storage/embedded.js';
 import { createMailer } from './mail/mailer.js';
@@ -86,7 +87,8 @@ export async function startHostedService(config: HostedConfig, log: Logger = pin
     const mailer = createMailer(config.smtp, path.join(config.dataDir, 'outbox'));
     cleanups.push(() => mailer.close());
     const tokens = createTokens(await loadOrCreateSigningKey(config.dataDir), config.userTokenTtlSeconds);
-    const ctx: HostedContext = { config, db, tokens, storage, mailer, log, jobs: createJobSignal() };
+    const sealer = createSealer(await loadOrCreateSealingKey(config.dataDir));
+    const ctx: HostedContext = { config, db, tokens, storage, mailer, log, jobs: createJobSignal(), sealer };
     if (config.initOwner && (await ensureInitOwner(db, config.initOwner.email, config.initOwner.password))) {
       log.info({ email: config.initOwner.email }, 'created the first owner and their team');
     }

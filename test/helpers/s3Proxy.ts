@@ -16,6 +16,9 @@ export interface SeenRequest {
   range?: [number, number];
   /** 1 for the first request of this method + path + range, 2 for the second... */
   n: number;
+  /** The query string, without the `?` ('' for none). */
+  query: string;
+  headers: http.IncomingHttpHeaders;
 }
 
 export type Seen = SeenRequest & { fault: Fault; bytes: number };
@@ -125,7 +128,8 @@ export async function startS3Proxy(target: string): Promise<S3Proxy> {
     const key = `${req.method} ${p} ${range?.join('-') ?? ''}`;
     const n = (counts.get(key) ?? 0) + 1;
     counts.set(key, n);
-    const seen: SeenRequest = { method: req.method ?? 'GET', path: p, range, n };
+    const query = (req.url ?? '').includes('?') ? (req.url ?? '').slice((req.url ?? '').indexOf('?') + 1) : '';
+    const seen: SeenRequest = { method: req.method ?? 'GET', path: p, range, n, query, headers: req.headers };
     const fault = proxy.rule(seen);
     const entry: Seen = { ...seen, fault, bytes: 0 };
     proxy.seen.push(entry);

@@ -4,6 +4,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { TagRef, TagSummary, TeamParams } from './tags.js';
 import { WebhookRef } from './customWebhooks.js';
+import { PortalCloudConnection } from './cloudConnections.js';
 
 export { TeamParams };
 
@@ -45,6 +46,8 @@ export const Portal = Type.Object({
   user_authentication_required: Type.Boolean(),
   /** The custom webhooks attached: they receive the events of the Portal's Packages. */
   custom_webhooks: Type.Array(WebhookRef),
+  /** The cloud connections each finalized Package is delivered to, in order. */
+  cloud_connections: Type.Array(PortalCloudConnection),
   created_at: Type.String(),
   updated_at: Type.String(),
 });
@@ -79,6 +82,9 @@ const PortalSettings = {
   user_authentication_required: Type.Optional(Type.Boolean()),
   /** The complete list of webhooks to keep attached (others are detached); omitted: unchanged. */
   custom_webhooks: Type.Optional(Type.Array(WebhookRef, { maxItems: 100 })),
+  /** true: cloud_connections (required then) is the complete list to keep; otherwise cloud_connections is ignored. */
+  configure_cloud_connections: Type.Optional(Type.Boolean()),
+  cloud_connections: Type.Optional(Type.Array(PortalCloudConnection, { maxItems: 50 })),
 };
 
 /** Create, and the complete object of an update (read-only fields are ignored). */

@@ -236,6 +236,94 @@ export interface FiltersTable {
   updated_at: string;
 }
 
+export interface CloudConnectionsTable {
+  id: string;
+  team_id: string;
+  name: string;
+  provider: string;
+  direction: 'svc_to_cloud' | 'cloud_to_svc';
+  /** JSON of the authorization object, sealed (auth/sealed.ts): it holds secrets. */
+  credentials: string;
+  target_directory_id: string | null;
+  source_directory_ids: string; // JSON array of folders
+  upload_transfer_manifest: number;
+  state: 'ok' | 'error' | 'disconnected';
+  last_error: string | null;
+  /** Set by DELETE; the row goes when no transfer of it is queued or running. */
+  deleted_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface PortalCloudConnectionsTable {
+  portal_id: string;
+  cloud_connection_id: string;
+  target_action: 'transfer';
+  filter_id: string | null;
+  /** Order in the Portal's list. */
+  position: number;
+}
+
+export type CloudTransferState = 'queued' | 'running' | 'complete' | 'error';
+
+/** One Package delivered to a connection (svc_to_cloud) or filled from it (cloud_to_svc). */
+export interface CloudTransfersTable {
+  id: string;
+  team_id: string;
+  package_id: string;
+  cloud_connection_id: string;
+  direction: 'svc_to_cloud' | 'cloud_to_svc';
+  raised_by: 'portal' | 'manual';
+  state: CloudTransferState;
+  error: string | null;
+  notify_email: string | null;
+  /** The filter's rules when the transfer was raised (JSON), null for none. */
+  filter_rules: string | null;
+  /** cloud_to_svc: the keys and folders asked for (JSON), null for the connection's sources. */
+  requested_files: string | null;
+  /** 1 once its items are listed (the first attempt does it). */
+  planned: number;
+  files_total: number;
+  files_done: number;
+  bytes_total: number;
+  bytes_done: number;
+  files_filtered_out: number;
+  attempts: number;
+  destination: string | null;
+  manifest_key: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One object of a transfer, with where its copy stands (for a resume). */
+export interface CloudTransferItemsTable {
+  transfer_id: string;
+  seq: number;
+  /** svc_to_cloud: our file; cloud_to_svc: the file registered for it (null until then). */
+  file_id: string | null;
+  /** The key read: ours (svc_to_cloud) or theirs (cloud_to_svc). */
+  source_key: string;
+  /** svc_to_cloud: their key. */
+  dest_key: string | null;
+  path: string;
+  name: string;
+  size: number;
+  last_modified: string;
+  state: 'pending' | 'complete';
+  /** The multipart upload under way at the destination. */
+  upload_id: string | null;
+  part_size: number | null;
+  /** The destination's ETag once complete. */
+  etag: string | null;
+}
+
+export interface CloudTransferPartsTable {
+  transfer_id: string;
+  seq: number;
+  part_number: number;
+  etag: string;
+}
+
 export interface MigrationsTable {
   version: number;
   name: string;
@@ -258,5 +346,10 @@ export interface Database {
   webhook_events: WebhookEventsTable;
   webhook_attempts: WebhookAttemptsTable;
   filters: FiltersTable;
+  cloud_connections: CloudConnectionsTable;
+  portal_cloud_connections: PortalCloudConnectionsTable;
+  cloud_transfers: CloudTransfersTable;
+  cloud_transfer_items: CloudTransferItemsTable;
+  cloud_transfer_parts: CloudTransferPartsTable;
   schema_migrations: MigrationsTable;
 }

@@ -98,6 +98,21 @@ export async function retryJob(db: Conn, id: string, owner: string, error: strin
   return r.numUpdatedRows > 0n;
 }
 
+/**
+ * The attempt was stopped by this process's shutdown, not by a failure: the job
+ * is queued again at once and the attempt is not counted.
+ */
+export async function releaseJob(db: Conn, id: string, owner: string, note: string, now = new Date()): Promise<boolean> {
+  const r = await db
+    .updateTable('jobs')
+    .set((eb) => ({ state: 'queued', run_after: iso(now), lease_owner: null, lease_until: null, attempts: eb('attempts', '-', 1), last_error: note, updated_at: iso(now) }))
+    .where('id', '=', id)
+    .where('state', '=', 'running')
+    .where('lease_owner', '=', owner)
+    .executeTakeFirst();
+  return r.numUpdatedRows > 0n;
+}
+
 /** The last attempt failed (or the error is final): the job is kept as failed, for the record. */
 export async function failJob(db: Conn, id: string, owner: string, error: string, now = new Date()): Promise<boolean> {
   const r = await db

@@ -2,16 +2,21 @@
 // while they run, and retries failures after the handler's back-off. It sleeps
 // until the next job falls due (at most pollMs, so that other processes' jobs
 // and run-out leases are seen), and wakes at once when this process enqueues.
-// Its timers are unref'd; stop() claims nothing more and waits for the jobs in flight.
+// Its timers are unref'd; stop() claims nothing more, tells the jobs in flight
+// (their signal aborts) and waits for them: a job that stops early because of it
+// (InterruptedJobError) is queued again uncounted, for the next start to resume.
 import os from 'node:os';
 import type { Logger } from 'pino';
 import type { Db } from '../db/open.js';
 import { randomId } from '../ids.js';
-import { claimJob, completeJob, failAbandoned, failJob, nextRunAfter, renewLease, retryJob, type Job } from './queue.js';
+import { claimJob, completeJob, failAbandoned, failJob, nextRunAfter, releaseJob, renewLease, retryJob, type Job } from './queue.js';
 
 export interface JobHandler {
-  /** One attempt; throwing fails it. */
-  run(job: Job): Promise<void>;
+  /**
+   * One attempt; throwing fails it. `signal` aborts when the service stops: a
+   * long job may then throw InterruptedJobError, and the attempt is released, not counted.
+   */
+  run(job: Job, signal: AbortSignal): Promise<void>;
   /** How long to wait after failed attempt `attempt` (1-based) before the next. */
   retryDelayMs(attempt: number): number;
   /** Once, when the job is given up: its last attempt failed, or its process died during it. */
@@ -20,6 +25,9 @@ export interface JobHandler {
 
 /** Thrown by a handler when retrying cannot help: the job is given up at once. */
 export class FinalJobError extends Error {}
+
+/** Thrown by a handler that stopped early because its signal aborted: the job is released, uncounted. */
+export class InterruptedJobError extends Error {}
 
 export interface WorkerOptions {
   pollMs: number;
@@ -52,6 +60,7 @@ export function startJobWorker(db: Db, log: Logger, handlers: Record<string, Job
   const owner = opts.owner ?? `${os.hostname()}:${process.pid}:${randomId(6)}`;
   const kinds = Object.keys(handlers);
   const inflight = new Set<Promise<void>>();
+  const stopping = new AbortController();
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let pumping: Promise<void> | undefined;
@@ -84,7 +93,7 @@ export function startJobWorker(db: Db, log: Logger, handlers: Record<string, Job
     renew.unref();
     let error: unknown;
     try {
-      await handler.run(job);
+      await handler.run(job, stopping.signal);
     } catch (err) {
       error = err;
     } finally {
@@ -93,6 +102,9 @@ export function startJobWorker(db: Db, log: Logger, handlers: Record<string, Job
     try {
       if (error === undefined) {
         await completeJob(db, job.id, owner);
+      } else if (error instanceof InterruptedJobError && stopping.signal.aborted) {
+        await releaseJob(db, job.id, owner, 'interrupted by a shutdown; resumes at the next start');
+        log.info({ jobId: job.id, kind: job.kind }, 'job interrupted by the shutdown, released');
       } else if (error instanceof FinalJobError || job.attempts >= job.max_attempts) {
         if (await failJob(db, job.id, owner, describe(error))) await giveUp(job, describe(error));
         log.warn({ jobId: job.id, kind: job.kind, attempts: job.attempts, error: describe(error) }, 'job given up');
@@ -152,6 +164,7 @@ export function startJobWorker(db: Db, log: Logger, handlers: Record<string, Job
     wake: () => schedule(0),
     async stop() {
       stopped = true;
+      stopping.abort();
       if (timer) clearTimeout(timer);
       await pumping;
       await Promise.allSettled([...inflight]);

@@ -16,5 +16,7 @@ import portals from './portals.js';
 import updates from './updates.js';
 import customWebhooks from './customWebhooks.js';
 import filters from './filters.js';
+import cloudConnections from './cloudConnections.js';
+import cloudTransfers from './cloudTransfers.js';
 
-export const routeModules: RouteModule[] = [auth, teams, apiKeys, system, packages, packageList, bulkArchive, tags, uploads, links, downloads, pages, portals, customWebhooks, filters, updates];
+export const routeModules: RouteModule[] = [auth, teams, apiKeys, system, packages, packageList, bulkArchive, tags, uploads, links, downloads, pages, portals, customWebhooks, filters, cloudConnections, cloudTransfers, updates];

@@ -5,7 +5,7 @@ import type { FiltersTable, Role } from '../db/schema.js';
 import type { CreateFilterBody, Filter, FilterRule, UpdateFilterBody } from '../../api/hosted/filters.js';
 import type { UserPrincipal } from '../auth/credentials.js';
 import { requireRole, teamRole } from '../auth/credentials.js';
-import { badRequest, notFound } from '../errors.js';
+import { badRequest, conflict, notFound } from '../errors.js';
 import { newId, nowIso } from '../ids.js';
 import { patternProblem } from './filterMatch.js';
 
@@ -68,9 +68,20 @@ export async function updateFilter(ctx: HostedContext, filter: FiltersTable, bod
   return filterDto({ ...filter, ...set });
 }
 
+/**
+ * 409 filter_in_use while a Portal's cloud connection uses it: dropping it would
+ * silently widen what goes to that bucket. Transfers already raised keep the
+ * rules they were raised with.
+ */
 export async function deleteFilter(ctx: HostedContext, filterId: string): Promise<void> {
-  const res = await ctx.db.deleteFrom('filters').where('id', '=', filterId).executeTakeFirst();
-  if (res.numDeletedRows === 0n) throw notFound('filter');
+  await ctx.db.transaction().execute(async (trx) => {
+    const users = await trx.selectFrom('portal_cloud_connections').select('portal_id').distinct().where('filter_id', '=', filterId).orderBy('portal_id').limit(10).execute();
+    if (users.length > 0) {
+      throw conflict(`the filter is applied to cloud connections of Portal ${users.map((u) => u.portal_id).join(', ')}; remove it there first`, 'filter_in_use');
+    }
+    const res = await trx.deleteFrom('filters').where('id', '=', filterId).executeTakeFirst();
+    if (res.numDeletedRows === 0n) throw notFound('filter');
+  });
 }
 
 export async function listFilters(ctx: HostedContext, teamId: string): Promise<Filter[]> {

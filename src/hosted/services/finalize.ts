@@ -1,6 +1,7 @@
 // Package finalize: the end of the upload. Unfinished files are dropped, totals
-// fixed, the expiry clock started, every recipient gets a Link by e-mail, and
-// package.finalized is raised for the webhooks.
+// fixed, the expiry clock started, every recipient gets a Link by e-mail,
+// package.finalized is raised for the webhooks, and a Portal Package is queued
+// for delivery to each cloud connection attached to its Portal.
 import type { HostedContext } from '../context.js';
 import type { PackagesTable } from '../db/schema.js';
 import { conflict } from '../errors.js';
@@ -9,6 +10,7 @@ import { insertLink, linkUrl, packageAccessLimit } from './links.js';
 import { notifyRecipients, type Delivery } from './notify.js';
 import { portalDelivery } from './portalPackages.js';
 import { eventsRaised, raisePackageEvent } from './webhookEvents.js';
+import { raisePortalTransfers } from './cloudTransfers.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -83,7 +85,7 @@ export async function finalizePackage(ctx: HostedContext, pkg: PackagesTable): P
       deliveries.push({ email, url: linkUrl(ctx, row.id, secret) });
     }
     const finalized = { ...pkg, state: 'finalized' as const, size: Number(totals.bytes), total_files: Number(totals.count), expiry, updated_at: nowStr };
-    const events = await raisePackageEvent(trx, 'package.finalized', finalized, now);
+    const events = (await raisePackageEvent(trx, 'package.finalized', finalized, now)) + (await raisePortalTransfers(ctx, trx, finalized, now));
     return { dropped, finalized, deliveries, events };
   });
   eventsRaised(ctx, events);

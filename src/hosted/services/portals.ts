@@ -6,6 +6,7 @@ import type { PortalsTable, Role } from '../db/schema.js';
 import type { Portal, PortalBody, PortalListPage, PortalListQuery, PublicPortal } from '../../api/hosted/portals.js';
 import type { TagSummary } from '../../api/hosted/tags.js';
 import type { WebhookRef } from '../../api/hosted/customWebhooks.js';
+import type { PortalCloudConnection } from '../../api/hosted/cloudConnections.js';
 import type { UserPrincipal } from '../auth/credentials.js';
 import { requireRole, teamRole } from '../auth/credentials.js';
 import { hashPassword, verifyPassword } from '../auth/passwords.js';
@@ -15,12 +16,13 @@ import { isValidSubdomain, normalizeEmail } from './accounts.js';
 import { parseRecipients } from './packages.js';
 import { resolveTagRef } from './tags.js';
 import { portalWebhooks, setPortalWebhooks } from './customWebhooks.js';
+import { portalConnections, setPortalConnections } from './cloudConnections.js';
 
 const flag = (b: boolean) => (b ? 1 : 0);
 
 export const parseList = parseRecipients;
 
-export function portalDto(row: PortalsTable, tag: TagSummary | null, webhooks: WebhookRef[]): Portal {
+export function portalDto(row: PortalsTable, tag: TagSummary | null, webhooks: WebhookRef[], connections: PortalCloudConnection[]): Portal {
   return {
     id: row.id,
     team_id: row.team_id,
@@ -45,6 +47,7 @@ export function portalDto(row: PortalsTable, tag: TagSummary | null, webhooks: W
     package_name_format: row.package_name_format,
     user_authentication_required: row.user_authentication_required === 1,
     custom_webhooks: webhooks,
+    cloud_connections: connections,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -56,7 +59,17 @@ async function tagOf(ctx: HostedContext, tagId: string | null): Promise<TagSumma
 }
 
 export const toDto = async (ctx: HostedContext, row: PortalsTable) =>
-  portalDto(row, await tagOf(ctx, row.tag_id), (await portalWebhooks(ctx.db, [row.id])).get(row.id)!);
+  portalDto(row, await tagOf(ctx, row.tag_id), (await portalWebhooks(ctx.db, [row.id])).get(row.id)!, (await portalConnections(ctx.db, [row.id])).get(row.id)!);
+
+/**
+ * The cloud connections a create or update sets: only with configure_cloud_connections
+ * true, and then the list is required (an absent one would detach everything by accident).
+ */
+function connectionsToSet(body: PortalBody): PortalCloudConnection[] | undefined {
+  if (body.configure_cloud_connections !== true) return undefined;
+  if (body.cloud_connections === undefined) throw badRequest('cloud_connections is required with configure_cloud_connections: list every connection to keep ([] for none)', 'cloud_connections_required');
+  return body.cloud_connections;
+}
 
 export async function findPortal(ctx: HostedContext, portalId: string): Promise<PortalsTable | undefined> {
   return ctx.db.selectFrom('portals').selectAll().where('id', '=', portalId).executeTakeFirst();
@@ -193,6 +206,8 @@ export async function createPortal(ctx: HostedContext, teamId: string, body: Por
     const row: PortalsTable = { id: newId('prt'), team_id: teamId, ...s, tag_id: tag?.id ?? null, created_at: now, updated_at: now };
     await trx.insertInto('portals').values(row).execute();
     if (body.custom_webhooks !== undefined) await setPortalWebhooks(trx, teamId, row.id, body.custom_webhooks);
+    const connections = connectionsToSet(body);
+    if (connections) await setPortalConnections(trx, teamId, row.id, connections);
     return row;
   });
   return toDto(ctx, row);
@@ -209,6 +224,9 @@ export async function updatePortal(ctx: HostedContext, portal: PortalsTable, bod
     if (Number(res.numUpdatedRows) === 0) throw notFound('portal');
     // The spec's full-list rule: a given list replaces the attached webhooks; an omitted one keeps them.
     if (body.custom_webhooks !== undefined) await setPortalWebhooks(trx, portal.team_id, portal.id, body.custom_webhooks);
+    // Cloud connections: the same rule, switched by configure_cloud_connections (without it they are unchanged).
+    const connections = connectionsToSet(body);
+    if (connections) await setPortalConnections(trx, portal.team_id, portal.id, connections);
     return trx.selectFrom('portals').selectAll().where('id', '=', portal.id).executeTakeFirstOrThrow();
   });
   return toDto(ctx, row);
@@ -245,7 +263,8 @@ export async function listPortals(ctx: HostedContext, teamId: string, query: Por
   const found = tagIds.length ? await ctx.db.selectFrom('tags').select(['id', 'name']).where('id', 'in', tagIds).execute() : [];
   const byId = new Map(found.map((t) => [t.id, t]));
   const hooks = await portalWebhooks(ctx.db, rows.map((r) => r.id));
-  const records = rows.map((r) => portalDto(r, r.tag_id ? (byId.get(r.tag_id) ?? null) : null, hooks.get(r.id)!));
+  const connections = await portalConnections(ctx.db, rows.map((r) => r.id));
+  const records = rows.map((r) => portalDto(r, r.tag_id ? (byId.get(r.tag_id) ?? null) : null, hooks.get(r.id)!, connections.get(r.id)!));
   return { metadata: { total: Number(n), page, limit }, records };
 }
 

@@ -56,7 +56,8 @@ export interface Storage {
   /** The stored object's size and ETag (quoted, as S3 gives it); null when there is none. */
   objectInfo(key: string): Promise<{ size: number; etag: string } | null>;
   downloadUrl(key: string, filename: string, expiresInSeconds: number): Promise<string>;
-  read(key: string): Promise<Readable>;
+  /** The object's bytes, or bytes start..end (inclusive) of it; `signal` stops the read. */
+  read(key: string, range?: { start: number; end: number }, signal?: AbortSignal): Promise<Readable>;
   remove(key: string): Promise<void>;
 }
 
@@ -148,8 +149,9 @@ export function createS3Storage(s: S3Settings, blueprintTtlSeconds: number): Sto
       const disposition = `attachment; filename*=UTF-8''${encodeURIComponent(filename)}`;
       return presign('GET', key, { 'response-content-disposition': disposition }, expiresIn);
     },
-    async read(Key) {
-      const r = await client.send(new GetObjectCommand({ Bucket, Key }));
+    async read(Key, range, abortSignal) {
+      const Range = range ? `bytes=${range.start}-${range.end}` : undefined;
+      const r = await client.send(new GetObjectCommand({ Bucket, Key, Range }), abortSignal ? { abortSignal } : {});
       return r.Body as Readable;
     },
     async remove(Key) {

@@ -13,7 +13,7 @@ import { openDatabase, type Db } from '../../../src/hosted/db/open.js';
 import { migrate } from '../../../src/hosted/db/migrations.js';
 import type { Database as Schema } from '../../../src/hosted/db/schema.js';
 import { claimJob, completeJob, enqueueJob, failAbandoned, retryJob, type Job } from '../../../src/hosted/jobs/queue.js';
-import { FinalJobError, startJobWorker, type JobHandler, type JobWorker } from '../../../src/hosted/jobs/worker.js';
+import { FinalJobError, InterruptedJobError, startJobWorker, type JobHandler, type JobWorker } from '../../../src/hosted/jobs/worker.js';
 import { waitFor } from '../../helpers/downloads.js';
 
 const log = pino({ level: 'silent' });
@@ -171,6 +171,37 @@ test('stop() claims nothing more and waits for the job in flight', async () => {
   expect(await row(first)).toBeUndefined(); // settled before stop() returned
   expect(ran).toEqual([first]);
   expect(await row(second)).toMatchObject({ state: 'queued', attempts: 0 });
+});
+
+test("stop() aborts the jobs' signal: a job that stops early with InterruptedJobError is queued again, its attempt not counted; one that fails otherwise is retried as usual", async () => {
+  const [long, plain] = [await enqueueJob(db, { kind: 'long', payload: {}, maxAttempts: 3 }), await enqueueJob(db, { kind: 'plain', payload: {}, maxAttempts: 3 })];
+  let started = 0;
+  const w = start(
+    {
+      long: {
+        retryDelayMs: () => 60_000,
+        run: (_job, signal) =>
+          new Promise<void>((_ok, fail) => {
+            started++;
+            signal.addEventListener('abort', () => fail(new InterruptedJobError('stopped')), { once: true });
+          }),
+      },
+      plain: {
+        retryDelayMs: () => 60_000,
+        run: (_job, signal) =>
+          new Promise<void>((_ok, fail) => {
+            started++;
+            signal.addEventListener('abort', () => fail(new Error('broke on the way down')), { once: true });
+          }),
+      },
+    },
+    { concurrency: 2 },
+  );
+  await waitFor('both jobs to run', () => (started === 2 ? true : undefined));
+  await w.stop();
+  expect(await row(long)).toMatchObject({ state: 'queued', attempts: 0, lease_owner: null, last_error: expect.stringMatching(/interrupted by a shutdown/) });
+  expect(await row(plain)).toMatchObject({ state: 'queued', attempts: 1, last_error: 'broke on the way down' });
+  expect(Date.parse((await row(long))!.run_after)).toBeLessThanOrEqual(Date.now());
 });
 
 test('claiming searches the indexes: no scan and no sort, however many jobs wait', async () => {

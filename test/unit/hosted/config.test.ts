@@ -24,6 +24,10 @@ describe('defaults', () => {
       jobsPollMs: 1000,
       jobsLeaseMs: 60_000,
       jobsConcurrency: 4,
+      cloudPartSize: 64 * 1024 * 1024,
+      cloudPartConcurrency: 4,
+      cloudAttempts: 5,
+      cloudRetryBaseMs: 30_000,
       logLevel: 'info',
     });
     expect(c.initOwner).toBeUndefined();
@@ -35,6 +39,13 @@ describe('defaults', () => {
     const c = resolveHostedConfig({ 'webhook-retry-base-ms': '50', 'jobs-concurrency': '2' }, { ...env, FERRY_WEBHOOK_TIMEOUT_MS: '500', FERRY_JOBS_LEASE_MS: '2000' });
     expect(c).toMatchObject({ webhookRetryBaseMs: 50, webhookTimeoutMs: 500, jobsLeaseMs: 2000, jobsConcurrency: 2 });
     expect(() => resolveHostedConfig({ 'jobs-concurrency': '0' }, env)).toThrow(/--jobs-concurrency must be an integer >= 1/);
+    expect(c.cloudAwsEndpoint).toBeUndefined();
+  });
+
+  test('cloud transfer settings, checked', () => {
+    const c = resolveHostedConfig({ 'cloud-part-size': String(8 * 1024 * 1024), 'cloud-aws-endpoint': 'http://127.0.0.1:9000/' }, { ...env, FERRY_CLOUD_RETRY_BASE_MS: '20' });
+    expect(c).toMatchObject({ cloudPartSize: 8 * 1024 * 1024, cloudRetryBaseMs: 20, cloudAwsEndpoint: 'http://127.0.0.1:9000' });
+    expect(() => resolveHostedConfig({ 'cloud-part-size': '1048576' }, env)).toThrow(/--cloud-part-size must be an integer >= 5242880/);
     expect(() => resolveHostedConfig({ 'webhook-timeout-ms': 'soon' }, env)).toThrow(/--webhook-timeout-ms/);
   });
 
