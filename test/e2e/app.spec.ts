@@ -251,6 +251,8 @@ test('"Try it on this computer": a service starts beside the agent, signed in as
     await page.getByLabel('Chunk size').fill('16');
     await page.getByRole('button', { name: 'Save' }).click();
     await expect(page.getByRole('status').filter({ hasText: 'Saved.' })).toBeVisible();
+    // The screenshot shows the screen from its top: the server and the transfer settings.
+    await page.evaluate("document.querySelector('.place-view').scrollTo(0, 0)");
     await photograph('settings');
     await page.reload();
     await place('Settings').click();

@@ -6,6 +6,7 @@
 import { getLocal, type Mockttp } from 'mockttp';
 export type { Mockttp };
 import { startServiceBehindProxy, type Proxied } from './proxiedService.js';
+import { stablePort } from './ports.js';
 
 export interface SeenByProxy { method: string; path: string; at: number }
 
@@ -29,13 +30,13 @@ export interface FaultProxy {
 export async function startFaultProxy(storeUrl: string): Promise<FaultProxy> {
   const targetHost = new URL(storeUrl).host;
   const seen: SeenByProxy[] = [];
-  let port = 0;
+  // Outside the ephemeral range: while it is stopped, nothing else can take its port.
+  const port = await stablePort();
   let server: Mockttp | undefined;
 
   const open = async () => {
     const s = getLocal();
-    await s.start(port || undefined);
-    port = s.port;
+    await s.start(port);
     await s.on('request-initiated', (r) => seen.push({ method: r.method, path: r.path, at: Date.now() }));
     server = s;
     await proxy.rules();

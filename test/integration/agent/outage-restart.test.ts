@@ -17,7 +17,7 @@ import { call, type TestService } from '../../helpers/hosted.js';
 import { signInAgent, startTestAgent, type TestAgent } from '../../helpers/agent.js';
 import { ferry, startFerry, jsonLine, type Running } from '../../helpers/cli.js';
 import { downloadAll, MiB } from '../../helpers/flow.js';
-import { freePort } from '../../helpers/ports.js';
+import { stablePort } from '../../helpers/ports.js';
 import { startUploadProxy, type ProxyLog, type UploadProxy } from './uploads-proxy.js';
 
 vi.setConfig({ testTimeout: 300_000, hookTimeout: 120_000 });
@@ -65,7 +65,8 @@ beforeAll(async () => {
   // Probes at most 2 s apart (60 s by default), so that the test does not wait out a long back-off after the outage.
   process.env.FERRY_AGENT_RETRY_MAX_MS = '2000';
   tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-outage-'));
-  ports = { api: await freePort(), store: await freePort(), proxy: await freePort() };
+  // Outside the ephemeral range: while these are down, no other test's server can be given them.
+  ports = { api: await stablePort(), store: await stablePort(), proxy: await stablePort() };
   await startStore();
   await startService();
   agent = await startTestAgent({ url: serviceUrl() }, { 'chunk-size': String(5 * MiB), concurrency: String(CONCURRENCY) });
