@@ -16,5 +16,6 @@ import portals from './portals.js';
 import updates from './updates.js';
 import customWebhooks from './customWebhooks.js';
 import filters from './filters.js';
+import portalPackageList from './portalPackageList.js';
 
-export const routeModules: RouteModule[] = [auth, teams, apiKeys, system, packages, packageList, bulkArchive, tags, uploads, links, downloads, pages, portals, customWebhooks, filters, updates];
+export const routeModules: RouteModule[] = [auth, teams, apiKeys, system, packages, packageList, bulkArchive, tags, uploads, links, downloads, pages, portals, portalPackageList, customWebhooks, filters, updates];
