@@ -46,17 +46,13 @@ async function watchedFolder(p: string): Promise<string> {
   return abs;
 }
 
-async function destination(p: string): Promise<string> {
+/** An absolute folder that is not a file; made (at the end of the checks) when missing. */
+async function destination(p: string): Promise<{ abs: string; exists: boolean }> {
   if (!path.isAbsolute(p)) throw invalid('dst_folder must be an absolute path');
   const abs = path.resolve(p);
   const st = await fs.stat(abs).catch(() => undefined);
   if (st && !st.isDirectory()) throw invalid('dst_folder exists and is not a folder');
-  if (!st) {
-    await fs.mkdir(abs, { recursive: true }).catch((err: NodeJS.ErrnoException) => {
-      throw invalid(`dst_folder cannot be created (${err.code ?? err.message})`);
-    });
-  }
-  return abs;
+  return { abs, exists: st !== undefined };
 }
 
 export interface Others {
@@ -96,7 +92,12 @@ export async function checkFields(type: AutomationType, f: AutomationFields, cha
     if (out.name === '') throw invalid('name must not be blank');
   }
   if (changed.has('path') && out.path !== undefined) out.path = await watchedFolder(out.path);
-  if (changed.has('dst_folder') && out.dst_folder !== undefined) out.dst_folder = await destination(out.dst_folder);
+  let makeDst: string | undefined;
+  if (changed.has('dst_folder') && out.dst_folder !== undefined) {
+    const d = await destination(out.dst_folder);
+    out.dst_folder = d.abs;
+    if (!d.exists) makeDst = d.abs;
+  }
   if (out.effective_time !== undefined) out.effective_time = new Date(out.effective_time).toISOString();
   if (changed.has('blacklist')) {
     for (const g of out.blacklist ?? []) {
@@ -145,6 +146,12 @@ export async function checkFields(type: AutomationType, f: AutomationFields, cha
     });
     if (portal.custom_metadata.length > 0) throw invalid('subdomain: this Portal asks for a metadata form, which the agent cannot fill in');
     out.subdomain = want;
+  }
+  // Last, so that a refused body leaves nothing behind.
+  if (makeDst) {
+    await fs.mkdir(makeDst, { recursive: true }).catch((err: NodeJS.ErrnoException) => {
+      throw invalid(`dst_folder cannot be created (${err.code ?? err.message})`);
+    });
   }
   return out;
 }

@@ -10,6 +10,7 @@ import type { UploadsService } from './uploads.js';
 import type { DownloadsService } from './downloads.js';
 import {
   SECRET_MASK,
+  UPDATE_BODIES,
   type AutomationFields,
   type AutomationPackage,
   type AutomationRecord,
@@ -37,6 +38,12 @@ import { automationTuning } from '../automations/timing.js';
 import { checkFields, isWatch, withDefaults } from '../automations/validate.js';
 
 const SECRETS = ['download_password', 'access_code'] as const;
+
+/** The body's fields this kind knows (others are ignored, as on every route, and never stored). */
+function known(type: AutomationType, body: AutomationFields): AutomationFields {
+  const keys = Object.keys(UPDATE_BODIES[type].properties);
+  return Object.fromEntries(Object.entries(body).filter(([k, v]) => keys.includes(k) && v !== undefined)) as AutomationFields;
+}
 
 const fieldsOf = (row: AutomationRow) => JSON.parse(row.fields) as AutomationFields;
 
@@ -154,7 +161,8 @@ export function createAutomationsService(ctx: AgentContext, session: SessionServ
 
     async create(type: AutomationType, body: AutomationFields): Promise<AutomationRecord> {
       session.credentials();
-      const fields = await checkFields(type, withDefaults(type, body), new Set(Object.keys(withDefaults(type, body))), { session }, others());
+      const given = withDefaults(type, known(type, body));
+      const fields = await checkFields(type, given, new Set(Object.keys(given)), { session }, others());
       const id = `aut_${randomBytes(12).toString('hex')}`;
       const { name, enabled, ...rest } = fields;
       insertAutomation(db, { id, type, name: name!, enabled: enabled !== false, fields: rest });
@@ -168,10 +176,10 @@ export function createAutomationsService(ctx: AgentContext, session: SessionServ
     async update(type: AutomationType, id: string, body: AutomationFields): Promise<AutomationRecord> {
       session.credentials();
       const row = mustGet(id, type);
-      const changed = new Set(Object.keys(body));
+      const patch = known(type, body);
+      const changed = new Set(Object.keys(patch));
       if (changed.size === 0) throw invalid('nothing to change: the body names no field of this automation');
       const old = { ...fieldsOf(row), name: row.name, enabled: row.enabled === 1 };
-      const patch: AutomationFields = { ...body };
       // A masked secret sent back keeps the secret.
       for (const k of SECRETS) if (patch[k] === SECRET_MASK) patch[k] = old[k];
       const fields = await checkFields(type, { ...old, ...patch }, changed, { session }, others(id));
