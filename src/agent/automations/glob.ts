@@ -1,7 +1,7 @@
 // A watch folder's blacklist: glob patterns matched against the `/`-separated
 // path of an entry below the watched folder. A pattern without `/` matches a name
 // at any depth (`*.tmp`, `.git`); one with `/` matches the path from the top
-// (`renders/*.exr`, `**/cache/**`; a leading `/` is dropped). An entry is left
+// (`renders/*.exr`, `**/cache/**`, `/top.txt` for a name at the top only). An entry is left
 // out when it or one of the folders holding it matches. `*` and `?` stay within
 // a name, `**` spans folders, `[abc]`, `[!a-z]` and `{a,b}` work as in a shell.
 // Matching ignores case on Windows and macOS, whose file systems do too.
@@ -56,7 +56,8 @@ export function blacklistMatcher(globs: string[] | undefined, platform: NodeJS.P
   const byName: RegExp[] = [];
   const byPath: RegExp[] = [];
   for (const raw of globs ?? []) {
-    const g = raw.replace(/\\/g, platform === 'win32' ? '/' : '\\').replace(/^\/+/, '').replace(/\/+$/, '');
+    const slashed = platform === 'win32' ? raw.replace(/\\/g, '/') : raw;
+    const g = slashed.replace(/^\/+/, '').replace(/\/+$/, '');
     if (g === '') continue;
     let re: RegExp;
     try {
@@ -64,7 +65,8 @@ export function blacklistMatcher(globs: string[] | undefined, platform: NodeJS.P
     } catch {
       continue; // validated on write; an odd leftover matches nothing
     }
-    (raw.replace(/^\/+/, '').includes('/') ? byPath : byName).push(re);
+    // A leading `/` anchors a pattern to the top, as any `/` in it does.
+    (slashed.replace(/\/+$/, '').includes('/') ? byPath : byName).push(re);
   }
   if (byName.length === 0 && byPath.length === 0) return () => false;
   return (relPath) => {

@@ -14,6 +14,7 @@ import { ownerActor, type Actor } from '../../helpers/auth.js';
 import { signInAgent, startTestAgent, type TestAgent } from '../../helpers/agent.js';
 import { finalizePackage, sha256, uploadFile, type Pkg } from '../../helpers/flow.js';
 import { treeOf } from '../../helpers/downloads.js';
+import { openAgentDb } from '../../../src/agent/store/db.js';
 
 const WAIT = { timeout: 25_000, interval: 100 };
 
@@ -181,5 +182,21 @@ describe('Portal download automations', () => {
     expect(on.body.enabled).toBe(true);
     const list = await fetched(single, 5);
     expect(list.map((p) => p.name)).toContain('while-off');
+  });
+
+  test('a fetch recorded but not begun when the agent stopped is begun after a restart, once', async () => {
+    const configDir = agent.configDir;
+    await agent.agent.close();
+    const pkgId = await arrive('alpha', 'crashed', { 'k.txt': Buffer.from('k\n') });
+    const db = openAgentDb(path.join(configDir, 'agent.db'));
+    const t = new Date().toISOString();
+    db.prepare(`INSERT INTO automation_packages (id, automation_id, direction, package_id, portal_id, name, state, dst_folder, created_at, updated_at)
+      VALUES ('00000000-0000-4000-8000-000000000001', ?, 'fetch', ?, ?, 'crashed', 'pending', ?, ?, ?)`).run(single, pkgId, portals.alpha!.id, path.join(tmp, 'alpha-in'), t, t);
+    await db.shut();
+    agent = await startTestAgent(svc, { 'config-dir': configDir });
+    const list = await fetched(single, 6);
+    expect(list.filter((p) => p.name === 'crashed')).toMatchObject([{ transfer_id: '00000000-0000-4000-8000-000000000001', state: 'complete' }]);
+    expect(await fs.readFile(path.join(tmp, 'alpha-in', 'crashed', 'k.txt'), 'utf8')).toBe('k\n');
+    expect((await fs.readdir(path.join(tmp, 'alpha-in'))).filter((n) => n.startsWith('crashed'))).toEqual(['crashed']);
   });
 });

@@ -14,6 +14,7 @@ import { call, startTestService, type TestService } from '../../helpers/hosted.j
 import { ownerActor, type Actor } from '../../helpers/auth.js';
 import { openEventStream, signInAgent, startTestAgent, type TestAgent } from '../../helpers/agent.js';
 import { downloadAll, sha256 } from '../../helpers/flow.js';
+import { openAgentDb } from '../../../src/agent/store/db.js';
 
 /** Minutes: 1.8 s of quiet before a subfolder goes. */
 const TIMEOUT = 0.03;
@@ -167,6 +168,33 @@ describe('a Team watch folder', () => {
     const names = (await servicePackages()).map((p) => p.name);
     expect(names.filter((n) => n === 'loose.txt (watched)')).toHaveLength(1);
     expect(names).toHaveLength(5);
+  });
+});
+
+describe('a crash between recording a send and making its upload', () => {
+  test('the send recorded but never made is made, once, after a restart', async () => {
+    const auto = (await call(agent.url, 'GET', '/automations')).body.find((a: any) => a.name === 'Outbox');
+    const configDir = agent.configDir;
+    await agent.agent.close();
+    // What the agent leaves when it dies right after recording a send: the record (its files counted as sent), no upload.
+    await fsp.mkdir(path.join(watched, 'E'));
+    await fsp.writeFile(path.join(watched, 'E', 'e.txt'), 'e\n');
+    const st = await fsp.stat(path.join(watched, 'E', 'e.txt'));
+    const db = openAgentDb(path.join(configDir, 'agent.db'));
+    const t = new Date().toISOString();
+    db.prepare(`INSERT INTO automation_packages (id, automation_id, direction, unit, fingerprint, name, state, created_at, updated_at)
+      VALUES ('upl_crashed', ?, 'send', 'E', 'x', 'E', 'pending', ?, ?)`).run(auto.automation_id, t, t);
+    db.prepare("INSERT INTO automation_sent_files (entry_id, rel_path, size, mtime_ms) VALUES ('upl_crashed', 'E/e.txt', ?, ?)").run(st.size, st.mtimeMs);
+    await db.shut();
+
+    agent = await startTestAgent(svc, { 'config-dir': configDir });
+    // At start the record meets no upload: it is dropped, so E counts as not sent.
+    const before = await packagesOf(auto.automation_id);
+    expect(before.map((p) => p.transfer_id)).not.toContain('upl_crashed');
+    const list = await waitComplete(auto.automation_id, before.length + 1);
+    const e = list.filter((p) => p.name === 'E');
+    expect(e).toHaveLength(1);
+    expect((await servicePackages()).filter((p) => p.name === 'E (watched)')).toHaveLength(1);
   });
 });
 
