@@ -3,6 +3,7 @@
 // names in kebab-case (the spec's command-line names for the watch folders'
 // optional fields); a field that does not apply to the automation's kind is a
 // usage error, not silently dropped.
+import path from 'node:path';
 import { AUTOMATION_TYPES, UPDATE_BODIES, type AutomationFields, type AutomationPackage, type AutomationRecord, type AutomationType } from '../../api/agent/automations.js';
 import type { Command, OptionSpec } from '../command.js';
 import { clientCommand, int, list, str, table, UsageError, type Values } from './common.js';
@@ -94,6 +95,9 @@ const OPTIONS = {
   'no-unlimited-storage': { type: 'boolean' },
 } as const satisfies OptionSpec;
 
+/** The agent may run elsewhere in the file system tree: it gets absolute paths. */
+const abs = (p: string | undefined) => (p === undefined ? undefined : path.resolve(p));
+
 /** A switch and its opposite: true, false, or undefined when neither is given. */
 function flag(v: Values, on: string, off: string): boolean | undefined {
   if (v[on] === true && v[off] === true) throw new UsageError(`--${on} and --${off} exclude each other`);
@@ -115,12 +119,12 @@ function fieldsOf(v: Values, type: AutomationType): AutomationFields {
     name: str(v, 'name'),
     portal_subdomain: str(v, 'portal-subdomain'),
     team_id: team,
-    dst_folder: str(v, 'dst-folder'),
+    dst_folder: abs(str(v, 'dst-folder')),
     effective_time: str(v, 'effective-time'),
     create_package_folder: flag(v, 'package-folder', 'no-package-folder'),
     create_portal_subfolder: flag(v, 'portal-subfolder', 'no-portal-subfolder'),
     download_priority: int(v, 'download-priority'),
-    path: str(v, 'path'),
+    path: abs(str(v, 'path')),
     timeout: minutes(v),
     recipient_emails: list(v, 'recipients'),
     subdomain: str(v, 'subdomain'),
