@@ -172,6 +172,7 @@ export class PortalDownload implements Runner {
         updateEntry(db, e.id, { link_id: link.id, link_url: url, link_password: password });
         await db.synced();
       }
+      if (this.stopped) return undefined; // begun at the next start, with the Link recorded
       await this.host.downloads.create(
         {
           url,

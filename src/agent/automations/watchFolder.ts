@@ -45,6 +45,8 @@ export class WatchFolder implements Runner {
   private timer: NodeJS.Timeout | undefined;
   private rescanTimer: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** Aborted by stop(): a watch still starting gives up waiting for chokidar. */
+  private readonly halt = new AbortController();
   /** Looks at units one at a time. */
   private busy: Promise<void> = Promise.resolve();
   private opened: Promise<void> = Promise.resolve();
@@ -74,13 +76,14 @@ export class WatchFolder implements Runner {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.halt.abort();
     clearTimeout(this.timer);
     clearTimeout(this.rescanTimer);
-    await this.opened.catch(() => {});
     await this.watcher?.close().catch(() => {});
     let t: NodeJS.Timeout | undefined;
-    await Promise.race([this.busy, new Promise((r) => (t = setTimeout(r, STOP_WAIT_MS)))]);
+    await Promise.race([Promise.all([this.opened.catch(() => {}), this.busy]), new Promise((r) => (t = setTimeout(r, STOP_WAIT_MS)))]);
     clearTimeout(t);
+    await this.watcher?.close().catch(() => {}); // one made while stopping
   }
 
   kick(): void {
@@ -105,7 +108,10 @@ export class WatchFolder implements Runner {
     this.watcher = watcher;
     watcher.on('all', (event, p) => this.heard(event, p));
     watcher.on('error', (err) => this.error(`watching ${this.root}: ${messageOf(err)}`));
-    await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+    await new Promise<void>((resolve) => {
+      watcher.once('ready', () => resolve());
+      this.halt.signal.addEventListener('abort', () => resolve(), { once: true });
+    });
     if (this.stopped) return;
     const present = await this.rescan(true);
     // Sends of units that are gone no longer count: a new folder of the same name is new.
@@ -250,6 +256,10 @@ export class WatchFolder implements Runner {
     const plan: UploadPlan = { entries: fresh.map((s) => s.entry), size: fresh.reduce((n, s) => n + s.entry.size, 0), name: u.name };
     const unitPath = path.join(this.root, u.name);
     const packageName = `${u.name}${f.package_name_suffix ?? ''}`.slice(0, 255);
+    if (this.stopped) {
+      deleteEntry(db, id); // the agent stops: the unit is looked at again at the next start
+      return;
+    }
     try {
       let packageId: string;
       if (this.spec.type === 'team_upload') {

@@ -83,6 +83,7 @@ export function createAutomationsService(ctx: AgentContext, session: SessionServ
     downloads,
     tuning: automationTuning(process.env),
     outcome(id, o) {
+      if (closed) return; // a runner finishing its last step while the agent stops
       if (setOutcome(db, id, o)) publish(getAutomation(db, id));
     },
   };
