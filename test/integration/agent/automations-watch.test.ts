@@ -16,8 +16,8 @@ import { openEventStream, signInAgent, startTestAgent, type TestAgent } from '..
 import { downloadAll, sha256 } from '../../helpers/flow.js';
 import { openAgentDb } from '../../../src/agent/store/db.js';
 
-/** Minutes: 1.8 s of quiet before a subfolder goes. */
-const TIMEOUT = 0.03;
+/** Minutes: 3 s of quiet before a subfolder goes (the slow writes below pause 0.2 s). */
+const TIMEOUT = 0.05;
 const WAIT = { timeout: 60_000, interval: 100 };
 
 let svc: TestService;
@@ -91,7 +91,7 @@ describe('a Team watch folder', () => {
     // A loose file, and two subfolders written a piece at a time for longer than the timeout.
     await fsp.writeFile(path.join(watched, 'loose.txt'), 'loose\n');
     for (const d of ['A', 'B/sub', 'B/skip']) await fsp.mkdir(path.join(watched, d), { recursive: true });
-    const pieces = 16;
+    const pieces = 20;
     for (let i = 0; i < pieces; i++) {
       const cut = (b: Buffer) => b.subarray(Math.floor((b.length * i) / pieces), Math.floor((b.length * (i + 1)) / pieces));
       fs.appendFileSync(path.join(watched, 'A', 'a1.bin'), cut(a1));
