@@ -154,8 +154,10 @@ export function createDownloadsService(ctx: AgentContext) {
       };
     },
 
-    /** POST /downloads: resolves the Link and lists its Package before anything is created. */
-    /** `id`: chosen (and recorded) by a Portal download automation before the download is made. */
+    /**
+     * POST /downloads: resolves the Link and lists its Package before anything is created.
+     * `made.id`: chosen (and recorded) by a Portal download automation before the download is made.
+     */
     async create(body: CreateDownloadBody, made: { id?: string } = {}): Promise<CreatedDownload> {
       const dst = body.dst_folder;
       await prepareDestination(dst);
