@@ -7,6 +7,7 @@ import type {
 } from '../api/agent/uploads.js';
 import type { CreateDownloadBody, CreatedDownload, DownloadRecord } from '../api/agent/downloads.js';
 import type { EventType, StreamEvent } from '../api/agent/events.js';
+import type { AutomationFields, AutomationPackage, AutomationRecord, AutomationType } from '../api/agent/automations.js';
 
 export const DEFAULT_AGENT_URL = 'http://127.0.0.1:8080/api/v1';
 
@@ -131,6 +132,16 @@ export class AgentClient {
     this.request<Affected<DownloadRecord>>('DELETE', opts.id ? `/downloads/${encodeURIComponent(opts.id)}` : '/downloads', {
       query: { states: opts.states, remove_files: opts.removeFiles || undefined },
     });
+
+  // Automations
+  listAutomations = () => this.request<AutomationRecord[]>('GET', '/automations');
+  getAutomation = (id: string) => this.request<AutomationRecord>('GET', `/automations/${encodeURIComponent(id)}`);
+  automationPackages = (id: string) => this.request<AutomationPackage[]>('GET', `/automations/${encodeURIComponent(id)}/packages`);
+  createAutomation = (type: AutomationType, body: AutomationFields) => this.request<AutomationRecord>('POST', `/automations/${type}`, { body });
+  updateAutomation = (type: AutomationType, id: string, body: AutomationFields) =>
+    this.request<AutomationRecord>('PUT', `/automations/${type}/${encodeURIComponent(id)}`, { body });
+  deleteAutomation = (id: string) => this.request<AutomationRecord>('DELETE', `/automations/${encodeURIComponent(id)}`);
+  enableAutomation = (id: string, enabled: boolean) => this.request<AutomationRecord>('POST', `/automations/${encodeURIComponent(id)}/${enabled ? 'enable' : 'disable'}`);
 
   /**
    * Opens GET /events. Resolves once the agent has subscribed the stream (its

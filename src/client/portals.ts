@@ -2,10 +2,11 @@
 // by subdomain, and a Package created through it (with the access code, or a
 // Team member's credential). The upload itself then runs on the Package token.
 import type { HostedHttp, Credentials } from './http.js';
-import type { CreatePortalPackageBody, Portal, PublicPortal } from '../api/hosted/portals.js';
+import type { CreatePortalPackageBody, Portal, PortalListPage, PublicPortal } from '../api/hosted/portals.js';
+import type { PortalPackage, PortalPackageListPage } from '../api/hosted/portalPackages.js';
 import type { Package } from '../api/hosted/packages.js';
 
-export type { CreatePortalPackageBody, Portal, PublicPortal, Package };
+export type { CreatePortalPackageBody, Portal, PublicPortal, Package, PortalPackage };
 
 interface Call {
   auth?: Credentials;
@@ -23,3 +24,15 @@ export const createPortalPackage = (http: HostedHttp, portalId: string, body: Cr
 /** The full Portal: a member's credential, or the access code of an active Portal that has one. */
 export const getPortal = (http: HostedHttp, portalId: string, c: Call) =>
   http.request<Portal>('GET', `/v1/portals/${encodeURIComponent(portalId)}`, c);
+
+/** GET /v1.1/teams/{team_id}/portals: one page of a Team's Portals (a member's credential). */
+export const listTeamPortals = (http: HostedHttp, teamId: string, q: { page: number; limit?: number; subdomain?: string }, c: Call) =>
+  http.request<PortalListPage>('GET', `/v1.1/teams/${encodeURIComponent(teamId)}/portals`, { query: { limit: 50, ...q }, ...c });
+
+/** GET /v1.1/portals/{portal_id}/packages: one page of the Packages a Portal received (Ferry's finalized_at filter and sort). */
+export const listPortalPackages = (
+  http: HostedHttp,
+  portalId: string,
+  q: { page: number; limit?: number; status?: string; finalized_at_start?: string; sort?: string },
+  c: Call,
+) => http.request<PortalPackageListPage>('GET', `/v1.1/portals/${encodeURIComponent(portalId)}/packages`, { query: { limit: 50, ...q }, ...c });

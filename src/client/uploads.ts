@@ -60,3 +60,7 @@ export const finalizePackage = (http: HostedHttp, packageId: string, c: Call) =>
 
 export const createLink = (http: HostedHttp, packageId: string, body: CreateLinkBody, c: Call) =>
   http.request<CreatedLink>('POST', `/v1/packages/${encodeURIComponent(packageId)}/links`, { body, ...c });
+
+/** DELETE /v1/links/{link_id}: 204. */
+export const deleteLink = (http: HostedHttp, linkId: string, c: Call) =>
+  http.request<void>('DELETE', `/v1/links/${encodeURIComponent(linkId)}`, c);

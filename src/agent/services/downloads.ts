@@ -154,8 +154,11 @@ export function createDownloadsService(ctx: AgentContext) {
       };
     },
 
-    /** POST /downloads: resolves the Link and lists its Package before anything is created. */
-    async create(body: CreateDownloadBody): Promise<CreatedDownload> {
+    /**
+     * POST /downloads: resolves the Link and lists its Package before anything is created.
+     * `made.id`: chosen (and recorded) by a Portal download automation before the download is made.
+     */
+    async create(body: CreateDownloadBody, made: { id?: string } = {}): Promise<CreatedDownload> {
       const dst = body.dst_folder;
       await prepareDestination(dst);
       checkOwnership(body.user_id, body.group_id);
@@ -173,7 +176,8 @@ export function createDownloadsService(ctx: AgentContext) {
       } catch (err) {
         throw invalid(`dst_folder cannot be created: ${(err as Error).message}`);
       }
-      const id = randomUUID();
+      const id = made.id ?? randomUUID();
+      if (jobs.has(id)) throw conflict(`download ${id} exists already`);
       const now = new Date().toISOString();
       const row: store.DownloadRow = {
         id,

@@ -8,6 +8,7 @@ import { createDownloadsService, type DownloadsService } from './downloads.js';
 import { createEventsService, type EventsService } from './events.js';
 import { createFoldersService, type FoldersService } from './folders.js';
 import { createSettingsService, type SettingsService } from './settings.js';
+import { createAutomationsService, type AutomationsService } from './automations.js';
 
 export interface AgentServices {
   system: SystemService;
@@ -17,6 +18,7 @@ export interface AgentServices {
   events: EventsService;
   folders: FoldersService;
   settings: SettingsService;
+  automations: AutomationsService;
 }
 
 /** Why the agent stops: for good, or to start again with its new settings. */
@@ -56,5 +58,6 @@ export function createServices(ctx: AgentContext, stop: (why: StopReason) => voi
     events: createEventsService(ctx),
     folders: createFoldersService(),
     settings: createSettingsService(ctx, session, () => stop('restart')),
+    automations: createAutomationsService(ctx, session, uploads, downloads),
   };
 }

@@ -28,6 +28,16 @@ import {
   type UploadRow,
 } from '../store/uploadStore.js';
 
+/** An upload's id, as the service makes them (and an automation chooses them before it asks for one). */
+export const newUploadId = () => `upl_${randomBytes(12).toString('hex')}`;
+
+/**
+ * What the agent's automations pass beside a body: the upload's id, chosen and
+ * recorded before the upload is made, and the entries to send (a watch folder's
+ * scan, its blacklist applied) instead of a walk of the body's paths.
+ */
+export interface MadeBy { id?: string; plan?: UploadPlan }
+
 export function createUploadsService(ctx: AgentContext, session: SessionService) {
   const { db } = ctx;
   const tuning = engineTuning(process.env, ctx.config.retryForMs);
@@ -162,9 +172,9 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
     type: UploadRow['type'],
     pkg: Package,
     plan: UploadPlan,
-    o: { chunk_size?: number; priority?: number; delete_after?: number },
+    o: { chunk_size?: number; priority?: number; delete_after?: number; id?: string },
   ): UploadRecord {
-    const id = `upl_${randomBytes(12).toString('hex')}`;
+    const id = o.id ?? newUploadId();
     insertUpload(
       db,
       {
@@ -190,9 +200,9 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
 
   return {
     /** POST /uploads: a Team upload (needs the session). The Package is created before the answer. */
-    async create(body: CreateUploadBody): Promise<UploadRecord> {
+    async create(body: CreateUploadBody, made: MadeBy = {}): Promise<UploadRecord> {
       const auth = session.credentials();
-      const plan = await planUpload(body.paths);
+      const plan = made.plan ?? (await planUpload(body.paths));
       if (body.delete_after !== undefined && body.unlimited_storage) throw invalid('delete_after and unlimited_storage exclude each other');
       if (body.delete_after !== undefined) {
         const team = (await session.teams()).find((t) => t.id === body.team_id);
@@ -213,15 +223,15 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
         },
         { auth },
       ).catch(fromHosted);
-      return begin('team', pkg, plan, { chunk_size: body.chunk_size, priority: body.priority, delete_after: body.delete_after });
+      return begin('team', pkg, plan, { chunk_size: body.chunk_size, priority: body.priority, delete_after: body.delete_after, id: made.id });
     },
 
     /**
      * POST /portals/uploads: no session needed. The Portal is looked up by subdomain and
      * the paths checked against its restrictions before its Package is created.
      */
-    async createPortal(body: PortalUploadBody): Promise<UploadRecord> {
-      const plan = await planUpload(body.paths);
+    async createPortal(body: PortalUploadBody, made: MadeBy = {}): Promise<UploadRecord> {
+      const plan = made.plan ?? (await planUpload(body.paths));
       const portal = await getPortalBySubdomain(session.hosted, body.subdomain).catch(fromHosted);
       if (portal.custom_metadata.length > 0) throw invalid('this Portal asks for a metadata form, which the agent cannot fill in');
       const name = body.package_name ?? plan.name;
@@ -241,7 +251,7 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
         }
         return fromHosted(err);
       });
-      return begin('portal', pkg, plan, { chunk_size: body.chunk_size, priority: body.priority });
+      return begin('portal', pkg, plan, { chunk_size: body.chunk_size, priority: body.priority, id: made.id });
     },
 
     list: (): UploadRecord[] => listUploads(db).map((u) => rec(u.id)),

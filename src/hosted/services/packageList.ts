@@ -51,7 +51,7 @@ export function statesOf(status: string[] | undefined): PackageState[] {
   return [...new Set(status.flatMap((s) => csv(s)))] as PackageState[];
 }
 
-function applyFilters(q: Q, teamId: string, f: PackageListQuery): Q {
+export function applyFilters(q: Q, teamId: string, f: PackageListQuery): Q {
   q = q.where('team_id', '=', teamId).where('state', 'in', statesOf(f.status));
   if (f.name) q = q.where(sql<boolean>`lower(${sql.ref('name')}) like ${likeContains(f.name)} escape '\\'`);
   if (f.sender) q = q.where((eb) => eb(eb.fn('lower', ['sender']), '=', f.sender!.trim().toLowerCase()));
@@ -73,7 +73,7 @@ function applyFilters(q: Q, teamId: string, f: PackageListQuery): Q {
  * Sort by one field (`-` for descending). Empty values sort last either way,
  * text sorts case-insensitively, and the id breaks ties so pages never overlap.
  */
-function applySort<O>(q: SelectQueryBuilder<Database, 'packages', O>, sort: string | undefined) {
+export function applySort<O>(q: SelectQueryBuilder<Database, 'packages', O>, sort: string | undefined) {
   const desc = sort?.startsWith('-') ?? true;
   const field = (sort?.replace(/^-/, '') || 'created_at') as SortField;
   const column = SORT_COLUMN[field];

@@ -46,6 +46,11 @@ let file: string;
 let uploadId: string;
 let downloadId: string;
 let link: { url: string };
+/** A disabled automation of each kind, for the rows that name one. */
+const automationIds: Record<string, string> = {};
+/** Folders the table's watch-folder bodies name (each valid but for the field under test). */
+let watchA: string;
+let watchB: string;
 /** Where POST /downloads is told to write: it must never appear. */
 let neverDst: string;
 const relativeDst = `ferry-bad-input-${process.pid}`;
@@ -82,6 +87,21 @@ beforeAll(async () => {
   link = await makeLink(svc, pkg);
   downloadId = await startDownload(agent.url, { url: link.url, dst_folder: path.join(tmp, 'fetched') });
   await waitForState(agent.url, downloadId);
+
+  watchA = path.join(tmp, 'watch-a');
+  watchB = path.join(tmp, 'watch-b');
+  for (const d of [watchA, watchB, path.join(tmp, 'watch-c'), path.join(tmp, 'watch-d')]) await fs.mkdir(d);
+  const made: [string, Record<string, unknown>][] = [
+    ['portal_download', { name: 'Desk arrivals', portal_subdomain: 'desk', dst_folder: path.join(tmp, 'arrivals'), enabled: false }],
+    ['all_portals_download', { name: 'All arrivals', team_id: owner.teamId, dst_folder: path.join(tmp, 'all-arrivals'), enabled: false }],
+    ['team_upload', { name: 'Outbox', path: path.join(tmp, 'watch-c'), team_id: owner.teamId, recipient_emails: [], timeout: 5, enabled: false }],
+    ['portal_upload', { name: 'To the desk', path: path.join(tmp, 'watch-d'), subdomain: 'desk', sender_email: 'sender@example.com', timeout: 5, enabled: false }],
+  ];
+  for (const [type, body] of made) {
+    const r = await call(agent.url, 'POST', `/automations/${type}`, { body });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    automationIds[type] = r.body.automation_id;
+  }
 });
 
 afterAll(async () => {
@@ -200,6 +220,31 @@ function downloadIdRows(route: string, method: string, suffix = ''): Row[] {
   ];
 }
 
+/** Automation ids the params schema refuses. */
+function automationIdRows(route: string, method: string, suffix = ''): Row[] {
+  return [
+    { route, method, path: `/automations/${'a'.repeat(65)}${suffix}`, what: 'an id of 65 characters' },
+    { route, method, path: `/automations/a.b${suffix}`, what: 'an id with a dot' },
+    { route, method, path: `/automations/a%20b${suffix}`, what: 'an id with a space' },
+    { route, method, path: `/automations/%E0%A4%A${suffix}`, what: 'an id with broken %-encoding' },
+  ];
+}
+
+/** PUT /automations/{type}/{id}: bodies that are no object, each field wrong in turn, no field at all, bad ids. */
+function putRows(type: string, fields: [string, unknown][]): Row[] {
+  const route = `PUT /automations/${type}/:automation_id`;
+  const p = `/automations/${type}/${automationIds[type]}`;
+  return [
+    ...bodyRows(route, 'PUT', p),
+    { route, method: 'PUT', path: p, what: 'a JSON array', body: [{ name: 'x' }] },
+    { route, method: 'PUT', path: p, what: 'JSON null', raw: 'null' },
+    { route, method: 'PUT', path: p, what: 'no field to change', body: {} },
+    { route, method: 'PUT', path: p, what: 'only an unknown field', body: { colour: 'blue' } },
+    ...fields.map(([field, value]): Row => ({ route, method: 'PUT', path: p, what: `${field}: ${JSON.stringify(value)?.slice(0, 40)}`, body: { [field]: value } })),
+    ...automationIdRows(route, 'PUT').map((r) => ({ ...r, path: r.path.replace('/automations/', `/automations/${type}/`), body: { name: 'x' } })),
+  ];
+}
+
 /** One row per `[query, what]`: `route` answered with bad query strings after `p`. */
 function queryRows(route: string, method: string, p: string, cases: [string, string][]): Row[] {
   return cases.map(([q, what]) => ({ route, method, path: `${p}?${q}`, what }));
@@ -220,6 +265,10 @@ function table(): Row[] {
   const downloadBase = { url: link.url, dst_folder: neverDst };
   const up = `/uploads/${uploadId}`;
   const dl = `/downloads/${downloadId}`;
+  const portalDownloadBase = { name: 'Arrivals', portal_subdomain: 'desk', dst_folder: neverDst, enabled: false };
+  const allPortalsBase = { name: 'Everything', team_id: owner.teamId, dst_folder: neverDst, enabled: false };
+  const teamUploadBase = { name: 'Outbox A', path: watchA, team_id: owner.teamId, recipient_emails: [], timeout: 0.5, enabled: false };
+  const portalUploadBase = { name: 'Outbox B', path: watchB, subdomain: 'desk', sender_email: 'sender@example.com', timeout: 2, enabled: false };
   return [
     // System
     ...['/about', '/version_check', '/health', '/validation'].flatMap(noInputGetRows),
@@ -334,6 +383,52 @@ function table(): Row[] {
       ['states=complete&states=error', 'states given twice'],
     ]),
 
+    // Automations
+    ...noInputGetRows('/automations'),
+    ...schemaRows('POST /automations/portal_download', '/automations/portal_download', portalDownloadBase, [
+      ['name', 42], ['name', ''], ['name', '   '], ['name', 'n'.repeat(256)], ['name', 'a\u0000b'],
+      ['portal_subdomain', 42], ['portal_subdomain', ''], ['portal_subdomain', 's'.repeat(254)], ['portal_subdomain', 'no-such-portal'],
+      ['dst_folder', 42], ['dst_folder', ''], ['dst_folder', relativeDst], ['dst_folder', `${neverDst}\u0000x`], ['dst_folder', file],
+      ['create_package_folder', 'yes'], ['enabled', 1],
+      ['effective_time', 'yesterday'], ['effective_time', 123], ['effective_time', '2030-02-30T00:00:00Z'],
+      ['download_priority', 'high'], ['download_priority', 1.5],
+    ], ['name', 'portal_subdomain', 'dst_folder']),
+    ...schemaRows('POST /automations/all_portals_download', '/automations/all_portals_download', allPortalsBase, [
+      ['name', 42], ['team_id', 42], ['team_id', ''], ['team_id', 'no-such-team'],
+      ['dst_folder', relativeDst], ['dst_folder', 7], ['create_portal_subfolder', 'yes'], ['create_package_folder', 0],
+      ['effective_time', '2030-01-01'], ['download_priority', '5'],
+    ], ['name', 'team_id', 'dst_folder']),
+    ...schemaRows('POST /automations/team_upload', '/automations/team_upload', teamUploadBase, [
+      ['name', 42], ['path', 42], ['path', ''], ['path', 'relative/dir'], ['path', path.join(tmp, 'missing')], ['path', file], ['path', `${tmp}\u0000x`],
+      ['path', path.join(tmp, 'watch-c', 'inner')],
+      ['team_id', 42], ['team_id', 'no-such-team'],
+      ['recipient_emails', 'rita@example.com'], ['recipient_emails', ['not-an-email']], ['recipient_emails', [42]],
+      ['recipient_emails', Array.from({ length: 51 }, (_, i) => `r${i}@example.com`)],
+      ['timeout', 0], ['timeout', -1], ['timeout', 'five'], ['timeout', 10_081], ['timeout', null],
+      ['blacklist', '*.tmp'], ['blacklist', [42]], ['blacklist', ['']], ['blacklist', ['[z-a]']], ['blacklist', Array.from({ length: 201 }, () => 'x')],
+      ['delete_files_after_upload', 'yes'], ['package_name_suffix', 42], ['package_name_suffix', 's'.repeat(101)], ['message', 42],
+      ['priority', 1.5], ['upload_loose_files', 1], ['delete_after', 0], ['delete_after', '7'], ['download_limit', -1],
+      ['download_password', 42], ['download_password', 'p'.repeat(201)], ['tag_id', 42], ['tag_name', ''], ['unlimited_storage', 'yes'],
+    ], ['name', 'path', 'team_id', 'recipient_emails', 'timeout']),
+    { route: 'POST /automations/team_upload', method: 'POST', path: '/automations/team_upload', what: 'delete_after with unlimited_storage', body: { ...teamUploadBase, delete_after: 3, unlimited_storage: true } },
+    ...schemaRows('POST /automations/portal_upload', '/automations/portal_upload', portalUploadBase, [
+      ['name', ''], ['path', 'relative'], ['path', file], ['subdomain', 42], ['subdomain', ''], ['subdomain', 'no-such-portal'],
+      ['sender_email', 'nope'], ['sender_email', 42], ['access_code', 42], ['access_code', 'c'.repeat(1025)],
+      ['timeout', 0], ['timeout', '1'], ['blacklist', [7]], ['upload_loose_files', 'no'], ['priority', 'x'],
+    ], ['name', 'path', 'subdomain', 'sender_email', 'timeout']),
+    ...putRows('portal_download', [['name', ''], ['portal_subdomain', 'no-such-portal'], ['dst_folder', relativeDst], ['effective_time', 'now'], ['enabled', 'yes']]),
+    ...putRows('all_portals_download', [['team_id', 'no-such-team'], ['create_portal_subfolder', 1], ['dst_folder', 5]]),
+    ...putRows('team_upload', [['timeout', 0], ['path', 'relative'], ['recipient_emails', ['x']], ['blacklist', ['[z-a]']], ['team_id', 'no-such-team']]),
+    ...putRows('portal_upload', [['sender_email', 'x'], ['subdomain', 'no-such-portal'], ['timeout', -5], ['path', neverDst]]),
+    ...automationIdRows('GET /automations/:automation_id', 'GET'),
+    ...automationIdRows('GET /automations/:automation_id/packages', 'GET', '/packages'),
+    ...bodyRows('DELETE /automations/:automation_id', 'DELETE', `/automations/${automationIds.team_upload}`),
+    ...automationIdRows('DELETE /automations/:automation_id', 'DELETE'),
+    ...['enable', 'disable'].flatMap((action) => [
+      ...bodyRows(`POST /automations/:automation_id/${action}`, 'POST', `/automations/${automationIds.portal_download}/${action}`),
+      ...automationIdRows(`POST /automations/:automation_id/${action}`, 'POST', `/${action}`),
+    ]),
+
     // Events
     ...queryRows('GET /events', 'GET', '/events', [
       ['types=nope', 'an unknown type'],
@@ -366,6 +461,7 @@ async function snapshot() {
     uploads: await get('/uploads'),
     downloads: await get('/downloads'),
     login: await get('/login'),
+    automations: await get('/automations'),
     packages: (await svc.ctx.db.selectFrom('packages').select('id').execute()).length,
     links: (await svc.ctx.db.selectFrom('links').select('id').execute()).length,
   };
@@ -453,6 +549,10 @@ describe('bad input on every route', () => {
       ['/portals/uploads', { subdomain: 'desk', sender_email: 'sender@example.com', paths: [file] }],
       ['/downloads', { url: link.url, dst_folder: neverDst }],
       [`/uploads/${uploadId}/link`, {}],
+      ['/automations/team_upload', { name: 'Outbox A', path: watchA, team_id: owner.teamId, recipient_emails: [], timeout: 0.5, enabled: false }],
+      ['/automations/portal_upload', { name: 'Outbox B', path: watchB, subdomain: 'desk', sender_email: 'sender@example.com', timeout: 2, enabled: false }],
+      ['/automations/all_portals_download', { name: 'Everything', team_id: owner.teamId, dst_folder: neverDst, enabled: false }],
+      ['/automations/portal_download', { name: 'Arrivals', portal_subdomain: 'desk', dst_folder: neverDst, enabled: false }],
     ];
     for (const [p, body] of cases) {
       const r = await call(agent.url, 'POST', p, { body });

@@ -1,0 +1,43 @@
+// The paged list of one Portal's Packages (/v1.1/portals/{portal_id}/packages):
+// the Team list's filters and sorts, narrowed to the Portal, plus Ferry's
+// finalized_at_start filter and finalized_at sort.
+import type { HostedContext } from '../context.js';
+import type { PortalsTable } from '../db/schema.js';
+import type { PortalPackageListPage, PortalPackageListQuery } from '../../api/hosted/portalPackages.js';
+import type { PackageListQuery } from '../../api/hosted/packages.js';
+import type { TagSummary } from '../../api/hosted/tags.js';
+import { applyFilters, applySort } from './packageList.js';
+import { packageDto } from './packages.js';
+
+export async function listPortalPackages(ctx: HostedContext, portal: PortalsTable, query: PortalPackageListQuery): Promise<PortalPackageListPage> {
+  const { page, limit } = query;
+  const { finalized_at_start: finalizedStart, sort, ...rest } = query;
+  let base = applyFilters(ctx.db.selectFrom('packages'), portal.team_id, rest as PackageListQuery).where('portal_id', '=', portal.id);
+  if (finalizedStart !== undefined) base = base.where('finalized_at', '>=', new Date(finalizedStart).toISOString());
+  const { n } = await base.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+  const field = sort?.replace(/^-/, '');
+  const dir = sort?.startsWith('-') ? 'desc' : 'asc';
+  // By finalization: Packages not finalized (null) last either way, the id breaking ties so pages never overlap.
+  const ordered =
+    field === 'finalized_at'
+      ? base
+          .selectAll()
+          .orderBy((eb) => eb.case().when('finalized_at', 'is', null).then(1).else(0).end(), 'asc')
+          .orderBy('finalized_at', dir)
+          .orderBy('id', dir)
+      : applySort(base.selectAll(), sort);
+  const rows = await ordered.limit(limit).offset((page - 1) * limit).execute();
+  const tagIds = [...new Set(rows.map((r) => r.tag_id).filter((t): t is string => t !== null))];
+  const tags = new Map<string, TagSummary>();
+  if (tagIds.length) {
+    for (const t of await ctx.db.selectFrom('tags').select(['id', 'name']).where('id', 'in', tagIds).execute()) tags.set(t.id, t);
+  }
+  const records = await Promise.all(
+    rows.map(async (r) => ({
+      ...(await packageDto(ctx, r, r.tag_id ? (tags.get(r.tag_id) ?? null) : null)),
+      portal_id: portal.id,
+      finalized_at: r.finalized_at,
+    })),
+  );
+  return { metadata: { total: Number(n), page, limit }, records };
+}
