@@ -9,6 +9,7 @@ import { Send } from './screens/Send.js';
 import { Receive } from './screens/Receive.js';
 import { Settings } from './screens/Settings.js';
 import { NotYet } from './screens/NotYet.js';
+import { Automations } from './screens/Automations.js';
 import { Unlock } from './screens/Unlock.js';
 
 const PLACES: { id: Place; label: string }[] = [
@@ -61,7 +62,7 @@ function Current() {
     case 'transfers':
       return <Transfers />;
     case 'automations':
-      return <NotYet title="Automations" what="Watch folders and Portal downloads" />;
+      return <Automations />;
     case 'gateway':
       return <NotYet title="Storage gateway" what="Connecting a NAS or SAN as cloud storage" />;
     case 'settings':

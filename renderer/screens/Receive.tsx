@@ -2,7 +2,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import type { LinkPreview } from '../../src/api/agent/downloads.js';
 import { useApp } from '../store/context.js';
-import { ChooseFiles } from '../components/ChooseFiles.js';
+import { FolderField } from '../components/FolderField.js';
 import { bytes } from '../format.js';
 
 export function Receive() {
@@ -16,7 +16,6 @@ export function Receive() {
   }, [link]);
   const [password, setPassword] = useState('');
   const [dst, setDst] = useState('');
-  const [choosing, setChoosing] = useState(false);
   const [preview, setPreview] = useState<LinkPreview>();
   const [picked, setPicked] = useState<Set<string>>(new Set());
   const [packageFolder, setPackageFolder] = useState(true);
@@ -47,14 +46,6 @@ export function Receive() {
     go('transfers');
   };
 
-  const transport = useApp((s) => s.transport);
-  /** The system's folder dialog in the desktop app; the agent's file system in a browser. */
-  const chooseFolder = async () => {
-    if (!transport.desktop) return setChoosing(true);
-    const r = await transport.desktop<string | null>('app.chooseFolder');
-    if (r.ok && r.value) setDst(r.value);
-  };
-
   const why = !url.trim() ? 'Paste a Link first.' : !dst ? 'Choose a destination folder.' : preview && picked.size === 0 ? 'Select at least one file.' : undefined;
 
   return (
@@ -70,13 +61,7 @@ export function Receive() {
           <input type="password" value={password} onChange={(e) => setPassword(e.target.value)} aria-describedby={linkError ? 'link-error' : undefined} aria-invalid={linkError ? true : undefined} />
         </label>
         {linkError && <p className="error" id="link-error" role="alert">{linkError}</p>}
-        <div className="path-row">
-          <label>
-            Destination folder
-            <input value={dst} onChange={(e) => setDst(e.target.value)} spellCheck={false} />
-          </label>
-          <button type="button" onClick={() => void chooseFolder()}>Choose…</button>
-        </div>
+        <FolderField label="Destination folder" value={dst} onChange={setDst} />
         <div className="row-buttons">
           <button type="button" onClick={() => void show()} disabled={!url.trim()}>Show files</button>
         </div>
@@ -107,16 +92,6 @@ export function Receive() {
           {why && <span id="receive-why" className="muted">{why}</span>}
         </div>
       </form>
-      {choosing && (
-        <ChooseFiles
-          folderOnly
-          onCancel={() => setChoosing(false)}
-          onAdd={(c) => {
-            if (c[0]) setDst(c[0].path);
-            setChoosing(false);
-          }}
-        />
-      )}
     </section>
   );
 }

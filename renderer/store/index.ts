@@ -6,6 +6,7 @@ import type { SessionAnswer } from '../../src/api/agent/session.js';
 import type { UploadRecord } from '../../src/api/agent/uploads.js';
 import type { DownloadRecord } from '../../src/api/agent/downloads.js';
 import type { AgentSettings, SettingsChange } from '../../src/api/agent/settings.js';
+import type { AutomationRecord } from '../../src/api/agent/automations.js';
 import type { Answer, Channel, RequestOf, ResponseOf, TransferEvent, TransfersSnapshot } from '../../src/ipc/contract.js';
 import type { Connection, Transport } from '../transport/types.js';
 
@@ -27,6 +28,8 @@ export interface State {
   session: SessionAnswer | null | undefined;
   /** The agent's settings (Settings, and the server on the sign-in screen). */
   settings: AgentSettings | undefined;
+  /** The agent's automations by id; undefined until loaded (they need a session). */
+  automations: Record<string, AutomationRecord> | undefined;
   /** By `upload:<id>` / `download:<id>`. */
   transfers: Record<string, Transfer>;
   cursor: number;
@@ -39,6 +42,8 @@ export interface State {
   call<C extends Channel>(channel: C, request: RequestOf<C>): Promise<Answer<ResponseOf<C>>>;
   loadSession(): Promise<void>;
   loadSettings(): Promise<void>;
+  loadAutomations(): Promise<void>;
+  applyAutomation(change: AutomationRecord | { automation_id: string; deleted: true }): void;
   /** Changes settings; after a change that starts the agent again, resolves once it is back. Answers an error in words, if any. */
   saveSettings(change: SettingsChange): Promise<string | undefined>;
   /** Signs in, first moving the agent to `server` when it is another one. */
@@ -110,6 +115,7 @@ export function createStore(transport: Transport) {
     update: undefined,
     session: undefined,
     settings: undefined,
+    automations: undefined,
     transfers: {},
     cursor: 0,
 
@@ -126,6 +132,16 @@ export function createStore(transport: Transport) {
     async loadSettings() {
       const r = await invoke('settings.get', {});
       if (r.ok) set({ settings: r.value });
+    },
+    async loadAutomations() {
+      const r = await invoke('automations.list', {});
+      if (r.ok) set({ automations: Object.fromEntries(r.value.map((a) => [a.automation_id, a])) });
+    },
+    applyAutomation(change) {
+      const automations = { ...get().automations };
+      if ('deleted' in change) delete automations[change.automation_id];
+      else automations[change.automation_id] = change;
+      set({ automations });
     },
     async saveSettings(change) {
       const waiting = restarted();
@@ -205,15 +221,20 @@ export function connect(store: Store): void {
   transport.onConnection((connection) => store.setState({ connection }));
   transport.on('transfers.changed', (batch) => store.getState().applyEvents(batch));
   transport.on('session.changed', (s) => {
-    if (s.user === null) store.setState({ session: null });
-    else void store.getState().loadSession();
+    if (s.user === null) store.setState({ session: null, automations: undefined });
+    else {
+      void store.getState().loadSession();
+      void store.getState().loadAutomations();
+    }
   });
+  transport.on('automations.changed', (a) => store.getState().applyAutomation(a));
   transport.follow(async () => {
     const r = await store.getState().call('transfers.snapshot', {});
     if (!r.ok) throw new Error(r.error.message);
     store.getState().applySnapshot(r.value);
     void store.getState().loadSession();
     void store.getState().loadSettings();
+    void store.getState().loadAutomations();
     return r.value.cursor;
   });
 }

@@ -21,6 +21,7 @@ export function hostAgent(port: Port, agent: RunningAgent, log: Logger): HostedA
   const unsubscribe = agent.ctx.events.subscribe((e) => {
     if (e.type === 'session') port.post({ kind: 'event', event: 'session.changed', payload: e.data as EventOf<'session.changed'> });
     else if (e.type === 'upload' || e.type === 'download') coalescer.push({ id: e.id, type: e.type, data: e.data } as TransferEvent);
+    else if (e.type === 'automation') port.post({ kind: 'event', event: 'automations.changed', payload: e.data as EventOf<'automations.changed'> });
   });
 
   let closing: Promise<void> | undefined;

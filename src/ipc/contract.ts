@@ -4,18 +4,29 @@
 // beside the agent; the Electron preload exposes exactly these channels; the
 // browser transport sends them over HTTP and a WebSocket. Shapes come from
 // src/api wherever the REST API already has them.
-import { Type, type Static, type TSchema } from 'typebox';
+import { Type, type Static, type TProperties, type TSchema } from 'typebox';
 import { LoginBody, SessionAnswer, SessionUser, TeamList } from '../api/agent/session.js';
 import { CreateUploadBody, PortalUploadBody, UploadLinkAnswer, UploadLinkBody, UploadList, UploadRecord } from '../api/agent/uploads.js';
 import { CreateDownloadBody, CreatedDownload, DownloadList, DownloadRecord, LinkPreview } from '../api/agent/downloads.js';
 import { FolderListing } from '../api/agent/folders.js';
 import { About } from '../api/agent/system.js';
 import { AgentSettings, SettingsAnswer, SettingsChange, ThisComputerAnswer } from '../api/agent/settings.js';
+import { AutomationList, AutomationPackageList, AutomationParams, AutomationRecord, CREATE_BODIES, UPDATE_BODIES } from '../api/agent/automations.js';
 
 const Empty = Type.Object({});
 const UploadId = Type.Object({ upload_id: Type.String({ minLength: 1, maxLength: 100 }) });
 const DownloadId = Type.Object({ download_id: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }) });
 const Done = Type.Object({ done: Type.Literal(true) });
+
+/** One automation's kind and its fields, as POST /automations/{type} (create) or PUT (update) take them. */
+function automationBody<B extends typeof CREATE_BODIES | typeof UPDATE_BODIES, P extends TProperties>(bodies: B, extra: P) {
+  return Type.Union([
+    Type.Object({ ...extra, type: Type.Literal('portal_download'), fields: bodies.portal_download }),
+    Type.Object({ ...extra, type: Type.Literal('all_portals_download'), fields: bodies.all_portals_download }),
+    Type.Object({ ...extra, type: Type.Literal('team_upload'), fields: bodies.team_upload }),
+    Type.Object({ ...extra, type: Type.Literal('portal_upload'), fields: bodies.portal_upload }),
+  ]);
+}
 
 /** Every transfer and the id of the last event they include: events after it apply on top. */
 export const TransfersSnapshot = Type.Object({ cursor: Type.Integer(), uploads: UploadList, downloads: DownloadList });
@@ -52,6 +63,13 @@ export const channels = {
   'downloads.pauseAll': channel(Empty, DownloadList),
   'downloads.resumeAll': channel(Empty, DownloadList),
 
+  'automations.list': channel(Empty, AutomationList),
+  'automations.create': channel(automationBody(CREATE_BODIES, {}), AutomationRecord),
+  'automations.update': channel(automationBody(UPDATE_BODIES, AutomationParams.properties), AutomationRecord),
+  'automations.setEnabled': channel(Type.Object({ ...AutomationParams.properties, enabled: Type.Boolean() }), AutomationRecord),
+  'automations.remove': channel(AutomationParams, AutomationRecord),
+  'automations.packages': channel(AutomationParams, AutomationPackageList),
+
   'system.about': channel(Empty, About),
   'settings.get': channel(Empty, AgentSettings),
   'settings.update': channel(SettingsChange, SettingsAnswer),
@@ -77,6 +95,8 @@ export const events = {
   /** Changes of transfers, coalesced at the source (coalesce.ts): one batch per 100 ms at most. */
   'transfers.changed': Type.Array(TransferEvent),
   'session.changed': Type.Object({ user: Type.Union([SessionUser, Type.Null()]) }),
+  /** An automation's record as it now is, or `{automation_id, deleted: true}` once removed. */
+  'automations.changed': Type.Union([AutomationRecord, Type.Object({ automation_id: Type.String(), deleted: Type.Literal(true) })]),
 } as const;
 
 export type Events = typeof events;

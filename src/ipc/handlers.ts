@@ -14,7 +14,7 @@ import { channels, type Answer, type Channel, type RequestOf, type ResponseOf } 
 export type Handlers = { [C in Channel]: (req: RequestOf<C>) => Promise<ResponseOf<C>> };
 
 export function createHandlers(services: AgentServices, ctx: Pick<AgentContext, 'events'>): Handlers {
-  const { session, uploads, downloads, system, folders, settings } = services;
+  const { session, uploads, downloads, system, folders, settings, automations } = services;
   return {
     'session.current': async () => {
       try {
@@ -55,6 +55,13 @@ export function createHandlers(services: AgentServices, ctx: Pick<AgentContext, 
     'downloads.remove': (r) => downloads.remove(r.download_id, r.remove_files ?? false),
     'downloads.pauseAll': () => downloads.pauseMany(),
     'downloads.resumeAll': async () => downloads.resumeMany(),
+
+    'automations.list': async () => automations.list(),
+    'automations.create': (r) => automations.create(r.type, r.fields),
+    'automations.update': (r) => automations.update(r.type, r.automation_id, r.fields),
+    'automations.setEnabled': (r) => automations.setEnabled(r.automation_id, r.enabled),
+    'automations.remove': (r) => automations.remove(r.automation_id),
+    'automations.packages': async (r) => automations.packages(r.automation_id),
 
     'system.about': async () => system.about(),
     'settings.get': async () => settings.get(),

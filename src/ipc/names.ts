@@ -6,10 +6,11 @@ export const CHANNELS = [
   'transfers.snapshot',
   'uploads.create', 'uploads.createPortal', 'uploads.pause', 'uploads.resume', 'uploads.remove', 'uploads.pauseAll', 'uploads.resumeAll', 'uploads.link',
   'downloads.preview', 'downloads.create', 'downloads.pause', 'downloads.resume', 'downloads.remove', 'downloads.pauseAll', 'downloads.resumeAll',
+  'automations.list', 'automations.create', 'automations.update', 'automations.setEnabled', 'automations.remove', 'automations.packages',
   'system.about', 'settings.get', 'settings.update', 'fs.list',
 ] as const;
 
-export const EVENTS = ['transfers.changed', 'session.changed'] as const;
+export const EVENTS = ['transfers.changed', 'session.changed', 'automations.changed'] as const;
 
 /** Sent by main, not the agent: whether the agent's process is there. */
 export const CONNECTION_EVENT = 'agent.connection';

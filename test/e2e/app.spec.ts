@@ -210,8 +210,45 @@ test('a large transfer paused and resumed, then the agent killed and started aga
   await expect(row).toContainText('Complete');
 });
 
-test('the other places: Settings, and the two that say plainly they are not there yet', async () => {
-  for (const [button, name] of [['Automations', 'automations'], ['Storage gateway', 'storage-gateway']] as const) {
+test('a watch folder: made on Automations (a missing name is said), it sends a subfolder once it is quiet, and lists what it sent', async () => {
+  const watched = path.join(tmp(), 'Watched');
+  await fs.mkdir(watched, { recursive: true });
+  await place('Automations').click();
+  await expect(page.getByText('No automations yet.')).toBeVisible();
+  await page.getByRole('button', { name: 'New automation' }).click();
+  const form = page.getByRole('form', { name: 'New automation' });
+  await form.getByRole('button', { name: 'Create' }).click();
+  await expect(form.getByRole('alert')).toHaveText('Give it a name.');
+  await form.getByLabel('Kind').selectOption({ label: 'Watch a folder, send to people or as a Link' });
+  await form.getByLabel('Name', { exact: true }).fill('Camera cards');
+  await form.getByLabel('Folder to watch').fill(watched);
+  // Three seconds of quiet: a real user would give minutes.
+  await form.getByLabel('Quiet time (minutes)').fill('0.05');
+  await form.getByLabel('Skip files matching').fill('*.tmp');
+  await form.getByRole('button', { name: 'Create' }).click();
+  const row = page.getByRole('listitem', { name: 'Camera cards' });
+  await expect(row).toContainText('Has not run yet');
+
+  await fs.mkdir(path.join(watched, 'Card 1'));
+  await fs.writeFile(path.join(watched, 'Card 1', 'A001.mov'), randomBytes(512 * 1024));
+  await fs.writeFile(path.join(watched, 'Card 1', 'scratch.tmp'), 'not sent');
+  await expect(row).toContainText('Last ran', { timeout: 60_000 });
+  await row.getByRole('button', { name: 'Packages' }).click();
+  await expect(row.getByRole('table', { name: 'Packages of Camera cards' })).toContainText('Card 1');
+  await photograph('automations');
+  await place('Transfers').click();
+  await expect(page.getByRole('listitem', { name: 'Upload Card 1' })).toBeVisible();
+
+  // Off: the row says so.
+  await place('Automations').click();
+  // The box follows the agent's record, which the answer brings.
+  await row.getByRole('checkbox', { name: 'Enabled' }).click();
+  await expect(row.getByRole('checkbox', { name: 'Enabled' })).not.toBeChecked();
+  await expect(row).toContainText('Off');
+});
+
+test('the other places: Settings, and the one that says plainly it is not there yet', async () => {
+  for (const [button, name] of [['Storage gateway', 'storage-gateway']] as const) {
     await place(button).click();
     await expect(page.getByRole('heading', { name: button })).toBeVisible();
     await photograph(name);

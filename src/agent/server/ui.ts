@@ -2,7 +2,8 @@
 // table the desktop app uses, over HTTP for requests and a WebSocket for events.
 //   POST /ui/ipc/:channel  body = the request; answers 200 {ok, value | error}
 //   GET  /ui/events?since=N  (WebSocket) {event, payload} messages:
-//        `transfers.changed` batches (coalesced, after the snapshot cursor N) and `session.changed`
+//        `transfers.changed` batches (coalesced, after the snapshot cursor N), `session.changed`
+//        and `automations.changed`
 //   POST /ui/unlock {api_key}  sets the cookie that stands for the agent's API key
 // Requests must carry `X-Ferry-UI: 1`: a header a foreign page cannot send
 // without a CORS preflight, which the agent never grants; the Host and Origin
@@ -59,6 +60,7 @@ export async function uiTransport(app: AgentApp, services: AgentServices, ctx: A
     const unsubscribe = ctx.events.subscribe((e) => {
       if (e.type === 'session') send('session.changed', e.data as EventOf<'session.changed'>);
       else if (e.type === 'upload' || e.type === 'download') coalescer.push({ id: e.id, type: e.type, data: e.data } as TransferEvent);
+      else if (e.type === 'automation') send('automations.changed', e.data as EventOf<'automations.changed'>);
     }, since);
     socket.on('close', () => {
       unsubscribe();
