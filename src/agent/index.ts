@@ -47,6 +47,8 @@ export async function startAgent(config: AgentConfig, log: Logger = pino({ level
   const close = (why: StopReason = 'shutdown') =>
     (closing ??= (async () => {
       await app.close();
+      // Gateways' sockets close first: nothing new arrives while the transfers stop.
+      await services.gateways.close();
       sleep.stop();
       await outages.close();
       // Transfers keep their state: those that were running resume at the next start.
@@ -69,6 +71,7 @@ export async function startAgent(config: AgentConfig, log: Logger = pino({ level
   }
   services.uploads.resumeAll();
   services.downloads.resumeAll();
+  services.gateways.start();
   sleep.start();
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;

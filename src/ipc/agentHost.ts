@@ -20,7 +20,7 @@ export function hostAgent(port: Port, agent: RunningAgent, log: Logger): HostedA
   const coalescer = new TransferCoalescer((batch) => port.post({ kind: 'event', event: 'transfers.changed', payload: batch }));
   const unsubscribe = agent.ctx.events.subscribe((e) => {
     if (e.type === 'session') port.post({ kind: 'event', event: 'session.changed', payload: e.data as EventOf<'session.changed'> });
-    else coalescer.push({ id: e.id, type: e.type, data: e.data } as TransferEvent);
+    else if (e.type === 'upload' || e.type === 'download') coalescer.push({ id: e.id, type: e.type, data: e.data } as TransferEvent);
   });
 
   let closing: Promise<void> | undefined;

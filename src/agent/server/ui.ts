@@ -58,7 +58,7 @@ export async function uiTransport(app: AgentApp, services: AgentServices, ctx: A
     const since = (req.query as { since?: number }).since;
     const unsubscribe = ctx.events.subscribe((e) => {
       if (e.type === 'session') send('session.changed', e.data as EventOf<'session.changed'>);
-      else coalescer.push({ id: e.id, type: e.type, data: e.data } as TransferEvent);
+      else if (e.type === 'upload' || e.type === 'download') coalescer.push({ id: e.id, type: e.type, data: e.data } as TransferEvent);
     }, since);
     socket.on('close', () => {
       unsubscribe();

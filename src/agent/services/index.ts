@@ -8,6 +8,7 @@ import { createDownloadsService, type DownloadsService } from './downloads.js';
 import { createEventsService, type EventsService } from './events.js';
 import { createFoldersService, type FoldersService } from './folders.js';
 import { createSettingsService, type SettingsService } from './settings.js';
+import { createGatewaysService, type GatewaysService } from './gateways.js';
 
 export interface AgentServices {
   system: SystemService;
@@ -17,6 +18,7 @@ export interface AgentServices {
   events: EventsService;
   folders: FoldersService;
   settings: SettingsService;
+  gateways: GatewaysService;
 }
 
 /** Why the agent stops: for good, or to start again with its new settings. */
@@ -26,6 +28,7 @@ export function createServices(ctx: AgentContext, stop: (why: StopReason) => voi
   const session = createSessionService(ctx);
   const uploads = createUploadsService(ctx, session);
   const downloads = createDownloadsService(ctx);
+  const gateways = createGatewaysService(ctx);
   const retryNow = () => {
     uploads.retryNow();
     downloads.retryNow();
@@ -36,7 +39,10 @@ export function createServices(ctx: AgentContext, stop: (why: StopReason) => voi
     retryNow();
     uploads.resumeRecoverable();
     downloads.resumeRecoverable();
-    if (t.kind === 'service') session.serviceBack();
+    if (t.kind === 'service') {
+      session.serviceBack();
+      gateways.retryNow();
+    }
   });
   ctx.sleep.onWake((sleptMs) => {
     ctx.log.info({ slept_ms: sleptMs }, 'the machine woke up: dropping connections and retrying now');
@@ -44,6 +50,7 @@ export function createServices(ctx: AgentContext, stop: (why: StopReason) => voi
     session.hosted.reconnect();
     uploads.reconnect();
     downloads.reconnect();
+    gateways.reconnect();
     ctx.outages.probeAllNow();
     retryNow();
     session.serviceBack();
@@ -56,5 +63,6 @@ export function createServices(ctx: AgentContext, stop: (why: StopReason) => voi
     events: createEventsService(ctx),
     folders: createFoldersService(),
     settings: createSettingsService(ctx, session, () => stop('restart')),
+    gateways,
   };
 }

@@ -2,7 +2,8 @@
 import { sessionMigration } from './sessionStore.js';
 import { uploadsMigration } from './uploadStore.js';
 import { downloadsMigration, downloadsRecoverableMigration } from './downloadStore.js';
+import { gatewaysMigration } from './gatewayStore.js';
 
 export interface Migration { version: number; name: string; sql: string }
 
-export const migrations: Migration[] = [sessionMigration, uploadsMigration, downloadsMigration, downloadsRecoverableMigration];
+export const migrations: Migration[] = [sessionMigration, uploadsMigration, downloadsMigration, downloadsRecoverableMigration, gatewaysMigration];

@@ -18,5 +18,6 @@ import customWebhooks from './customWebhooks.js';
 import filters from './filters.js';
 import cloudConnections from './cloudConnections.js';
 import cloudTransfers from './cloudTransfers.js';
+import storageGateway from './storageGateway.js';
 
-export const routeModules: RouteModule[] = [auth, teams, apiKeys, system, packages, packageList, bulkArchive, tags, uploads, links, downloads, pages, portals, customWebhooks, filters, cloudConnections, cloudTransfers, updates];
+export const routeModules: RouteModule[] = [auth, teams, apiKeys, system, packages, packageList, bulkArchive, tags, uploads, links, downloads, pages, portals, customWebhooks, filters, cloudConnections, cloudTransfers, storageGateway, updates];

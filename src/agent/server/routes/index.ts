@@ -6,5 +6,6 @@ import uploads from './uploads.js';
 import downloads from './downloads.js';
 import events from './events.js';
 import settings from './settings.js';
+import storageGateway from './storageGateway.js';
 
-export const agentRoutes: AgentRouteModule[] = [system, session, uploads, downloads, events, settings];
+export const agentRoutes: AgentRouteModule[] = [system, session, uploads, downloads, events, settings, storageGateway];
