@@ -14,6 +14,8 @@ import { GatewaySession } from './session.js';
 export interface GatewayHub {
   /** The session attached for the connection, if one is open. */
   get(connectionId: string): GatewaySession | undefined;
+  /** The session attached now, or the next one to attach within `ms`; undefined after that (or when `signal` aborts). */
+  whenAttached(connectionId: string, ms: number, signal: AbortSignal): Promise<GatewaySession | undefined>;
   attach(socket: WebSocket, conn: { id: string; name: string; direction: 'svc_to_cloud' | 'cloud_to_svc' }, hello: { permissions: GatewayPermissions; version: string }): Promise<GatewaySession>;
   /** Closes the connection's socket (deleted, or its secret changed). */
   revoke(connectionId: string, why: string): void;
@@ -32,6 +34,7 @@ export async function detachAll(ctx: Pick<HostedContext, 'db'>): Promise<void> {
 
 export function createGatewayHub(ctx: HostedContext): GatewayHub {
   const sessions = new Map<string, GatewaySession>();
+  const waiters = new Map<string, Set<(s: GatewaySession) => void>>();
   let closing = false;
 
   /** Transfers of the connection waiting in the jobs table run now. */
@@ -72,6 +75,26 @@ export function createGatewayHub(ctx: HostedContext): GatewayHub {
       return s?.isOpen ? s : undefined;
     },
 
+    whenAttached(connectionId, ms, signal) {
+      const now = sessions.get(connectionId);
+      if (now?.isOpen) return Promise.resolve(now);
+      return new Promise((resolve) => {
+        let set = waiters.get(connectionId);
+        if (!set) waiters.set(connectionId, (set = new Set()));
+        const done = (s: GatewaySession | undefined) => {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', onAbort);
+          set.delete(done);
+          if (set.size === 0 && waiters.get(connectionId) === set) waiters.delete(connectionId);
+          resolve(s);
+        };
+        const onAbort = () => done(undefined);
+        const timer = setTimeout(() => done(undefined), ms);
+        signal.addEventListener('abort', onAbort, { once: true });
+        set.add(done);
+      });
+    },
+
     async attach(socket, conn, hello) {
       const session = new GatewaySession(
         socket,
@@ -96,6 +119,7 @@ export function createGatewayHub(ctx: HostedContext): GatewayHub {
         .where('id', '=', conn.id)
         .execute();
       void session.closed().then(() => detached(session).catch((err) => ctx.log.error({ err }, 'recording a gateway disconnect failed')));
+      for (const w of [...(waiters.get(conn.id) ?? [])]) w(session);
       if (closing) session.close(GatewayClose.shutdown, 'the service is stopping');
       ctx.log.info({ connection: conn.id, permissions: hello.permissions, version: hello.version }, 'a storage gateway connected');
       await wake(conn.id).catch((err) => ctx.log.error({ err }, 'waking the transfers of a gateway failed'));

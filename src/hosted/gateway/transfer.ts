@@ -13,26 +13,40 @@ import { collectFromGateway } from './collect.js';
 
 const waitText = (ms: number) => (ms % 86_400_000 === 0 ? `${ms / 86_400_000} day(s)` : ms % 3_600_000 === 0 ? `${ms / 3_600_000} hour(s)` : `${Math.round(ms / 1000)} s`);
 
+/** How long an attempt whose gateway dropped waits for it to come back before it lets its job go. */
+const RECONNECT_WAIT_MS = 5000;
+/** Gateways that come back within one attempt, at most: past that it is deferred (a gateway that keeps dropping). */
+const MAX_REATTACH = 3;
+
 export async function gatewayTransfer(ctx: HostedContext, transfer: CloudTransfersTable, conn: CloudConnectionsTable, pkg: PackagesTable, signal: AbortSignal): Promise<void> {
   const { config } = ctx;
-  const session = ctx.gateways.get(conn.id);
+  let session = ctx.gateways.get(conn.id);
   if (!session) {
     if (Date.now() - Date.parse(transfer.created_at) >= config.gatewayWaitMs) {
       throw new FinalJobError(`the storage gateway of "${conn.name || conn.id}" did not connect within ${waitText(config.gatewayWaitMs)} of the transfer`);
     }
     throw new DeferredJobError('waiting for the storage gateway to connect; the transfer starts when it does', config.gatewayRecheckMs);
   }
-  try {
-    if (transfer.direction === 'svc_to_cloud') {
-      if (pkg.state !== 'finalized') throw new FinalJobError(`the package is ${pkg.state}: its files are no longer there to deliver`);
-      await deliverToGateway(ctx, session, transfer, conn, pkg, signal, config.cloudPartConcurrency);
-    } else {
-      await collectFromGateway(ctx, session, transfer, conn, pkg, signal, { partSize: config.cloudPartSize, concurrency: config.cloudPartConcurrency });
+  for (let reattached = 0; ; reattached++) {
+    try {
+      // Read again each time: what the last try recorded (planned, items) is where this one starts.
+      const now = await ctx.db.selectFrom('cloud_transfers').selectAll().where('id', '=', transfer.id).executeTakeFirstOrThrow();
+      if (now.direction === 'svc_to_cloud') {
+        if (pkg.state !== 'finalized') throw new FinalJobError(`the package is ${pkg.state}: its files are no longer there to deliver`);
+        await deliverToGateway(ctx, session, now, conn, pkg, signal, config.cloudPartConcurrency);
+      } else {
+        const fresh = await ctx.db.selectFrom('packages').selectAll().where('id', '=', pkg.id).executeTakeFirstOrThrow();
+        await collectFromGateway(ctx, session, now, conn, fresh, signal, { partSize: config.cloudPartSize, concurrency: config.cloudPartConcurrency });
+      }
+      return;
+    } catch (err) {
+      if (!(err instanceof GatewayGoneError) || signal.aborted) throw err;
+      // A gateway that dropped (its agent restarting, a network blip) usually comes back within seconds: this attempt goes on with it.
+      const back = reattached < MAX_REATTACH ? await ctx.gateways.whenAttached(conn.id, RECONNECT_WAIT_MS, signal) : undefined;
+      if (!back) {
+        throw new DeferredJobError('the storage gateway disconnected; the transfer resumes where it stopped when it connects again', config.gatewayRecheckMs);
+      }
+      session = back;
     }
-  } catch (err) {
-    if (err instanceof GatewayGoneError && !signal.aborted) {
-      throw new DeferredJobError('the storage gateway disconnected; the transfer resumes where it stopped when it connects again', config.gatewayRecheckMs);
-    }
-    throw err;
   }
 }
