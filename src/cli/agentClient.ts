@@ -7,6 +7,7 @@ import type {
 } from '../api/agent/uploads.js';
 import type { CreateDownloadBody, CreatedDownload, DownloadRecord } from '../api/agent/downloads.js';
 import type { EventType, StreamEvent } from '../api/agent/events.js';
+import type { GatewayRecord, RegisterGatewayBody, UpdateGatewayBody } from '../api/agent/storageGateway.js';
 
 export const DEFAULT_AGENT_URL = 'http://127.0.0.1:8080/api/v1';
 
@@ -131,6 +132,12 @@ export class AgentClient {
     this.request<Affected<DownloadRecord>>('DELETE', opts.id ? `/downloads/${encodeURIComponent(opts.id)}` : '/downloads', {
       query: { states: opts.states, remove_files: opts.removeFiles || undefined },
     });
+
+  // Storage gateway
+  registerGateway = (body: RegisterGatewayBody) => this.request<GatewayRecord>('POST', '/storage_gateway/register', { body });
+  listGateways = () => this.request<GatewayRecord[]>('GET', '/storage_gateway/list');
+  updateGateway = (body: UpdateGatewayBody) => this.request<GatewayRecord>('POST', '/storage_gateway/update', { body });
+  unregisterGateway = (id: string) => this.request<GatewayRecord>('POST', '/storage_gateway/unregister', { body: { id } });
 
   /**
    * Opens GET /events. Resolves once the agent has subscribed the stream (its

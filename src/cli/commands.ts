@@ -21,6 +21,7 @@ export const commands: Record<string, CommandEntry> = {
   download: { summary: 'download a Package from its Link (through the agent)', load: async () => (await import('./transfers/download.js')).download },
   uploads: { summary: 'list, pause, resume, remove, finalize uploads; make Links', load: async () => (await import('./transfers/manage.js')).uploads },
   downloads: { summary: 'list, pause, resume, remove downloads', load: async () => (await import('./transfers/manage.js')).downloads },
+  gateway: { summary: 'storage gateways: register, ls, update, unregister a folder the service delivers to or reads from', load: async () => (await import('./transfers/gateway.js')).gateway },
   login: { summary: 'sign the agent in', load: async () => (await import('./transfers/account.js')).login },
   logout: { summary: 'sign the agent out', load: async () => (await import('./transfers/account.js')).logout },
   teams: { summary: 'the signed-in user\'s Teams', load: async () => (await import('./transfers/account.js')).teams },

@@ -8,7 +8,7 @@
 // Requests that arrive are handed to `handle` one by one (each with a signal
 // that aborts when the socket closes) and answered on the same socket.
 import type { Logger } from 'pino';
-import { request, WebSocket } from 'undici';
+import { Agent, request, WebSocket } from 'undici';
 import {
   GATEWAY_CONNECT_PATH,
   GATEWAY_PROTOCOL,
@@ -55,6 +55,8 @@ const validArgs = Object.fromEntries(Object.entries(GatewayOps).map(([op, s]) =>
 const FIRST_SILENCE_MS = 60_000;
 /** How long the explaining GET may take. */
 const PROBE_MS = 10_000;
+/** A socket that does not finish its close handshake within this long is cut. */
+const CLOSE_GRACE_MS = 2000;
 
 interface Ended {
   /** The socket opened and the service welcomed it. */
@@ -107,7 +109,7 @@ export class GatewayLink {
   connectedAt: string | null = null;
   nextAttemptAt: string | null = null;
   private stopped = false;
-  private socket: WebSocket | undefined;
+  private socket: { ws: WebSocket; cut(): void } | undefined;
   private wake: (() => void) | undefined;
   private loopDone: Promise<void> = Promise.resolve();
   private readonly inflight = new Set<AbortController>();
@@ -132,7 +134,7 @@ export class GatewayLink {
 
   /** Drops the socket (after a sleep it may be dead); the loop opens another. */
   reconnect(): void {
-    this.socket?.close();
+    this.socket?.cut();
     this.wake?.();
   }
 
@@ -141,11 +143,7 @@ export class GatewayLink {
     this.stopped = true;
     this.wake?.();
     this.abortAll();
-    try {
-      this.socket?.close(1000, 'the gateway stops');
-    } catch {
-      // already closing
-    }
+    this.socket?.cut();
     await this.loopDone;
   }
 
@@ -192,18 +190,31 @@ export class GatewayLink {
       let watchdog: NodeJS.Timeout | undefined;
       let silenceMs = FIRST_SILENCE_MS;
       const url = connectUrl(this.g.service_url).replace(/^http/, 'ws');
+      // A dispatcher of its own: destroying it cuts a socket whose peer never answers the close.
+      const dispatcher = new Agent({ connect: { timeout: PROBE_MS } });
       let ws: WebSocket;
       try {
-        ws = new WebSocket(url, { headers: gatewayHeaders(this.g, this.deps.version) });
+        ws = new WebSocket(url, { headers: gatewayHeaders(this.g, this.deps.version), dispatcher });
       } catch (err) {
+        void dispatcher.destroy().catch(() => {});
         return resolve({ welcomed: false, refused: true, why: `cannot open ${url}: ${describe(err)}` });
       }
-      this.socket = ws;
+      let grace: NodeJS.Timeout | undefined;
+      const cut = () => {
+        try {
+          ws.close(1000, 'the gateway closes');
+        } catch {
+          // closing already
+        }
+        grace ??= setTimeout(() => void dispatcher.destroy().catch(() => {}), CLOSE_GRACE_MS);
+        grace.unref();
+      };
+      this.socket = { ws, cut };
       const arm = () => {
         if (watchdog) clearTimeout(watchdog);
         watchdog = setTimeout(() => {
           this.deps.log.warn({ gateway: this.g.id, silent_ms: silenceMs }, 'the service went silent; reconnecting');
-          ws.close();
+          cut();
         }, silenceMs);
         watchdog.unref();
       };
@@ -240,8 +251,10 @@ export class GatewayLink {
       });
       ws.addEventListener('close', (ev) => {
         if (watchdog) clearTimeout(watchdog);
+        if (grace) clearTimeout(grace);
+        void dispatcher.destroy().catch(() => {});
         this.abortAll();
-        if (this.socket === ws) this.socket = undefined;
+        if (this.socket?.ws === ws) this.socket = undefined;
         if (this.stopped) return resolve({ welcomed, refused: false, why: 'stopped' });
         if (!opened) {
           // The handshake failed: a plain GET says whether the service refuses us or cannot be reached.

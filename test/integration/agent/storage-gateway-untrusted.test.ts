@@ -23,6 +23,8 @@ let agent: TestAgent;
 let tmp: string;
 /** The gateways connected to the stand-in, by id. */
 const sockets = new Map<string, WebSocket>();
+/** Sockets each gateway opened. */
+const connections = new Map<string, number>();
 /** Bytes the stand-in's "store" serves to any GET. */
 const PAYLOAD = Buffer.from('written by a hostile service\n');
 let served = 0;
@@ -45,7 +47,9 @@ beforeAll(async () => {
   wss.on('connection', (ws, req) => {
     const id = String(req.headers['x-gateway-id']);
     sockets.set(id, ws);
-    ws.send(JSON.stringify({ type: 'welcome', protocol: GATEWAY_PROTOCOL, connection_id: id, name: id, direction: 'svc_to_cloud', heartbeat_ms: 10_000 }));
+    connections.set(id, (connections.get(id) ?? 0) + 1);
+    // "gw_quiet" is promised a frame every 100 ms, and then hears nothing.
+    ws.send(JSON.stringify({ type: 'welcome', protocol: GATEWAY_PROTOCOL, connection_id: id, name: id, direction: 'svc_to_cloud', heartbeat_ms: id === 'gw_quiet' ? 100 : 10_000 }));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -154,5 +158,14 @@ describe('a hostile service asking an r gateway to read', () => {
       ok: false,
       error: { code: 'permission_denied' },
     });
+  });
+});
+
+describe('a service that goes silent', () => {
+  it('is left: the gateway closes the socket after three heartbeats of silence and connects again', async () => {
+    await gatewayWith('gw_quiet', 'w', path.join(tmp, 'quiet'));
+    await waitFor('a second socket of the quiet gateway', () => ((connections.get('gw_quiet') ?? 0) >= 2 ? true : undefined), 400);
+    const r = await fetch(`${agent.url}/storage_gateway/unregister`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'gw_quiet' }) });
+    expect(r.status).toBe(200);
   });
 });
