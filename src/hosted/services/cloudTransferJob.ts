@@ -1,5 +1,7 @@
 // Runs one cloud transfer per job attempt: the record goes running, the S3
-// code moves what is missing (cloud/toS3.ts, cloud/fromS3.ts), and the outcome
+// code moves what is missing (cloud/toS3.ts, cloud/fromS3.ts), or the storage
+// gateway does (gateway/transfer.ts: an attempt without its gateway is deferred,
+// uncounted, and the transfer stays queued), and the outcome
 // is written to the transfer and to its connection (state ok, or error with
 // last_error). A failed attempt is retried by the jobs table after a doubling
 // back-off and resumes where it stopped; a shutdown interrupts it between

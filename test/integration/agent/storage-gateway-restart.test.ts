@@ -107,4 +107,4 @@ test('killed mid-delivery, the agent started again finishes it: the written file
   expect(after.every(([s]) => s >= large!.bytes_done)).toBe(true);
   await run.proc.stop('SIGTERM');
   agent = undefined;
-});
+}, 240_000);
