@@ -1,6 +1,6 @@
 // The agent's change feed: services publish, the SSE route (and the desktop app's
 // IPC bridge) subscribe. Each event has an increasing id so a client can resume.
-export type AgentEventType = 'upload' | 'download' | 'session' | 'automation';
+export type AgentEventType = 'upload' | 'download' | 'session' | 'automation' | 'gateway';
 
 export interface AgentEvent {
   id: number;

@@ -47,8 +47,9 @@ export async function startAgent(config: AgentConfig, log: Logger = pino({ level
   const close = (why: StopReason = 'shutdown') =>
     (closing ??= (async () => {
       await app.close();
-      // Automations first: nothing new starts while the transfers stop.
+      // Automations and gateways' sockets first: nothing new starts or arrives while the transfers stop.
       await services.automations.close();
+      await services.gateways.close();
       sleep.stop();
       await outages.close();
       // Transfers keep their state: those that were running resume at the next start.
@@ -72,6 +73,7 @@ export async function startAgent(config: AgentConfig, log: Logger = pino({ level
   services.uploads.resumeAll();
   services.downloads.resumeAll();
   services.automations.start();
+  services.gateways.start();
   sleep.start();
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;

@@ -8,6 +8,7 @@ import type {
 import type { CreateDownloadBody, CreatedDownload, DownloadRecord } from '../api/agent/downloads.js';
 import type { EventType, StreamEvent } from '../api/agent/events.js';
 import type { AutomationFields, AutomationPackage, AutomationRecord, AutomationType } from '../api/agent/automations.js';
+import type { GatewayRecord, RegisterGatewayBody, UpdateGatewayBody } from '../api/agent/storageGateway.js';
 
 export const DEFAULT_AGENT_URL = 'http://127.0.0.1:8080/api/v1';
 
@@ -142,6 +143,11 @@ export class AgentClient {
     this.request<AutomationRecord>('PUT', `/automations/${type}/${encodeURIComponent(id)}`, { body });
   deleteAutomation = (id: string) => this.request<AutomationRecord>('DELETE', `/automations/${encodeURIComponent(id)}`);
   enableAutomation = (id: string, enabled: boolean) => this.request<AutomationRecord>('POST', `/automations/${encodeURIComponent(id)}/${enabled ? 'enable' : 'disable'}`);
+  // Storage gateway
+  registerGateway = (body: RegisterGatewayBody) => this.request<GatewayRecord>('POST', '/storage_gateway/register', { body });
+  listGateways = () => this.request<GatewayRecord[]>('GET', '/storage_gateway/list');
+  updateGateway = (body: UpdateGatewayBody) => this.request<GatewayRecord>('POST', '/storage_gateway/update', { body });
+  unregisterGateway = (id: string) => this.request<GatewayRecord>('POST', '/storage_gateway/unregister', { body: { id } });
 
   /**
    * Opens GET /events. Resolves once the agent has subscribed the stream (its

@@ -25,6 +25,7 @@ export const commands: Record<string, CommandEntry> = {
     summary: 'watch folders and Portal downloads: ls, get, packages, add, set, rm, enable, disable',
     load: async () => (await import('./transfers/automations.js')).automations,
   },
+  gateway: { summary: 'storage gateways: register, ls, update, unregister a folder the service delivers to or reads from', load: async () => (await import('./transfers/gateway.js')).gateway },
   login: { summary: 'sign the agent in', load: async () => (await import('./transfers/account.js')).login },
   logout: { summary: 'sign the agent out', load: async () => (await import('./transfers/account.js')).logout },
   teams: { summary: 'the signed-in user\'s Teams', load: async () => (await import('./transfers/account.js')).teams },

@@ -26,6 +26,10 @@ const HELP = `usage: ferry serve [options]
   --cloud-attempts N        attempts of a cloud transfer, each resuming the last (default 5)
   --cloud-retry-base-ms N   the wait after a transfer's first failed attempt, doubling (default 30000)
   --cloud-aws-endpoint URL  send amazon_s3 connections to this S3 endpoint instead of AWS
+  --gateway-heartbeat-ms N  how often the service pings each storage gateway's socket (default 20000)
+  --gateway-recheck-ms N    a transfer waiting for its storage gateway looks again this often (default 60000)
+  --gateway-wait-ms N       a transfer whose storage gateway stays away this long is given up
+                            (default 604800000, 7 days)
   --updates-dir DIR         serve the desktop app's update feed from DIR at /updates/
                             (latest.yml, latest-mac.yml, latest-linux.yml, installers, blockmaps)
   --log-level LEVEL         pino level (default info)
@@ -62,6 +66,9 @@ export const serveOptions = {
   'cloud-attempts': { type: 'string' },
   'cloud-retry-base-ms': { type: 'string' },
   'cloud-aws-endpoint': { type: 'string' },
+  'gateway-heartbeat-ms': { type: 'string' },
+  'gateway-recheck-ms': { type: 'string' },
+  'gateway-wait-ms': { type: 'string' },
   'updates-dir': { type: 'string' },
   'log-level': { type: 'string' },
 } as const;

@@ -1,5 +1,6 @@
 // Builds the hosted service's Fastify app: JSON parsing, validation, one log
 // line per request, `{code, message}` errors, and the route modules.
+import websocket from '@fastify/websocket';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyBaseLogger, type RawServerDefault } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -8,6 +9,7 @@ import { HttpError } from './errors.js';
 import { validatorCompiler } from '../http/validation.js';
 import { acceptJsonBodies } from '../http/json.js';
 import { routeModules } from './routes/index.js';
+import { GATEWAY_MAX_FRAME } from '../api/hosted/storageGateway.js';
 
 export type HostedApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
 export type RouteModule = (app: HostedApp, ctx: HostedContext) => void | Promise<void>;
@@ -64,6 +66,8 @@ export async function buildApp(ctx: HostedContext): Promise<HostedApp> {
     reply.code(status).send({ code: (err.code ?? 'bad_request').toLowerCase(), message: err.message });
   });
 
+  // Storage gateways connect with a WebSocket (routes/storageGateway.ts); registered first so that every route knows an upgrade.
+  await app.register(websocket, { options: { maxPayload: GATEWAY_MAX_FRAME } });
   for (const register of routeModules) await register(app, ctx);
   return app;
 }

@@ -57,6 +57,12 @@ export interface HostedConfig {
   cloudRetryBaseMs: number;
   /** Where amazon_s3 connections are sent instead of AWS (an S3 mirror, or tests); AWS when absent. */
   cloudAwsEndpoint?: string;
+  /** The service sends each storage gateway a frame at least this often, and drops one that does not answer a ping within two. */
+  gatewayHeartbeatMs: number;
+  /** A transfer waiting for its storage gateway to connect looks again this often (a gateway that connects wakes it at once). */
+  gatewayRecheckMs: number;
+  /** A transfer whose storage gateway stays away this long after the transfer was raised is given up. */
+  gatewayWaitMs: number;
   /** The desktop app's update feed served at /updates/ (latest*.yml, installers, blockmaps), when given. */
   updatesDir?: string;
   logLevel: string;
@@ -154,6 +160,9 @@ export function resolveHostedConfig(flags: Flags, env: NodeJS.ProcessEnv = proce
     cloudPartConcurrency: intSetting(get('cloud-part-concurrency'), 4, '--cloud-part-concurrency', 1),
     cloudAttempts: intSetting(get('cloud-attempts'), 5, '--cloud-attempts', 1),
     cloudRetryBaseMs: intSetting(get('cloud-retry-base-ms'), 30_000, '--cloud-retry-base-ms', 1),
+    gatewayHeartbeatMs: intSetting(get('gateway-heartbeat-ms'), 20_000, '--gateway-heartbeat-ms', 50),
+    gatewayRecheckMs: intSetting(get('gateway-recheck-ms'), 60_000, '--gateway-recheck-ms', 10),
+    gatewayWaitMs: intSetting(get('gateway-wait-ms'), 7 * 24 * 3600 * 1000, '--gateway-wait-ms', 1000),
     ...(get('cloud-aws-endpoint') ? { cloudAwsEndpoint: get('cloud-aws-endpoint')!.replace(/\/+$/, '') } : {}),
     ...(get('updates-dir') ? { updatesDir: path.resolve(get('updates-dir')!) } : {}),
     logLevel: get('log-level') ?? 'info',

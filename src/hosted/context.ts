@@ -7,6 +7,7 @@ import type { Storage } from './storage/s3.js';
 import type { Mailer } from './mail/mailer.js';
 import type { JobSignal } from './jobs/worker.js';
 import type { Sealer } from './auth/sealed.js';
+import type { GatewayHub } from './gateway/hub.js';
 
 export interface HostedContext {
   config: HostedConfig;
@@ -19,4 +20,6 @@ export interface HostedContext {
   jobs: JobSignal;
   /** Seals secrets the service must use again (cloud connections' credentials). */
   sealer: Sealer;
+  /** The storage gateways whose sockets are attached to this process. */
+  gateways: GatewayHub;
 }

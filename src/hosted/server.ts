@@ -18,6 +18,7 @@ import { buildApp } from './app.js';
 import { startSweeper } from './jobs/sweeper.js';
 import { createJobSignal, startJobWorker } from './jobs/worker.js';
 import { jobHandlers } from './jobs/handlers.js';
+import { createGatewayHub, detachAll } from './gateway/hub.js';
 import { ensureInitOwner } from './services/accounts.js';
 import { loadOrCreateStoreCredentials, type RunningObjectStore } from '../objectstore/index.js';
 import { startObjectStoreThread } from '../objectstore/thread.js';
@@ -88,13 +89,18 @@ export async function startHostedService(config: HostedConfig, log: Logger = pin
     cleanups.push(() => mailer.close());
     const tokens = createTokens(await loadOrCreateSigningKey(config.dataDir), config.userTokenTtlSeconds);
     const sealer = createSealer(await loadOrCreateSealingKey(config.dataDir));
-    const ctx: HostedContext = { config, db, tokens, storage, mailer, log, jobs: createJobSignal(), sealer };
+    const ctx = { config, db, tokens, storage, mailer, log, jobs: createJobSignal(), sealer } as HostedContext;
+    ctx.gateways = createGatewayHub(ctx);
+    // No gateway socket outlives the process that held it.
+    await detachAll(ctx);
     if (config.initOwner && (await ensureInitOwner(db, config.initOwner.email, config.initOwner.password))) {
       log.info({ email: config.initOwner.email }, 'created the first owner and their team');
     }
     const app = await buildApp(ctx);
     await app.listen({ host: config.host, port: config.port });
     cleanups.push(() => app.close());
+    // Before the app closes (cleanups run in reverse): gateways are told, and their connections marked disconnected.
+    cleanups.push(() => ctx.gateways.close());
     const sweeper = startSweeper(ctx, config.sweepIntervalMs);
     cleanups.push(() => sweeper.stop());
     // Stopped before the app and the database close (cleanups run in reverse): it waits for its jobs in flight.

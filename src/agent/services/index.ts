@@ -9,6 +9,7 @@ import { createEventsService, type EventsService } from './events.js';
 import { createFoldersService, type FoldersService } from './folders.js';
 import { createSettingsService, type SettingsService } from './settings.js';
 import { createAutomationsService, type AutomationsService } from './automations.js';
+import { createGatewaysService, type GatewaysService } from './gateways.js';
 
 export interface AgentServices {
   system: SystemService;
@@ -19,6 +20,7 @@ export interface AgentServices {
   folders: FoldersService;
   settings: SettingsService;
   automations: AutomationsService;
+  gateways: GatewaysService;
 }
 
 /** Why the agent stops: for good, or to start again with its new settings. */
@@ -28,6 +30,7 @@ export function createServices(ctx: AgentContext, stop: (why: StopReason) => voi
   const session = createSessionService(ctx);
   const uploads = createUploadsService(ctx, session);
   const downloads = createDownloadsService(ctx);
+  const gateways = createGatewaysService(ctx);
   const retryNow = () => {
     uploads.retryNow();
     downloads.retryNow();
@@ -38,7 +41,10 @@ export function createServices(ctx: AgentContext, stop: (why: StopReason) => voi
     retryNow();
     uploads.resumeRecoverable();
     downloads.resumeRecoverable();
-    if (t.kind === 'service') session.serviceBack();
+    if (t.kind === 'service') {
+      session.serviceBack();
+      gateways.retryNow();
+    }
   });
   ctx.sleep.onWake((sleptMs) => {
     ctx.log.info({ slept_ms: sleptMs }, 'the machine woke up: dropping connections and retrying now');
@@ -46,6 +52,7 @@ export function createServices(ctx: AgentContext, stop: (why: StopReason) => voi
     session.hosted.reconnect();
     uploads.reconnect();
     downloads.reconnect();
+    gateways.reconnect();
     ctx.outages.probeAllNow();
     retryNow();
     session.serviceBack();
@@ -59,5 +66,6 @@ export function createServices(ctx: AgentContext, stop: (why: StopReason) => voi
     folders: createFoldersService(),
     settings: createSettingsService(ctx, session, () => stop('restart')),
     automations: createAutomationsService(ctx, session, uploads, downloads),
+    gateways,
   };
 }

@@ -3,7 +3,8 @@ import { sessionMigration } from './sessionStore.js';
 import { uploadsMigration } from './uploadStore.js';
 import { downloadsMigration, downloadsRecoverableMigration } from './downloadStore.js';
 import { automationsMigration } from './automationStore.js';
+import { gatewaysMigration } from './gatewayStore.js';
 
 export interface Migration { version: number; name: string; sql: string }
 
-export const migrations: Migration[] = [sessionMigration, uploadsMigration, downloadsMigration, downloadsRecoverableMigration, automationsMigration];
+export const migrations: Migration[] = [sessionMigration, uploadsMigration, downloadsMigration, downloadsRecoverableMigration, automationsMigration, gatewaysMigration];

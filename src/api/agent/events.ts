@@ -1,7 +1,7 @@
 // Wire shapes of GET /events, the agent's Server-Sent Events stream.
 import { Type, type Static } from 'typebox';
 
-export const EVENT_TYPES = ['upload', 'download', 'session', 'automation'] as const;
+export const EVENT_TYPES = ['upload', 'download', 'session', 'automation', 'gateway'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export const EventsQuery = Type.Object({

@@ -13,9 +13,24 @@ const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 export const Direction = Type.Union([Type.Literal('svc_to_cloud'), Type.Literal('cloud_to_svc')]);
 export type Direction = Static<typeof Direction>;
 
-/** ok; error: the last transfer failed (see last_error); disconnected: a storage gateway not connected now. */
+/**
+ * ok; error: the last transfer failed (see last_error); disconnected: a storage
+ * gateway not connected now (a gateway connected now is ok, or error after a failed transfer).
+ */
 export const ConnectionState = Type.Union([Type.Literal('ok'), Type.Literal('error'), Type.Literal('disconnected')]);
 export type ConnectionState = Static<typeof ConnectionState>;
+
+/** A storage gateway connection's gateway: attached now or not, and what the last one said of itself. */
+export const GatewayView = Type.Object({
+  connected: Type.Boolean(),
+  /** When the gateway attached now (or last) connected. */
+  connected_at: Nullable(Type.String()),
+  /** r: it serves files (cloud_to_svc); w: it receives deliveries (svc_to_cloud). */
+  permissions: Nullable(Type.Union([Type.Literal('r'), Type.Literal('w')])),
+  /** The agent's version. */
+  version: Nullable(Type.String()),
+});
+export type GatewayView = Static<typeof GatewayView>;
 
 /** A folder of the bucket, `/`-separated, without leading or trailing slash ("" for the root). */
 const Folder = Type.String({ maxLength: 1024, pattern: NoNul });
@@ -40,8 +55,19 @@ export const CloudConnection = Type.Object({
   upload_transfer_manifest: Type.Boolean(),
   created_at: Type.String(),
   updated_at: Type.String(),
+  /**
+   * storage_gateway only, and only in the create answer: the secret the gateway
+   * registers with (the agent's /storage_gateway/register), shown this once.
+   */
+  secret: Type.Optional(Type.String()),
+  /** storage_gateway: the gateway as the service sees it; null for other providers. */
+  gateway: Nullable(GatewayView),
 });
 export type CloudConnection = Static<typeof CloudConnection>;
+
+/** POST /v1/cloud_connections/{id}/secret: a storage gateway's new secret, shown once. */
+export const GatewaySecretAnswer = Type.Object({ id: Type.String(), secret: Type.String() });
+export type GatewaySecretAnswer = Static<typeof GatewaySecretAnswer>;
 
 export const CreateCloudConnectionBody = Type.Object({
   provider: ProviderSchema,

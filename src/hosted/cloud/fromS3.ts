@@ -10,6 +10,7 @@ import type { Readable } from 'node:stream';
 import { request } from 'undici';
 import type { HostedContext } from '../context.js';
 import type { CloudConnectionsTable, CloudTransfersTable, PackagesTable } from '../db/schema.js';
+import type { Blueprint } from '../../api/hosted/blueprint.js';
 import { FinalJobError } from '../jobs/worker.js';
 import { HttpError } from '../errors.js';
 import { nameProblem, pathProblem } from '../services/relpath.js';
@@ -38,7 +39,7 @@ export function importPath(key: string, sources: string[]): { path: string; name
   return { path: i < 0 ? '' : rel.slice(0, i), name: rel.slice(i + 1) };
 }
 
-interface Listed {
+export interface Listed {
   key: string;
   size: number;
   lastModified: string;
@@ -78,13 +79,22 @@ async function plan(ctx: HostedContext, transfer: CloudTransfersTable, conn: Clo
       if (found.size === before) throw new FinalJobError(`the bucket ${target.bucket} has no object ${ref}`);
     }
   }
+  await saveImportPlan(ctx, transfer.id, [...found.values()], sources);
+}
+
+/**
+ * Saves the items of an import from what was found (bucket objects, or a
+ * storage gateway's files): each at its place in the Package. Folder markers
+ * ("x/"), names a Package cannot hold, and a second object at the same place
+ * are left out (counted as filtered out).
+ */
+export async function saveImportPlan(ctx: HostedContext, transferId: string, found: Listed[], sources: string[]): Promise<void> {
   const taken = new Set<string>();
   const items: Parameters<typeof savePlan>[2] = [];
   let left = 0;
-  for (const o of [...found.values()].sort((a, b) => (a.key < b.key ? -1 : 1))) {
+  for (const o of [...found].sort((a, b) => (a.key < b.key ? -1 : 1))) {
     const { path, name } = importPath(o.key, sources);
     const rel = path ? `${path}/${name}` : name;
-    // Folder markers ("x/"), names a Package cannot hold, and a second object at the same place are left out.
     if (o.key.endsWith('/') || nameProblem(name) || pathProblem(path) || taken.has(rel)) {
       left++;
       continue;
@@ -92,16 +102,22 @@ async function plan(ctx: HostedContext, transfer: CloudTransfersTable, conn: Clo
     taken.add(rel);
     items.push({ file_id: null, source_key: o.key, dest_key: null, path, name, size: o.size, last_modified: o.lastModified });
   }
-  await savePlan(ctx.db, transfer.id, items, { files_filtered_out: left, destination: null });
+  await savePlan(ctx.db, transferId, items, { files_filtered_out: left, destination: null });
 }
 
-interface Import {
+/**
+ * Sends part `n` (bytes `start`..`start + length - 1` of the item's source) to
+ * our store with the part blueprint `bp`; answers the part's ETag.
+ */
+export type PartSender = (item: Item, n: number, range: { start: number; length: number }, bp: Blueprint, signal: AbortSignal) => Promise<string>;
+
+export interface Import {
   ctx: HostedContext;
   pkg: PackagesTable;
-  target: S3Target;
   signal: AbortSignal;
   partSize: number;
   concurrency: number;
+  sendPart: PartSender;
 }
 
 /** Registers the item's file (replacing an earlier attempt's pending one) and starts its upload. */
@@ -130,7 +146,7 @@ async function putPart(url: string, headers: Record<string, string>, body: Reada
  * The service's own refusals (a Portal limit, a Package finalized meanwhile)
  * will not change on a retry: they end the transfer. Its failures (5xx) are retried.
  */
-async function ours<T>(run: () => Promise<T>): Promise<T> {
+export async function ours<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (err) {
@@ -139,8 +155,9 @@ async function ours<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
-async function importItem(im: Import, item: Item): Promise<void> {
-  const { ctx, pkg, target } = im;
+/** Brings one item in: registers its file (unless an open one is recorded), sends the parts not yet stored, finalizes the file. */
+export async function importItem(im: Import, item: Item): Promise<void> {
+  const { ctx, pkg } = im;
   let fileId = item.file_id;
   let uploadId = item.upload_id;
   let partSize = item.part_size;
@@ -163,19 +180,14 @@ async function importItem(im: Import, item: Item): Promise<void> {
   await pool(missing, im.concurrency, async (n) => {
     const start = (n - 1) * size;
     const length = partLength(item.size, size, n);
-    let body: Readable | undefined;
     try {
       const [bp] = await partBlueprints(ctx, pkg, fid, n - 1, 1, uid);
-      const got = await target.client.send(new GetObjectCommand({ Bucket: target.bucket, Key: item.source_key, Range: `bytes=${start}-${start + length - 1}` }), { abortSignal: both });
-      body = got.Body as Readable;
-      const etag = await putPart(bp!.url, bp!.headers, body, length, both);
+      const etag = await im.sendPart(item, n, { start, length }, bp!, both);
       done.set(n, etag);
       await recordPart(ctx.db, item, n, etag, length);
     } catch (err) {
       local.abort();
       throw err;
-    } finally {
-      body?.destroy();
     }
   });
   const chunk_extras = [...done].sort((a, b) => a[0] - b[0]).map(([n, etag]) => ({ part_number: String(n), etag }));
@@ -204,7 +216,18 @@ export async function importFromS3(
     throw new FinalJobError(`the package is ${pkg.state}; a cloud_to_svc transfer fills a new package`);
   }
   if (!transfer.planned) await plan(ctx, transfer, conn, target, signal);
-  const im: Import = { ctx, pkg, target, signal, ...opts };
+  // Each part: a range of their object, streamed into our store's part blueprint.
+  const sendPart: PartSender = async (item, _n, { start, length }, bp, partSignal) => {
+    let body: Readable | undefined;
+    try {
+      const got = await target.client.send(new GetObjectCommand({ Bucket: target.bucket, Key: item.source_key, Range: `bytes=${start}-${start + length - 1}` }), { abortSignal: partSignal });
+      body = got.Body as Readable;
+      return await putPart(bp.url, bp.headers, body, length, partSignal);
+    } finally {
+      body?.destroy();
+    }
+  };
+  const im: Import = { ctx, pkg, signal, ...opts, sendPart };
   for (const item of await itemsOf(ctx.db, transfer.id)) {
     if (item.state === 'complete') continue;
     signal.throwIfAborted();

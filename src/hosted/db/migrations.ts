@@ -348,6 +348,17 @@ CREATE TABLE cloud_transfer_parts (
 );
 `,
   },
+  {
+    version: 8,
+    name: 'storage gateways: secret, attached socket',
+    sql: `
+ALTER TABLE cloud_connections ADD COLUMN gateway_secret_hash TEXT;
+ALTER TABLE cloud_connections ADD COLUMN gateway_session TEXT;
+ALTER TABLE cloud_connections ADD COLUMN gateway_connected_at TEXT;
+ALTER TABLE cloud_connections ADD COLUMN gateway_info TEXT;
+CREATE UNIQUE INDEX cloud_connections_gateway_secret ON cloud_connections(gateway_secret_hash) WHERE gateway_secret_hash IS NOT NULL;
+`,
+  },
 ];
 
 /** Applies every migration newer than the database, each in its own transaction. */

@@ -253,6 +253,13 @@ export interface CloudConnectionsTable {
   deleted_at: string | null;
   created_at: string;
   updated_at: string;
+  /** storage_gateway: SHA-256 of the secret the gateway connects with (shown once, at creation or rotation). */
+  gateway_secret_hash: string | null;
+  /** storage_gateway: the socket attached now (one per connection), null when none is. */
+  gateway_session: string | null;
+  gateway_connected_at: string | null;
+  /** storage_gateway: JSON of what the last gateway said of itself ({permissions, version}). */
+  gateway_info: string | null;
 }
 
 export interface PortalCloudConnectionsTable {

@@ -113,6 +113,23 @@ export async function releaseJob(db: Conn, id: string, owner: string, note: stri
   return r.numUpdatedRows > 0n;
 }
 
+/**
+ * The attempt could not run through no fault of its own (what it needs is not
+ * there yet, such as a storage gateway that is not connected): the job is queued
+ * again for `runAfter` and the attempt is not counted. Something that makes it
+ * able to run may set its run_after to now and wake the worker.
+ */
+export async function deferJob(db: Conn, id: string, owner: string, note: string, runAfter: Date, now = new Date()): Promise<boolean> {
+  const r = await db
+    .updateTable('jobs')
+    .set((eb) => ({ state: 'queued', run_after: iso(runAfter), lease_owner: null, lease_until: null, attempts: eb('attempts', '-', 1), last_error: note, updated_at: iso(now) }))
+    .where('id', '=', id)
+    .where('state', '=', 'running')
+    .where('lease_owner', '=', owner)
+    .executeTakeFirst();
+  return r.numUpdatedRows > 0n;
+}
+
 /** The last attempt failed (or the error is final): the job is kept as failed, for the record. */
 export async function failJob(db: Conn, id: string, owner: string, error: string, now = new Date()): Promise<boolean> {
   const r = await db

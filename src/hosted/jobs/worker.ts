@@ -9,7 +9,7 @@ import os from 'node:os';
 import type { Logger } from 'pino';
 import type { Db } from '../db/open.js';
 import { randomId } from '../ids.js';
-import { claimJob, completeJob, failAbandoned, failJob, nextRunAfter, releaseJob, renewLease, retryJob, type Job } from './queue.js';
+import { claimJob, completeJob, deferJob, failAbandoned, failJob, nextRunAfter, releaseJob, renewLease, retryJob, type Job } from './queue.js';
 
 export interface JobHandler {
   /**
@@ -28,6 +28,16 @@ export class FinalJobError extends Error {}
 
 /** Thrown by a handler that stopped early because its signal aborted: the job is released, uncounted. */
 export class InterruptedJobError extends Error {}
+
+/** Thrown by a handler that cannot run yet through no fault of the job: queued again after `delayMs`, uncounted. */
+export class DeferredJobError extends Error {
+  constructor(
+    message: string,
+    readonly delayMs: number,
+  ) {
+    super(message);
+  }
+}
 
 export interface WorkerOptions {
   pollMs: number;
@@ -105,6 +115,9 @@ export function startJobWorker(db: Db, log: Logger, handlers: Record<string, Job
       } else if (error instanceof InterruptedJobError && stopping.signal.aborted) {
         await releaseJob(db, job.id, owner, 'interrupted by a shutdown; resumes at the next start');
         log.info({ jobId: job.id, kind: job.kind }, 'job interrupted by the shutdown, released');
+      } else if (error instanceof DeferredJobError) {
+        await deferJob(db, job.id, owner, describe(error), new Date(Date.now() + error.delayMs));
+        log.info({ jobId: job.id, kind: job.kind, retryInMs: error.delayMs, why: describe(error) }, 'job deferred');
       } else if (error instanceof FinalJobError || job.attempts >= job.max_attempts) {
         if (await failJob(db, job.id, owner, describe(error))) await giveUp(job, describe(error));
         log.warn({ jobId: job.id, kind: job.kind, attempts: job.attempts, error: describe(error) }, 'job given up');

@@ -19,5 +19,6 @@ import filters from './filters.js';
 import cloudConnections from './cloudConnections.js';
 import cloudTransfers from './cloudTransfers.js';
 import portalPackageList from './portalPackageList.js';
+import storageGateway from './storageGateway.js';
 
-export const routeModules: RouteModule[] = [auth, teams, apiKeys, system, packages, packageList, bulkArchive, tags, uploads, links, downloads, pages, portals, portalPackageList, customWebhooks, filters, cloudConnections, cloudTransfers, updates];
+export const routeModules: RouteModule[] = [auth, teams, apiKeys, system, packages, packageList, bulkArchive, tags, uploads, links, downloads, pages, portals, portalPackageList, customWebhooks, filters, cloudConnections, cloudTransfers, storageGateway, updates];

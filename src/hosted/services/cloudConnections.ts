@@ -4,12 +4,14 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { HostedContext } from '../context.js';
 import type { CloudConnectionsTable, Database, Role } from '../db/schema.js';
-import type { CloudConnection, CreateCloudConnectionBody, PortalCloudConnection, UpdateCloudConnectionBody } from '../../api/hosted/cloudConnections.js';
+import type { CloudConnection, CreateCloudConnectionBody, GatewaySecretAnswer, GatewayView, PortalCloudConnection, UpdateCloudConnectionBody } from '../../api/hosted/cloudConnections.js';
 import type { Provider } from '../../api/hosted/cloudProviders.js';
 import type { UserPrincipal } from '../auth/credentials.js';
 import { requireRole, teamRole } from '../auth/credentials.js';
 import { badRequest, notFound } from '../errors.js';
-import { newId, nowIso } from '../ids.js';
+import { newId, newSecret, nowIso } from '../ids.js';
+import { hashSecret } from '../auth/passwords.js';
+import { sql } from 'kysely';
 import { checkAuthorization, deliveryOf, maskAuthorization, mergeAuthorization, providerInfo, storedVariant, type Authorization } from './cloudAuthorization.js';
 
 type Conn = Kysely<Database> | Transaction<Database>;
@@ -37,6 +39,23 @@ export function openAuthorization(ctx: HostedContext, row: Pick<CloudConnections
   return JSON.parse(ctx.sealer.open(row.credentials)) as Authorization;
 }
 
+/** A storage gateway connection's gateway, as answers show it. */
+function gatewayView(row: CloudConnectionsTable): GatewayView | null {
+  if (row.provider !== 'storage_gateway') return null;
+  let info: { permissions?: unknown; version?: unknown } = {};
+  try {
+    info = row.gateway_info ? (JSON.parse(row.gateway_info) as typeof info) : {};
+  } catch {
+    info = {};
+  }
+  return {
+    connected: row.gateway_session !== null,
+    connected_at: row.gateway_connected_at,
+    permissions: info.permissions === 'r' || info.permissions === 'w' ? info.permissions : null,
+    version: typeof info.version === 'string' ? info.version : null,
+  };
+}
+
 export function connectionDto(ctx: HostedContext, row: CloudConnectionsTable): CloudConnection {
   return {
     id: row.id,
@@ -51,6 +70,7 @@ export function connectionDto(ctx: HostedContext, row: CloudConnectionsTable): C
     upload_transfer_manifest: row.upload_transfer_manifest === 1,
     created_at: row.created_at,
     updated_at: row.updated_at,
+    gateway: gatewayView(row),
   };
 }
 
@@ -112,6 +132,8 @@ export async function createConnection(ctx: HostedContext, teamId: string, body:
     upload_transfer_manifest: 0,
   });
   const now = nowIso();
+  // A storage gateway connects with this secret; only its hash is kept.
+  const secret = provider === 'storage_gateway' ? newSecret() : undefined;
   const row: CloudConnectionsTable = {
     id: newId('ccn'),
     team_id: teamId,
@@ -124,9 +146,22 @@ export async function createConnection(ctx: HostedContext, teamId: string, body:
     deleted_at: null,
     created_at: now,
     updated_at: now,
+    gateway_secret_hash: secret ? hashSecret(secret) : null,
+    gateway_session: null,
+    gateway_connected_at: null,
+    gateway_info: null,
   };
   await ctx.db.insertInto('cloud_connections').values(row).execute();
-  return connectionDto(ctx, row);
+  return { ...connectionDto(ctx, row), ...(secret ? { secret } : {}) };
+}
+
+/** A storage gateway connection's new secret (shown once); the gateway connected with the old one is dropped. */
+export async function rotateGatewaySecret(ctx: HostedContext, row: CloudConnectionsTable): Promise<GatewaySecretAnswer> {
+  if (row.provider !== 'storage_gateway') throw badRequest(`only storage_gateway connections have a secret; ${row.provider} connections are authorized by their authorization object`, 'not_a_gateway');
+  const secret = newSecret();
+  await ctx.db.updateTable('cloud_connections').set({ gateway_secret_hash: hashSecret(secret), updated_at: nowIso() }).where('id', '=', row.id).execute();
+  ctx.gateways.revoke(row.id, 'the connection has a new secret');
+  return { id: row.id, secret };
 }
 
 export async function updateConnection(ctx: HostedContext, row: CloudConnectionsTable, body: UpdateCloudConnectionBody): Promise<CloudConnection> {
@@ -167,21 +202,31 @@ async function activeTransfers(db: Conn, connectionId: string): Promise<number> 
  * running finish with it, and the last one removes it (purgeIfDeleted).
  */
 export async function deleteConnection(ctx: HostedContext, id: string): Promise<void> {
-  await ctx.db.transaction().execute(async (trx) => {
+  const gone = await ctx.db.transaction().execute(async (trx) => {
     const res = await trx.updateTable('cloud_connections').set({ deleted_at: nowIso() }).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
     if (res.numUpdatedRows === 0n) throw notFound('cloud connection');
     await trx.deleteFrom('portal_cloud_connections').where('cloud_connection_id', '=', id).execute();
-    if ((await activeTransfers(trx, id)) === 0) await trx.deleteFrom('cloud_connections').where('id', '=', id).execute();
+    if ((await activeTransfers(trx, id)) > 0) return false;
+    await trx.deleteFrom('cloud_connections').where('id', '=', id).execute();
+    return true;
   });
+  // A storage gateway attached to it is told its credentials no longer work, once no transfer needs it.
+  if (gone) ctx.gateways.revoke(id, 'the connection was deleted');
 }
 
-/** After a transfer ended: a deleted connection with no transfer left goes for good. */
-export async function purgeIfDeleted(db: Kysely<Database>, id: string): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+/** After a transfer ended: a deleted connection with no transfer left goes for good (and its storage gateway is let go). */
+export async function purgeIfDeleted(ctx: Pick<HostedContext, 'db' | 'gateways'>, id: string): Promise<void> {
+  const gone = await ctx.db.transaction().execute(async (trx) => {
     const row = await trx.selectFrom('cloud_connections').select('deleted_at').where('id', '=', id).executeTakeFirst();
-    if (row?.deleted_at && (await activeTransfers(trx, id)) === 0) await trx.deleteFrom('cloud_connections').where('id', '=', id).execute();
+    if (!row?.deleted_at || (await activeTransfers(trx, id)) > 0) return false;
+    await trx.deleteFrom('cloud_connections').where('id', '=', id).execute();
+    return true;
   });
+  if (gone) ctx.gateways.revoke(id, 'the connection was deleted');
 }
+
+/** A deleted connection still has transfers to finish (its storage gateway may connect for them). */
+export const hasActiveTransfers = async (db: Conn, id: string) => (await activeTransfers(db, id)) > 0;
 
 export async function listConnections(ctx: HostedContext, teamId: string): Promise<CloudConnection[]> {
   const rows = await ctx.db
@@ -249,7 +294,15 @@ export async function setPortalConnections(trx: Conn, teamId: string, portalId: 
   }
 }
 
-/** Records what the last transfer found: ok clears last_error. A deleted connection's record no longer matters. */
+/**
+ * Records what the last transfer found: ok clears last_error. A deleted
+ * connection's record no longer matters. A storage gateway that is not
+ * connected stays disconnected (the error is kept in last_error).
+ */
 export async function setConnectionState(db: Conn, id: string, state: 'ok' | 'error', lastError: string | null): Promise<void> {
-  await db.updateTable('cloud_connections').set({ state, last_error: lastError }).where('id', '=', id).execute();
+  await db
+    .updateTable('cloud_connections')
+    .set({ state: sql<CloudConnectionsTable['state']>`CASE WHEN state = 'disconnected' THEN state ELSE ${state} END`, last_error: lastError })
+    .where('id', '=', id)
+    .execute();
 }

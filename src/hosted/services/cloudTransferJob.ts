@@ -1,5 +1,7 @@
 // Runs one cloud transfer per job attempt: the record goes running, the S3
-// code moves what is missing (cloud/toS3.ts, cloud/fromS3.ts), and the outcome
+// code moves what is missing (cloud/toS3.ts, cloud/fromS3.ts), or the storage
+// gateway does (gateway/transfer.ts: an attempt without its gateway is deferred,
+// uncounted, and the transfer stays queued), and the outcome
 // is written to the transfer and to its connection (state ok, or error with
 // last_error). A failed attempt is retried by the jobs table after a doubling
 // back-off and resumes where it stopped; a shutdown interrupts it between
@@ -8,7 +10,8 @@
 import type { HostedContext } from '../context.js';
 import type { CloudConnectionsTable, CloudTransfersTable } from '../db/schema.js';
 import type { Job } from '../jobs/queue.js';
-import { FinalJobError, InterruptedJobError, type JobHandler } from '../jobs/worker.js';
+import { DeferredJobError, FinalJobError, InterruptedJobError, type JobHandler } from '../jobs/worker.js';
+import { gatewayTransfer } from '../gateway/transfer.js';
 import { nowIso } from '../ids.js';
 import { describeS3Error, s3TargetOf, type S3Target } from '../cloud/s3Target.js';
 import { abortOpenUploads, deliverToS3 } from '../cloud/toS3.js';
@@ -16,7 +19,10 @@ import { importFromS3 } from '../cloud/fromS3.js';
 import { recount } from '../cloud/progress.js';
 import { openAuthorization, purgeIfDeleted, setConnectionState } from './cloudConnections.js';
 import { unavailableReason } from './cloudTransfers.js';
+import { deliveryOf, storedVariant } from './cloudAuthorization.js';
 import { humanSize } from './notify.js';
+
+const isGateway = (ctx: HostedContext, conn: CloudConnectionsTable) => deliveryOf(conn.provider, storedVariant(conn.provider, openAuthorization(ctx, conn))).kind === 'gateway';
 
 const payloadOf = (job: Job) => JSON.parse(job.payload) as { transfer_id: string };
 
@@ -35,7 +41,12 @@ async function loadConnection(ctx: HostedContext, id: string): Promise<CloudConn
 
 /** A transfer that ended (complete or error): tell notify_email, and let a deleted connection go. */
 async function ended(ctx: HostedContext, t: CloudTransfersTable): Promise<void> {
-  await purgeIfDeleted(ctx.db, t.cloud_connection_id);
+  // A storage gateway attached now hears that the transfer was given up (it ended well: it heard already).
+  if (t.state === 'error') {
+    const op = t.direction === 'svc_to_cloud' ? 'deliver.end' : 'collect.end';
+    await ctx.gateways.get(t.cloud_connection_id)?.call(op, { transfer_id: t.id, ok: false, error: t.error ?? 'given up' }, AbortSignal.timeout(5000)).catch(() => undefined);
+  }
+  await purgeIfDeleted(ctx, t.cloud_connection_id);
   if (!t.notify_email) return;
   const pkg = await ctx.db.selectFrom('packages').select(['name']).where('id', '=', t.package_id).executeTakeFirst();
   const what = `"${pkg?.name ?? t.package_id}"`;
@@ -64,6 +75,7 @@ export function cloudTransferJob(ctx: HostedContext): JobHandler {
     if (unavailable) throw new FinalJobError(unavailable);
     const pkg = await ctx.db.selectFrom('packages').selectAll().where('id', '=', transfer.package_id).executeTakeFirst();
     if (!pkg) throw new FinalJobError('the package is gone');
+    if (isGateway(ctx, conn)) return gatewayTransfer(ctx, transfer, conn, pkg, signal);
     let target: S3Target | undefined;
     try {
       target = s3TargetOf(config, conn.provider, openAuthorization(ctx, conn));
@@ -91,6 +103,11 @@ export function cloudTransferJob(ctx: HostedContext): JobHandler {
       try {
         await attempt({ ...transfer, state: 'running' }, signal);
       } catch (err) {
+        // Waiting for what it needs (its storage gateway): queued again, the attempt not counted, the connection's state untouched.
+        if (err instanceof DeferredJobError && !signal.aborted) {
+          await setTransfer(ctx, transfer.id, { state: 'queued', error: err.message });
+          throw err;
+        }
         if (signal.aborted && !(err instanceof FinalJobError)) {
           await setTransfer(ctx, transfer.id, { state: 'queued' });
           throw new InterruptedJobError('interrupted by a shutdown');
@@ -126,7 +143,7 @@ export function cloudTransferJob(ctx: HostedContext): JobHandler {
   async function giveUpUploads(t: CloudTransfersTable): Promise<void> {
     if (t.direction !== 'svc_to_cloud') return;
     const conn = await ctx.db.selectFrom('cloud_connections').selectAll().where('id', '=', t.cloud_connection_id).executeTakeFirst();
-    if (!conn || unavailableReason(ctx, conn)) return;
+    if (!conn || unavailableReason(ctx, conn) || isGateway(ctx, conn)) return;
     const target = s3TargetOf(config, conn.provider, openAuthorization(ctx, conn));
     try {
       await abortOpenUploads(ctx, t.id, target);

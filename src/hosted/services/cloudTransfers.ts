@@ -43,9 +43,8 @@ export function transferDto(row: CloudTransfersTable): Transfer {
 /** Why transfers with this connection cannot run in this version; undefined when they can. */
 export function unavailableReason(ctx: HostedContext, conn: CloudConnectionsTable): string | undefined {
   const d = deliveryOf(conn.provider, storedVariant(conn.provider, openAuthorization(ctx, conn)));
+  // A storage gateway's transfers wait for it when it is not connected (gateway/transfer.ts).
   if (d.kind === 'unavailable') return d.reason;
-  // The storage gateway is another part of the service (issue 19's gateway work), not this one.
-  if (d.kind === 'gateway') return 'transfers through a storage gateway are not available in this build of Ferry';
   return undefined;
 }
 

@@ -51,6 +51,8 @@ const automationIds: Record<string, string> = {};
 /** Folders the table's watch-folder bodies name (each valid but for the field under test). */
 let watchA: string;
 let watchB: string;
+/** A storage gateway registered on the agent (the update rows name it), and a connection's secret for the register rows. */
+let gateway: { id: string; secret: string };
 /** Where POST /downloads is told to write: it must never appear. */
 let neverDst: string;
 const relativeDst = `ferry-bad-input-${process.pid}`;
@@ -102,6 +104,12 @@ beforeAll(async () => {
     expect(r.status, JSON.stringify(r.body)).toBe(201);
     automationIds[type] = r.body.automation_id;
   }
+  const conn = await call(svc.url, 'POST', `/v1/teams/${owner.teamId}/cloud_connections`, { headers: owner.h, body: { provider: 'storage_gateway', authorization: {} } });
+  expect(conn.status, JSON.stringify(conn.body)).toBe(201);
+  gateway = { id: conn.body.id, secret: conn.body.secret };
+  const reg = await call(agent.url, 'POST', '/storage_gateway/register', { body: { id: gateway.id, name: 'NAS', permissions: 'w', root_path: tmp, secret: gateway.secret } });
+  expect(reg.status, JSON.stringify(reg.body)).toBe(201);
+  await waitFor('the gateway to connect', async () => ((await call(agent.url, 'GET', '/storage_gateway/list')).body[0]?.state === 'connected' ? true : undefined));
 });
 
 afterAll(async () => {
@@ -445,6 +453,28 @@ function table(): Row[] {
     { route: 'GET /events', method: 'GET', path: '/events', what: 'Last-Event-ID not a number', headers: { 'last-event-id': 'abc' } },
     { route: 'GET /events', method: 'GET', path: '/events', what: 'Last-Event-ID negative', headers: { 'last-event-id': '-5' } },
     { route: 'GET /events', method: 'GET', path: '/events', what: 'Last-Event-ID past 15 digits', headers: { 'last-event-id': '1'.repeat(16) } },
+
+    // Storage gateway
+    ...schemaRows('POST /storage_gateway/register', '/storage_gateway/register', { id: 'ccn_bad_input', name: 'NAS', permissions: 'w', root_path: tmp, secret: gateway.secret }, [
+      ['id', 42], ['id', ''], ['id', 'a b'], ['id', '../x'], ['id', 'x'.repeat(101)], ['id', [gateway.id]],
+      ['name', ''], ['name', 42], ['name', 'n'.repeat(256)], ['name', 'a\u0000b'],
+      ['permissions', 'rw'], ['permissions', 'R'], ['permissions', ['r']], ['permissions', 1], ['permissions', null],
+      ['root_path', ''], ['root_path', 42], ['root_path', 'relative/dir'], ['root_path', `${tmp}\u0000x`], ['root_path', path.join(tmp, 'missing')],
+      ['root_path', file], ['root_path', 'r'.repeat(4097)],
+      ['secret', ''], ['secret', 42], ['secret', 's'.repeat(1025)], ['secret', 'a\u0000b'],
+      ['user_id', -1], ['user_id', 'x'], ['user_id', 1.5], ['user_id', 4_294_967_295],
+      ['group_id', -1], ['group_id', '0'], ['group_id', 4_294_967_295],
+    ], ['id', 'name', 'permissions', 'root_path', 'secret']),
+    ...noInputGetRows('/storage_gateway/list'),
+    ...schemaRows('POST /storage_gateway/unregister', '/storage_gateway/unregister', { id: gateway.id }, [
+      ['id', 42], ['id', ''], ['id', 'a/b'], ['id', 'x'.repeat(101)], ['id', null],
+    ], ['id']),
+    ...schemaRows('POST /storage_gateway/update', '/storage_gateway/update', { id: gateway.id, root_path: tmp }, [
+      ['id', 42], ['id', ''], ['id', 'a b'],
+      ['root_path', ''], ['root_path', 42], ['root_path', 'relative/dir'], ['root_path', path.join(tmp, 'missing')], ['root_path', file],
+      ['user_id', -2], ['user_id', 'x'], ['user_id', 1.5], ['group_id', -2], ['group_id', '7'], ['group_id', 4_294_967_295],
+    ], ['id']),
+    { route: 'POST /storage_gateway/update', method: 'POST', path: '/storage_gateway/update', what: 'nothing to update', body: { id: gateway.id } },
   ];
 }
 
@@ -460,6 +490,7 @@ async function snapshot() {
   return {
     uploads: await get('/uploads'),
     downloads: await get('/downloads'),
+    gateways: await get('/storage_gateway/list'),
     login: await get('/login'),
     automations: await get('/automations'),
     packages: (await svc.ctx.db.selectFrom('packages').select('id').execute()).length,

@@ -308,13 +308,18 @@ describe('POST /v1/packages/{id}/transfer refusals', () => {
     expect((await post({ cloud_connection_id: s3.id }, { 'x-package-token': viaLink.body.package_token })).status).toBe(403);
     expect((await post({ cloud_connection_id: s3.id })).status).toBe(201);
 
-    for (const [provider, auth] of VALID.filter(([, , state]) => state !== 'ok')) {
+    for (const [provider, auth] of VALID.filter(([p, , state]) => state !== 'ok' && p !== 'storage_gateway')) {
       const c = await created({ provider, authorization: auth });
       const r = await post({ cloud_connection_id: c.id });
       expect(r.status, provider).toBe(409);
       expect(r.body.code).toBe('transfer_not_available');
       expect(r.body.message).toMatch(/not available in this (version|build)/);
     }
+    // A storage gateway's transfer is taken, and waits for its gateway (storage-gateway tests).
+    const gateway = await created({ provider: 'storage_gateway', authorization: {} });
+    const waiting = await post({ cloud_connection_id: gateway.id });
+    expect(waiting.status).toBe(201);
+    expect(waiting.body.state).toBe('queued');
   });
 
   it('a Portal Package finalized with a connection this version cannot reach records the transfer as failed, saying why', async () => {

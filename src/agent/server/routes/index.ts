@@ -7,5 +7,6 @@ import downloads from './downloads.js';
 import events from './events.js';
 import settings from './settings.js';
 import automations from './automations.js';
+import storageGateway from './storageGateway.js';
 
-export const agentRoutes: AgentRouteModule[] = [system, session, uploads, downloads, events, settings, automations];
+export const agentRoutes: AgentRouteModule[] = [system, session, uploads, downloads, events, settings, automations, storageGateway];
