@@ -8,8 +8,8 @@ import { Transfers } from './screens/Transfers.js';
 import { Send } from './screens/Send.js';
 import { Receive } from './screens/Receive.js';
 import { Settings } from './screens/Settings.js';
-import { NotYet } from './screens/NotYet.js';
 import { Automations } from './screens/Automations.js';
+import { StorageGateway } from './screens/StorageGateway.js';
 import { Unlock } from './screens/Unlock.js';
 
 const PLACES: { id: Place; label: string }[] = [
@@ -64,7 +64,7 @@ function Current() {
     case 'automations':
       return <Automations />;
     case 'gateway':
-      return <NotYet title="Storage gateway" what="Connecting a NAS or SAN as cloud storage" />;
+      return <StorageGateway />;
     case 'settings':
       return <Settings />;
   }

@@ -7,6 +7,7 @@ import type { UploadRecord } from '../../src/api/agent/uploads.js';
 import type { DownloadRecord } from '../../src/api/agent/downloads.js';
 import type { AgentSettings, SettingsChange } from '../../src/api/agent/settings.js';
 import type { AutomationRecord } from '../../src/api/agent/automations.js';
+import type { GatewayRecord } from '../../src/api/agent/storageGateway.js';
 import type { Answer, Channel, RequestOf, ResponseOf, TransferEvent, TransfersSnapshot } from '../../src/ipc/contract.js';
 import type { Connection, Transport } from '../transport/types.js';
 
@@ -30,6 +31,8 @@ export interface State {
   settings: AgentSettings | undefined;
   /** The agent's automations by id; undefined until loaded (they need a session). */
   automations: Record<string, AutomationRecord> | undefined;
+  /** The storage gateways registered on the agent, by id; undefined until loaded. */
+  gateways: Record<string, GatewayRecord> | undefined;
   /** By `upload:<id>` / `download:<id>`. */
   transfers: Record<string, Transfer>;
   cursor: number;
@@ -44,6 +47,9 @@ export interface State {
   loadSettings(): Promise<void>;
   loadAutomations(): Promise<void>;
   applyAutomation(change: AutomationRecord | { automation_id: string; deleted: true }): void;
+  loadGateways(): Promise<void>;
+  /** A gateway's record as it now is; `disconnected` (the unregister answer) or `deleted` (its event) means unregistered. */
+  applyGateway(g: GatewayRecord | { id: string; deleted: true }): void;
   /** Changes settings; after a change that starts the agent again, resolves once it is back. Answers an error in words, if any. */
   saveSettings(change: SettingsChange): Promise<string | undefined>;
   /** Signs in, first moving the agent to `server` when it is another one. */
@@ -66,6 +72,12 @@ export function signInError(e: { code: number; message: string }): string {
 }
 
 const API_KEY_NEEDED = 262147;
+
+/**
+ * Whether the record shown is newer than one that arrives: an answer can come after
+ * the event of a later change (a gateway's socket connects before register answers).
+ */
+const newer = (shown: { updated_at: string } | undefined, arriving: { updated_at: string }) => shown !== undefined && shown.updated_at > arriving.updated_at;
 
 /** How long the window waits for an agent that starts again with new settings. */
 const RESTART_WAIT_MS = 60_000;
@@ -116,6 +128,7 @@ export function createStore(transport: Transport) {
     session: undefined,
     settings: undefined,
     automations: undefined,
+    gateways: undefined,
     transfers: {},
     cursor: 0,
 
@@ -140,8 +153,18 @@ export function createStore(transport: Transport) {
     applyAutomation(change) {
       const automations = { ...get().automations };
       if ('deleted' in change) delete automations[change.automation_id];
-      else automations[change.automation_id] = change;
+      else if (!newer(automations[change.automation_id], change)) automations[change.automation_id] = change;
       set({ automations });
+    },
+    async loadGateways() {
+      const r = await invoke('gateways.list', {});
+      if (r.ok) set({ gateways: Object.fromEntries(r.value.map((g) => [g.id, g])) });
+    },
+    applyGateway(g) {
+      const gateways = { ...get().gateways };
+      if ('deleted' in g || g.state === 'disconnected') delete gateways[g.id];
+      else if (!newer(gateways[g.id], g)) gateways[g.id] = g;
+      set({ gateways });
     },
     async saveSettings(change) {
       const waiting = restarted();
@@ -228,6 +251,7 @@ export function connect(store: Store): void {
     }
   });
   transport.on('automations.changed', (a) => store.getState().applyAutomation(a));
+  transport.on('gateways.changed', (g) => store.getState().applyGateway(g));
   transport.follow(async () => {
     const r = await store.getState().call('transfers.snapshot', {});
     if (!r.ok) throw new Error(r.error.message);
@@ -235,6 +259,7 @@ export function connect(store: Store): void {
     void store.getState().loadSession();
     void store.getState().loadSettings();
     void store.getState().loadAutomations();
+    void store.getState().loadGateways();
     return r.value.cursor;
   });
 }

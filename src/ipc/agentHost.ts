@@ -22,6 +22,7 @@ export function hostAgent(port: Port, agent: RunningAgent, log: Logger): HostedA
     if (e.type === 'session') port.post({ kind: 'event', event: 'session.changed', payload: e.data as EventOf<'session.changed'> });
     else if (e.type === 'upload' || e.type === 'download') coalescer.push({ id: e.id, type: e.type, data: e.data } as TransferEvent);
     else if (e.type === 'automation') port.post({ kind: 'event', event: 'automations.changed', payload: e.data as EventOf<'automations.changed'> });
+    else if (e.type === 'gateway') port.post({ kind: 'event', event: 'gateways.changed', payload: e.data as EventOf<'gateways.changed'> });
   });
 
   let closing: Promise<void> | undefined;

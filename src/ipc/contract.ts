@@ -11,6 +11,7 @@ import { CreateDownloadBody, CreatedDownload, DownloadList, DownloadRecord, Link
 import { FolderListing } from '../api/agent/folders.js';
 import { About } from '../api/agent/system.js';
 import { AgentSettings, SettingsAnswer, SettingsChange, ThisComputerAnswer } from '../api/agent/settings.js';
+import { GatewayList, GatewayRecord, RegisterGatewayBody, UnregisterGatewayBody, UpdateGatewayBody } from '../api/agent/storageGateway.js';
 import { AutomationList, AutomationPackageList, AutomationParams, AutomationRecord, CREATE_BODIES, UPDATE_BODIES } from '../api/agent/automations.js';
 
 const Empty = Type.Object({});
@@ -70,6 +71,11 @@ export const channels = {
   'automations.remove': channel(AutomationParams, AutomationRecord),
   'automations.packages': channel(AutomationParams, AutomationPackageList),
 
+  'gateways.list': channel(Empty, GatewayList),
+  'gateways.register': channel(RegisterGatewayBody, GatewayRecord),
+  'gateways.update': channel(UpdateGatewayBody, GatewayRecord),
+  'gateways.unregister': channel(UnregisterGatewayBody, GatewayRecord),
+
   'system.about': channel(Empty, About),
   'settings.get': channel(Empty, AgentSettings),
   'settings.update': channel(SettingsChange, SettingsAnswer),
@@ -97,6 +103,8 @@ export const events = {
   'session.changed': Type.Object({ user: Type.Union([SessionUser, Type.Null()]) }),
   /** An automation's record as it now is, or `{automation_id, deleted: true}` once removed. */
   'automations.changed': Type.Union([AutomationRecord, Type.Object({ automation_id: Type.String(), deleted: Type.Literal(true) })]),
+  /** A storage gateway's record as it now is, or `{id, deleted: true}` once unregistered. */
+  'gateways.changed': Type.Union([GatewayRecord, Type.Object({ id: Type.String(), deleted: Type.Literal(true) })]),
 } as const;
 
 export type Events = typeof events;

@@ -14,7 +14,7 @@ import { channels, type Answer, type Channel, type RequestOf, type ResponseOf } 
 export type Handlers = { [C in Channel]: (req: RequestOf<C>) => Promise<ResponseOf<C>> };
 
 export function createHandlers(services: AgentServices, ctx: Pick<AgentContext, 'events'>): Handlers {
-  const { session, uploads, downloads, system, folders, settings, automations } = services;
+  const { session, uploads, downloads, system, folders, settings, automations, gateways } = services;
   return {
     'session.current': async () => {
       try {
@@ -62,6 +62,11 @@ export function createHandlers(services: AgentServices, ctx: Pick<AgentContext, 
     'automations.setEnabled': (r) => automations.setEnabled(r.automation_id, r.enabled),
     'automations.remove': (r) => automations.remove(r.automation_id),
     'automations.packages': async (r) => automations.packages(r.automation_id),
+
+    'gateways.list': async () => gateways.list(),
+    'gateways.register': (r) => gateways.register(r),
+    'gateways.update': (r) => gateways.update(r),
+    'gateways.unregister': (r) => gateways.unregister(r.id),
 
     'system.about': async () => system.about(),
     'settings.get': async () => settings.get(),

@@ -7,10 +7,11 @@ export const CHANNELS = [
   'uploads.create', 'uploads.createPortal', 'uploads.pause', 'uploads.resume', 'uploads.remove', 'uploads.pauseAll', 'uploads.resumeAll', 'uploads.link',
   'downloads.preview', 'downloads.create', 'downloads.pause', 'downloads.resume', 'downloads.remove', 'downloads.pauseAll', 'downloads.resumeAll',
   'automations.list', 'automations.create', 'automations.update', 'automations.setEnabled', 'automations.remove', 'automations.packages',
+  'gateways.list', 'gateways.register', 'gateways.update', 'gateways.unregister',
   'system.about', 'settings.get', 'settings.update', 'fs.list',
 ] as const;
 
-export const EVENTS = ['transfers.changed', 'session.changed', 'automations.changed'] as const;
+export const EVENTS = ['transfers.changed', 'session.changed', 'automations.changed', 'gateways.changed'] as const;
 
 /** Sent by main, not the agent: whether the agent's process is there. */
 export const CONNECTION_EVENT = 'agent.connection';

@@ -247,12 +247,36 @@ test('a watch folder: made on Automations (a missing name is said), it sends a s
   await expect(row).toContainText('Off');
 });
 
-test('the other places: Settings, and the one that says plainly it is not there yet', async () => {
-  for (const [button, name] of [['Storage gateway', 'storage-gateway']] as const) {
-    await place(button).click();
-    await expect(page.getByRole('heading', { name: button })).toBeVisible();
-    await photograph(name);
-  }
+test('a storage gateway: registered with the ID and secret of a connection made on the server, it connects; unregistered, it goes', async () => {
+  // The connection, as its owner makes it on the server.
+  const api = process.env.FERRY_E2E_SERVICE!;
+  const auth = (await (await fetch(`${api}/v1/auth`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: process.env.FERRY_E2E_EMAIL, password: process.env.FERRY_E2E_PASSWORD }) })).json()) as { token: string };
+  const h = { 'x-user-token': auth.token, 'content-type': 'application/json' };
+  const [team] = (await (await fetch(`${api}/v1/teams`, { headers: h })).json()) as { id: string }[];
+  const conn = (await (await fetch(`${api}/v1/teams/${team!.id}/cloud_connections`, { method: 'POST', headers: h, body: JSON.stringify({ provider: 'storage_gateway', authorization: {} }) })).json()) as { id: string; secret: string };
+  const root = path.join(tmp(), 'NAS');
+  await fs.mkdir(root, { recursive: true });
+
+  await place('Storage gateway').click();
+  await expect(page.getByText('No storage gateway on this computer.')).toBeVisible();
+  await page.getByRole('button', { name: 'Register a gateway' }).click();
+  const form = page.getByRole('form', { name: 'Register a gateway' });
+  await form.getByRole('button', { name: 'Register' }).click();
+  await expect(form.getByRole('alert')).toHaveText('Give the connection ID.');
+  await form.getByLabel('Connection ID').fill(conn.id);
+  await form.getByLabel('Secret').fill(conn.secret);
+  await form.getByLabel('Name', { exact: true }).fill('Studio NAS');
+  await form.getByLabel('Folder', { exact: true }).fill(root);
+  await form.getByRole('button', { name: 'Register' }).click();
+  const row = page.getByRole('listitem', { name: 'Studio NAS' });
+  await expect(row).toContainText(`Receives Packages into ${root}`);
+  await expect(row.getByRole('status')).toHaveText('Connected', { timeout: 30_000 });
+  await photograph('storage-gateway');
+  await row.getByRole('button', { name: 'Unregister' }).click();
+  await expect(page.getByText('No storage gateway on this computer.')).toBeVisible();
+});
+
+test('the other places: Settings shows what is fixed where the agent started', async () => {
   // Settings given where the agent started show why they are fixed.
   await place('Settings').click();
   await expect(page.getByLabel('Concurrency')).toBeDisabled();

@@ -55,6 +55,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   Object.assign(process.env, {
     FERRY_E2E_TRY_APP: `http://127.0.0.1:${tryPort}`,
     FERRY_E2E_APP: `http://127.0.0.1:${agentPort}`,
+    FERRY_E2E_SERVICE: `http://127.0.0.1:${api}`,
     // A test kills this agent and starts it again with the same arguments.
     FERRY_E2E_AGENT_PID: String(agent.pid),
     FERRY_E2E_AGENT_ARGS: JSON.stringify(agentArgs),

@@ -3,7 +3,7 @@
 //   POST /ui/ipc/:channel  body = the request; answers 200 {ok, value | error}
 //   GET  /ui/events?since=N  (WebSocket) {event, payload} messages:
 //        `transfers.changed` batches (coalesced, after the snapshot cursor N), `session.changed`
-//        and `automations.changed`
+//        `automations.changed` and `gateways.changed`
 //   POST /ui/unlock {api_key}  sets the cookie that stands for the agent's API key
 // Requests must carry `X-Ferry-UI: 1`: a header a foreign page cannot send
 // without a CORS preflight, which the agent never grants; the Host and Origin
@@ -61,6 +61,7 @@ export async function uiTransport(app: AgentApp, services: AgentServices, ctx: A
       if (e.type === 'session') send('session.changed', e.data as EventOf<'session.changed'>);
       else if (e.type === 'upload' || e.type === 'download') coalescer.push({ id: e.id, type: e.type, data: e.data } as TransferEvent);
       else if (e.type === 'automation') send('automations.changed', e.data as EventOf<'automations.changed'>);
+      else if (e.type === 'gateway') send('gateways.changed', e.data as EventOf<'gateways.changed'>);
     }, since);
     socket.on('close', () => {
       unsubscribe();
