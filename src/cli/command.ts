@@ -30,3 +30,25 @@ export function untilSignal(): Promise<NodeJS.Signals> {
     process.on('SIGTERM', on);
   });
 }
+
+/**
+ * A command made of actions (`ferry uploads ls`, `ferry gateway register`): no action
+ * prints the help and exits 2, `--help` exits 0, an unknown one says so.
+ */
+export function commandGroup(name: string, help: string, actions: Record<string, Command>): Command {
+  return {
+    async run(args) {
+      const [action, ...rest] = args;
+      if (action === undefined || action === '--help' || action === '-h' || action === 'help') {
+        console.log(help);
+        return action === undefined ? 2 : 0;
+      }
+      const cmd = actions[action];
+      if (!cmd) {
+        console.error(`ferry ${name}: unknown action "${action}"\n\n${help}`);
+        return 2;
+      }
+      return cmd.run(rest);
+    },
+  };
+}

@@ -215,10 +215,12 @@ test('a watch folder: made on Automations (a missing name is said), it sends a s
   await fs.mkdir(watched, { recursive: true });
   await place('Automations').click();
   await expect(page.getByText('No automations yet.')).toBeVisible();
+  await photograph('automations-empty');
   await page.getByRole('button', { name: 'New automation' }).click();
   const form = page.getByRole('form', { name: 'New automation' });
   await form.getByRole('button', { name: 'Create' }).click();
   await expect(form.getByRole('alert')).toHaveText('Give it a name.');
+  await photograph('automation-form-error');
   await form.getByLabel('Kind').selectOption({ label: 'Watch a folder, send to people or as a Link' });
   await form.getByLabel('Name', { exact: true }).fill('Camera cards');
   await form.getByLabel('Folder to watch').fill(watched);

@@ -54,17 +54,8 @@ export function createSettingsService(ctx: AgentContext, session: SessionService
       const why = lockOf(name);
       if (why) locked[name] = why;
     }
-    return {
-      hosted_url: config.hostedUrl,
-      this_computer: config.thisComputer,
-      concurrency: config.concurrency,
-      chunk_size: config.chunkSize,
-      auto_finalize: config.autoFinalize,
-      local_api: config.localApi,
-      listen: `${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`,
-      local_api_key: config.localApiKey ?? null,
-      locked,
-    };
+    const values = Object.fromEntries((Object.keys(KEYS) as Name[]).map((n) => [n, valueOf(config, n)]));
+    return { ...values, locked } as AgentSettings;
   }
 
   const service = {

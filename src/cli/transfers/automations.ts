@@ -5,7 +5,7 @@
 // usage error, not silently dropped.
 import path from 'node:path';
 import { AUTOMATION_TYPES, UPDATE_BODIES, type AutomationFields, type AutomationPackage, type AutomationRecord, type AutomationType } from '../../api/agent/automations.js';
-import type { Command, OptionSpec } from '../command.js';
+import { commandGroup, type Command, type OptionSpec } from '../command.js';
 import { clientCommand, int, list, str, table, UsageError, type Values } from './common.js';
 
 const HELP = `usage: ferry automations <action> [options]
@@ -241,18 +241,4 @@ const actions: Record<string, Command> = {
   }, true),
 };
 
-export const automations: Command = {
-  async run(args) {
-    const [action, ...rest] = args;
-    if (action === undefined || action === '--help' || action === '-h' || action === 'help') {
-      console.log(HELP);
-      return action === undefined ? 2 : 0;
-    }
-    const cmd = actions[action];
-    if (!cmd) {
-      console.error(`ferry automations: unknown action "${action}"\n\n${HELP}`);
-      return 2;
-    }
-    return cmd.run(rest);
-  },
-};
+export const automations: Command = commandGroup('automations', HELP, actions);

@@ -1,7 +1,7 @@
 // `ferry gateway ...`: the agent's storage gateway routes from the command line
 // (register, ls, update, unregister), with --json like the other commands.
 import path from 'node:path';
-import type { Command } from '../command.js';
+import { commandGroup, type Command } from '../command.js';
 import type { GatewayRecord } from '../../api/agent/storageGateway.js';
 import { formatBytes } from '../progress.js';
 import { clientCommand, defined, required, str, table, UsageError, type Values } from './common.js';
@@ -163,18 +163,4 @@ const actions: Record<string, Command> = {
   ),
 };
 
-export const gateway: Command = {
-  async run(args) {
-    const [action, ...rest] = args;
-    if (action === undefined || action === '--help' || action === '-h' || action === 'help') {
-      console.log(HELP);
-      return action === undefined ? 2 : 0;
-    }
-    const cmd = actions[action];
-    if (!cmd) {
-      console.error(`ferry gateway: unknown action "${action}"\n\n${HELP}`);
-      return 2;
-    }
-    return cmd.run(rest);
-  },
-};
+export const gateway: Command = commandGroup('gateway', HELP, actions);

@@ -1,6 +1,6 @@
 // `ferry uploads ...` and `ferry downloads ...`: list, show, pause, resume and
 // remove transfers the agent keeps; finalize uploads and make Links of them.
-import type { Command } from '../command.js';
+import { commandGroup, type Command } from '../command.js';
 import type { Affected } from '../agentClient.js';
 import type { UploadRecord } from '../../api/agent/uploads.js';
 import type { DownloadRecord } from '../../api/agent/downloads.js';
@@ -56,23 +56,7 @@ function oneId(positionals: string[], what: string, optional: boolean): string |
 
 const STATES_HELP = (states: string) => `--states LIST (comma-separated: ${states})`;
 
-function group(kind: Kind, help: string, actions: Record<string, Command>): Command {
-  return {
-    async run(args) {
-      const [action, ...rest] = args;
-      if (action === undefined || action === '--help' || action === '-h' || action === 'help') {
-        console.log(help);
-        return action === undefined ? 2 : 0;
-      }
-      const cmd = actions[action];
-      if (!cmd) {
-        console.error(`ferry ${kind}s: unknown action "${action}"\n\n${help}`);
-        return 2;
-      }
-      return cmd.run(rest);
-    },
-  };
-}
+const group = (kind: Kind, help: string, actions: Record<string, Command>): Command => commandGroup(`${kind}s`, help, actions);
 
 const UPLOADS_HELP = `usage: ferry uploads <action> [options]
 

@@ -200,6 +200,16 @@ export async function importItem(im: Import, item: Item): Promise<void> {
  * One attempt of a cloud_to_svc transfer: fills the Package (state new) and
  * finalizes it. A Package finalized or deleted meanwhile by someone else ends it.
  */
+/** Every file of the plan not brought in yet (a resumed transfer skips those that are), then the Package is finalized. */
+export async function importAll(im: Import, transferId: string): Promise<void> {
+  for (const item of await itemsOf(im.ctx.db, transferId)) {
+    if (item.state === 'complete') continue;
+    im.signal.throwIfAborted();
+    await importItem(im, item);
+  }
+  await ours(() => finalizePackage(im.ctx, im.pkg));
+}
+
 export async function importFromS3(
   ctx: HostedContext,
   transfer: CloudTransfersTable,
@@ -227,11 +237,5 @@ export async function importFromS3(
       body?.destroy();
     }
   };
-  const im: Import = { ctx, pkg, signal, ...opts, sendPart };
-  for (const item of await itemsOf(ctx.db, transfer.id)) {
-    if (item.state === 'complete') continue;
-    signal.throwIfAborted();
-    await importItem(im, item);
-  }
-  await ours(() => finalizePackage(ctx, pkg));
+  await importAll({ ctx, pkg, signal, ...opts, sendPart }, transfer.id);
 }

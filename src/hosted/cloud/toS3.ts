@@ -47,8 +47,12 @@ export function partSizeFor(size: number, configured: number): number {
 
 const parseRules = (json: string | null): FilterRule[] | null => (json ? (JSON.parse(json) as FilterRule[]) : null);
 
-/** The objects to send: the Package's files that pass the filter, each with its key in the bucket. */
-async function plan(ctx: HostedContext, transfer: CloudTransfersTable, conn: CloudConnectionsTable, pkg: PackagesTable, target: S3Target): Promise<void> {
+/**
+ * The objects to send, for any destination (a bucket here, a storage gateway's root):
+ * the Package's files that pass the filter, each with its key under the connection's
+ * folder. `destination` says where they go, for the transfer record.
+ */
+export async function planDelivery(ctx: HostedContext, transfer: CloudTransfersTable, conn: CloudConnectionsTable, pkg: PackagesTable, destination: (folder: string) => string): Promise<void> {
   const rules = parseRules(transfer.filter_rules);
   const files = (await finalizedFiles(ctx, pkg.id)).filter((f) => f.kind === 'file' && f.object_key);
   const passing = rules ? files.filter((f) => filterMatches({ rules }, { name: f.name, path: f.path })) : files;
@@ -62,7 +66,7 @@ async function plan(ctx: HostedContext, transfer: CloudTransfersTable, conn: Clo
     size: f.size ?? 0,
     last_modified: f.last_modified,
   }));
-  await savePlan(ctx.db, transfer.id, items, { files_filtered_out: files.length - passing.length, destination: `${target.bucket}/${folder}/` });
+  await savePlan(ctx.db, transfer.id, items, { files_filtered_out: files.length - passing.length, destination: destination(folder) });
 }
 
 interface Copy {
@@ -192,7 +196,7 @@ export async function deliverToS3(
   signal: AbortSignal,
   opts: DeliverOptions,
 ): Promise<void> {
-  if (!transfer.planned) await plan(ctx, transfer, conn, pkg, target);
+  if (!transfer.planned) await planDelivery(ctx, transfer, conn, pkg, (folder) => `${target.bucket}/${folder}/`);
   const copy: Copy = { ctx, target, signal };
   const items = await itemsOf(ctx.db, transfer.id);
   for (const item of items) {

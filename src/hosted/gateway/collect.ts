@@ -11,9 +11,8 @@ import type { HostedContext } from '../context.js';
 import type { CloudConnectionsTable, CloudTransfersTable, PackagesTable } from '../db/schema.js';
 import { FinalJobError } from '../jobs/worker.js';
 import { parseFolders } from '../services/cloudConnections.js';
-import { finalizePackage } from '../services/finalize.js';
 import { itemsOf } from '../cloud/progress.js';
-import { importItem, ours, saveImportPlan, type Import, type PartSender } from '../cloud/fromS3.js';
+import { importAll, saveImportPlan, type PartSender } from '../cloud/fromS3.js';
 import { GatewayRefusal, type GatewaySession } from './session.js';
 
 /** The refs the gateway lists: the requested files, else the connection's source folders, else its whole root. */
@@ -80,12 +79,6 @@ export async function collectFromGateway(
       .catch(refusedBy);
     return r.etag;
   };
-  const im: Import = { ctx, pkg, signal, ...opts, sendPart };
-  for (const item of await itemsOf(ctx.db, transfer.id)) {
-    if (item.state === 'complete') continue;
-    signal.throwIfAborted();
-    await importItem(im, item);
-  }
-  await ours(() => finalizePackage(ctx, pkg));
+  await importAll({ ctx, pkg, signal, ...opts, sendPart }, transfer.id);
   await session.call('collect.end', { transfer_id: transfer.id, ok: true }, signal).catch(() => undefined);
 }

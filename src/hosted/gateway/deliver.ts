@@ -9,34 +9,14 @@
 // written; the others are, and the transfer ends in error naming it.
 import type { HostedContext } from '../context.js';
 import type { CloudConnectionsTable, CloudTransfersTable, PackagesTable } from '../db/schema.js';
-import type { FilterRule } from '../../api/hosted/filters.js';
 import { FinalJobError } from '../jobs/worker.js';
-import { filterMatches } from '../services/filterMatch.js';
-import { finalizedFiles } from '../services/files.js';
-import { joinKey, packageFolder } from '../cloud/toS3.js';
-import { completeItem, itemsOf, pool, savePlan, type Item } from '../cloud/progress.js';
+import { planDelivery } from '../cloud/toS3.js';
+import { completeItem, itemsOf, pool, type Item } from '../cloud/progress.js';
 import { GatewayRefusal, type GatewaySession } from './session.js';
 import { TransferProgress } from './progress.js';
 
 /** Fresh URLs for one file after the gateway found its URL expired, in a row. */
 const MAX_URL_REFRESHES = 3;
-
-async function plan(ctx: HostedContext, transfer: CloudTransfersTable, conn: CloudConnectionsTable, pkg: PackagesTable): Promise<void> {
-  const rules = transfer.filter_rules ? (JSON.parse(transfer.filter_rules) as FilterRule[]) : null;
-  const files = (await finalizedFiles(ctx, pkg.id)).filter((f) => f.kind === 'file' && f.object_key);
-  const passing = rules ? files.filter((f) => filterMatches({ rules }, { name: f.name, path: f.path })) : files;
-  const folder = joinKey(conn.target_directory_id ?? '', packageFolder(pkg));
-  const items = passing.map((f) => ({
-    file_id: f.id,
-    source_key: f.object_key!,
-    dest_key: joinKey(folder, f.path, f.name),
-    path: f.path,
-    name: f.name,
-    size: f.size ?? 0,
-    last_modified: f.last_modified,
-  }));
-  await savePlan(ctx.db, transfer.id, items, { files_filtered_out: files.length - passing.length, destination: `${folder}/` });
-}
 
 export async function deliverToGateway(
   ctx: HostedContext,
@@ -52,7 +32,7 @@ export async function deliverToGateway(
       `the storage gateway of "${conn.name || conn.id}" is registered read-only (permissions r): it serves files to Ferry and receives no deliveries; register it with permissions w to deliver to it`,
     );
   }
-  if (!transfer.planned) await plan(ctx, transfer, conn, pkg);
+  if (!transfer.planned) await planDelivery(ctx, transfer, conn, pkg, (folder) => `${folder}/`);
   const row = await ctx.db.selectFrom('cloud_transfers').select(['destination', 'files_total', 'bytes_total']).where('id', '=', transfer.id).executeTakeFirstOrThrow();
   await session.call(
     'deliver.begin',

@@ -36,6 +36,22 @@ function fake(id: string, parts: number, opts: { lane?: Lane; priority?: number 
 const tick = () => new Promise((r) => setImmediate(r));
 
 describe('Scheduler', () => {
+  test('a new limit (Settings\' Concurrency) holds at once: more parts start when it grows; when it shrinks, none start until fewer are in flight', async () => {
+    const s = new Scheduler(1);
+    const up = fake('up', 10);
+    s.add(up);
+    expect(s.inFlight()).toBe(1);
+    s.setLimit(3);
+    expect(s.inFlight()).toBe(3);
+    s.setLimit(1);
+    up.finishOne();
+    await tick();
+    expect(s.inFlight()).toBe(2);
+    up.finishOne();
+    await tick();
+    expect(s.inFlight()).toBe(1);
+  });
+
   test('keeps at most `limit` parts in flight in all; once both directions wait, freed slots go to them in turn', async () => {
     const s = new Scheduler(2);
     const up = fake('up', 10);
