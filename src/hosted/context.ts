@@ -8,6 +8,7 @@ import type { Mailer } from './mail/mailer.js';
 import type { JobSignal } from './jobs/worker.js';
 import type { Sealer } from './auth/sealed.js';
 import type { GatewayHub } from './gateway/hub.js';
+import type { EventNotifier } from './events/notifier.js';
 
 export interface HostedContext {
   config: HostedConfig;
@@ -22,4 +23,6 @@ export interface HostedContext {
   sealer: Sealer;
   /** The storage gateways whose sockets are attached to this process. */
   gateways: GatewayHub;
+  /** Tells the open event streams of events raised (events/notifier.ts). */
+  events: EventNotifier;
 }

@@ -22,6 +22,8 @@ import { createGatewayHub, detachAll } from './gateway/hub.js';
 import { ensureInitOwner } from './services/accounts.js';
 import { loadOrCreateStoreCredentials, type RunningObjectStore } from '../objectstore/index.js';
 import { startObjectStoreThread } from '../objectstore/thread.js';
+import { inProcessNotifier } from './events/notifier.js';
+import { partProgress, type PartProgress } from './events/partProgress.js';
 
 export interface RunningHosted {
   url: string;
@@ -68,6 +70,8 @@ export async function startHostedService(config: HostedConfig, log: Logger = pin
     cleanups.push(closeDb);
     let store: RunningObjectStore | undefined;
     let s3: S3Settings;
+    // Parts the embedded store reports before the context exists are of no Package yet.
+    let progress: PartProgress | undefined;
     if (config.s3) {
       s3 = config.s3;
     } else {
@@ -78,6 +82,7 @@ export async function startHostedService(config: HostedConfig, log: Logger = pin
         ...creds,
         buckets: [config.bucket],
         logLevel: log.level,
+        onPartStored: (p) => progress?.stored(p),
       });
       cleanups.push(() => store!.close());
       s3 = { endpoint: store.url, region: 'us-east-1', bucket: config.bucket, pathStyle: true, ...creds };
@@ -89,7 +94,12 @@ export async function startHostedService(config: HostedConfig, log: Logger = pin
     cleanups.push(() => mailer.close());
     const tokens = createTokens(await loadOrCreateSigningKey(config.dataDir), config.userTokenTtlSeconds);
     const sealer = createSealer(await loadOrCreateSealingKey(config.dataDir));
-    const ctx = { config, db, tokens, storage, mailer, log, jobs: createJobSignal(), sealer } as HostedContext;
+    const ctx = { config, db, tokens, storage, mailer, log, jobs: createJobSignal(), sealer, events: inProcessNotifier() } as HostedContext;
+    if (store) {
+      const p = (progress = partProgress(ctx));
+      // Before the store stops and the database closes (cleanups run in reverse).
+      cleanups.push(() => p.stop());
+    }
     ctx.gateways = createGatewayHub(ctx);
     // No gateway socket outlives the process that held it.
     await detachAll(ctx);
@@ -99,6 +109,8 @@ export async function startHostedService(config: HostedConfig, log: Logger = pin
     const app = await buildApp(ctx);
     await app.listen({ host: config.host, port: config.port });
     cleanups.push(() => app.close());
+    // Before the app closes: open event streams end, so that close() does not wait for them.
+    cleanups.push(() => ctx.events.close());
     // Before the app closes (cleanups run in reverse): gateways are told, and their connections marked disconnected.
     cleanups.push(() => ctx.gateways.close());
     const sweeper = startSweeper(ctx, config.sweepIntervalMs);

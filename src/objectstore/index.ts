@@ -11,11 +11,12 @@ import { Catalog } from './catalog.js';
 import { KeyedLock, Layout, removeQuietly } from './disk.js';
 import { localStore, type LocalStore } from './local.js';
 import { createHandler } from './server.js';
-import type { StoreContext } from './store.js';
+import type { PartStored, StoreContext } from './store.js';
 
 export { loadOrCreateStoreCredentials, type StoreCredentials } from './credentials.js';
 export { S3Error } from './errors.js';
 export type { LocalStore, LocalPart } from './local.js';
+export type { PartStored } from './store.js';
 
 export interface ObjectStoreOptions {
   host: string;
@@ -28,6 +29,8 @@ export interface ObjectStoreOptions {
   /** Created at start if missing. */
   buckets?: string[];
   logger?: Logger;
+  /** Told of every part stored into a multipart upload (the service's upload progress). */
+  onPartStored?: (p: PartStored) => void;
 }
 
 export interface RunningObjectStore {
@@ -60,6 +63,7 @@ export async function startObjectStore(opts: ObjectStoreOptions): Promise<Runnin
     uploads: new Map(),
     readers: new Map(),
     doomed: new Set(),
+    onPartStored: opts.onPartStored,
   };
   const server = createServer(
     {

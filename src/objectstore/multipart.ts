@@ -12,7 +12,7 @@ import { isNotFound, S3Error, s3err } from './errors.js';
 import { isId, newId, partFileName, readJson, removeQuietly, type Manifest, type PartRef, type UploadInfo } from './disk.js';
 import { sendEmpty, sendXml, storedHeaders } from './http.js';
 import { awsUriEncode } from '../sigv4/sign.js';
-import { commitObject, discard, type OpenRecord, type S3Request, type StoreContext } from './store.js';
+import { commitObject, discard, type OpenRecord, type PartStored, type S3Request, type StoreContext } from './store.js';
 import { el, parseCompleteMultipartUpload, xmlDocument, type CompletePart } from './xml.js';
 
 const MIN_PART_SIZE = 5 * 1024 * 1024;
@@ -41,9 +41,11 @@ export function openUpload(ctx: StoreContext, bucket: string, key: string, store
   return uploadId;
 }
 
-function rememberUpload(ctx: StoreContext, id: string, info: UploadInfo, parts = new Map<number, string>()): OpenRecord {
+function rememberUpload(ctx: StoreContext, id: string, info: UploadInfo, parts = new Map<number, string>(), sizes = new Map<number, number>()): OpenRecord {
   if (ctx.uploads.size >= 10_000) ctx.uploads.clear(); // only a cache; abandoned uploads must not grow it forever
-  const record = { info, parts };
+  let bytes = 0;
+  for (const size of sizes.values()) bytes += size;
+  const record = { info, parts, sizes, bytes };
   ctx.uploads.set(id, record);
   return record;
 }
@@ -75,7 +77,8 @@ function recordNow(ctx: StoreContext, u: { key: string; dir: string; cacheId: st
   // Of several files for one part, the newest is the part; the older ones (a part sent
   // again just before a crash) go, so the record names every file.
   const stale: string[] = [];
-  const record = rememberUpload(ctx, u.cacheId, info, new Map(storedPartsOrGone(u.dir, stale).map((p) => [p.n, p.md5])));
+  const found = storedPartsOrGone(u.dir, stale);
+  const record = rememberUpload(ctx, u.cacheId, info, new Map(found.map((p) => [p.n, p.md5])), new Map(found.map((p) => [p.n, p.size])));
   for (const name of stale) unlinkQuietly(join(u.dir, name));
   return record;
 }
@@ -101,24 +104,29 @@ export async function uploadPart(ctx: StoreContext, r: S3Request): Promise<void>
   const n = partNumber(r);
   const upload = await uploadOf(ctx, r);
   const tmp = ctx.layout.tempFile();
-  const { md5 } = await receiveToFile(r.req, r.auth, tmp);
+  const { md5, size } = await receiveToFile(r.req, r.auth, tmp);
   const md5hex = md5.toString('hex');
+  let stored: PartStored | undefined;
   try {
     // Per-upload lock: Complete never sees a part replaced between its check and its rename (completeUpload).
     await ctx.locks.run(uploadLock(upload.id), async () => {
       // ENOENT here means the upload was completed or aborted meanwhile: never recreate it.
       renameSync(tmp, join(upload.dir, partFileName(n, md5hex)));
       // A part sent again with other bytes: only its latest file stays.
-      const parts = partsNow(ctx, upload);
-      const was = parts.get(n);
-      parts.set(n, md5hex);
+      const record = recordNow(ctx, upload);
+      const was = record.parts.get(n);
+      record.parts.set(n, md5hex);
+      record.bytes += size - (record.sizes.get(n) ?? 0);
+      record.sizes.set(n, size);
       if (was !== undefined && was !== md5hex) unlinkQuietly(join(upload.dir, partFileName(n, was)));
+      if (ctx.onPartStored) stored = { bucket: r.bucket, key: r.key, uploadId: upload.id, partNumber: n, parts: record.parts.size, bytes: record.bytes };
     });
   } catch (err) {
     unlinkQuietly(tmp);
     throw isNotFound(err) ? s3err('NoSuchUpload') : err;
   }
   sendEmpty(r.res, 200, { ETag: `"${md5hex}"` });
+  if (stored) ctx.onPartStored!(stored);
 }
 
 function unlinkQuietly(path: string): void {

@@ -17,6 +17,21 @@ export interface OpenRecord {
   info: UploadInfo;
   /** Part number -> hex MD5 of the file this process last stored for it. */
   parts: Map<number, string>;
+  /** Part number -> size of that file: what a part-stored report sums. */
+  sizes: Map<number, number>;
+  /** The sum of `sizes`. */
+  bytes: number;
+}
+
+/** A part stored into an open upload, as reported to the embedding service (onPartStored). */
+export interface PartStored {
+  bucket: string;
+  key: string;
+  uploadId: string;
+  partNumber: number;
+  /** The upload's parts and their bytes, this one included. */
+  parts: number;
+  bytes: number;
 }
 
 export interface StoreContext {
@@ -36,6 +51,8 @@ export interface StoreContext {
   readers: Map<string, number>;
   /** Data directories dropped while read: discarded when their last reader leaves. */
   doomed: Set<string>;
+  /** Told of every part stored, after its answer is decided (the service's upload progress). */
+  onPartStored?: ((p: PartStored) => void) | undefined;
 }
 
 /** One parsed, authenticated request. */

@@ -20,6 +20,7 @@ function entry(): URL {
 }
 
 export async function startObjectStoreThread(opts: Omit<ObjectStoreOptions, 'logger'> & { logLevel?: string }): Promise<RunningObjectStore> {
+  const { onPartStored, ...rest } = opts;
   // The store's isolate keeps a small heap (about 8 MB live) and allocates fast: a
   // Buffer for every 64 KiB received. Once V8 has lowered its heap growing factor
   // there, its old generation's headroom stays below what V8 wants before marking
@@ -30,7 +31,7 @@ export async function startObjectStoreThread(opts: Omit<ObjectStoreOptions, 'log
   // service's own isolate marks that way too (a pause of 5-15 ms now and then);
   // set before the store's isolate exists.
   setFlagsFromString('--no-incremental-marking');
-  const workerData: ThreadOptions = { ...opts, logLevel: opts.logLevel ?? 'info' };
+  const workerData: ThreadOptions = { ...rest, logLevel: opts.logLevel ?? 'info', reportParts: onPartStored !== undefined };
   const worker = new Worker(entry(), { workerData });
   const pending = new Map<number, { ok: (v: unknown) => void; fail: (e: Error) => void }>();
   let nextId = 1;
@@ -46,6 +47,7 @@ export async function startObjectStoreThread(opts: Omit<ObjectStoreOptions, 'log
     worker.on('message', (m: FromStore) => {
       if (m.type === 'ready') return ok(m);
       if (m.type === 'failed') return fail(new Error(m.message));
+      if (m.type === 'stored') return onPartStored?.(m.part);
       const p = pending.get(m.id);
       if (!p) return;
       pending.delete(m.id);

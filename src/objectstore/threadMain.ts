@@ -8,7 +8,7 @@ import type { CallMessage, ErrorData, FromStore, ThreadOptions } from './threadP
 
 const port = parentPort!;
 const send = (m: FromStore) => port.postMessage(m);
-const { logLevel, ...opts } = workerData as ThreadOptions;
+const { logLevel, reportParts, ...opts } = workerData as ThreadOptions;
 
 const errorData = (err: unknown): ErrorData =>
   err instanceof S3Error
@@ -16,7 +16,11 @@ const errorData = (err: unknown): ErrorData =>
     : { s3: false, code: (err as NodeJS.ErrnoException | undefined)?.code, message: err instanceof Error ? err.message : String(err) };
 
 try {
-  const store = await startObjectStore({ ...opts, logger: pino({ level: logLevel }).child({ component: 'objectstore' }) });
+  const store = await startObjectStore({
+    ...opts,
+    logger: pino({ level: logLevel }).child({ component: 'objectstore' }),
+    ...(reportParts ? { onPartStored: (part) => send({ type: 'stored', part }) } : {}),
+  });
   const ops = { ...store.local, close: () => store.close() } as Record<CallMessage['op'], (...a: unknown[]) => Promise<unknown>>;
   port.on('message', (m: CallMessage) => {
     ops[m.op](...m.args).then(

@@ -1,8 +1,10 @@
 // The messages between the service and the store's thread (thread.ts, threadMain.ts).
 import type { ObjectStoreOptions } from './index.js';
 import type { LocalStore } from './local.js';
+import type { PartStored } from './store.js';
 
-export type ThreadOptions = Omit<ObjectStoreOptions, 'logger'> & { logLevel: string };
+/** `reportParts`: post a `stored` message for every part stored (functions do not cross threads). */
+export type ThreadOptions = Omit<ObjectStoreOptions, 'logger' | 'onPartStored'> & { logLevel: string; reportParts?: boolean };
 
 export interface CallMessage {
   type: 'call';
@@ -21,5 +23,6 @@ export interface ErrorData {
 export type FromStore =
   | { type: 'ready'; url: string; port: number }
   | { type: 'failed'; message: string }
+  | { type: 'stored'; part: PartStored }
   | { type: 'answer'; id: number; ok: true; value: unknown }
   | { type: 'answer'; id: number; ok: false; error: ErrorData };

@@ -359,6 +359,27 @@ ALTER TABLE cloud_connections ADD COLUMN gateway_info TEXT;
 CREATE UNIQUE INDEX cloud_connections_gateway_secret ON cloud_connections(gateway_secret_hash) WHERE gateway_secret_hash IS NOT NULL;
 `,
   },
+  {
+    version: 13,
+    name: 'realtime events',
+    // AUTOINCREMENT: an id is never used twice, even after the retention sweep
+    // deleted the newest rows, so a client's Last-Event-ID stays meaningful.
+    // No foreign keys: events are swept by age, and outlive nothing but themselves.
+    sql: `
+CREATE TABLE events (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  team_id TEXT NOT NULL,
+  package_id TEXT NOT NULL,
+  portal_id TEXT,
+  type TEXT NOT NULL,
+  payload TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX events_team ON events(team_id, id);
+CREATE INDEX events_package ON events(package_id, id);
+CREATE INDEX events_created ON events(created_at);
+`,
+  },
 ];
 
 /** Applies every migration newer than the database, each in its own transaction. */

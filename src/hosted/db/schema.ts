@@ -1,5 +1,7 @@
 // Kysely table types of the hosted service. Timestamps are ISO-8601 UTC strings
 // (they sort as text on SQLite and PostgreSQL alike); booleans are 0/1 integers.
+import type { Generated } from 'kysely';
+
 export interface UsersTable {
   id: string;
   email: string;
@@ -331,6 +333,17 @@ export interface CloudTransferPartsTable {
   etag: string;
 }
 
+/** One realtime event (services/events.ts), written in the transaction of the change it tells of. */
+export interface EventsTable {
+  id: Generated<number>;
+  team_id: string;
+  package_id: string;
+  portal_id: string | null;
+  type: string;
+  payload: string; // JSON object
+  created_at: string;
+}
+
 export interface MigrationsTable {
   version: number;
   name: string;
@@ -359,4 +372,5 @@ export interface Database {
   cloud_transfer_items: CloudTransferItemsTable;
   cloud_transfer_parts: CloudTransferPartsTable;
   schema_migrations: MigrationsTable;
+  events: EventsTable;
 }

@@ -4,16 +4,23 @@ import type { HostedContext } from '../context.js';
 import type { PackagesTable } from '../db/schema.js';
 import { abortQuietly } from './files.js';
 import { nowIso } from '../ids.js';
+import { raisePackageStates } from './events.js';
 
-/** Marks the Package expired first, so no new download starts, then deletes its objects. */
-export async function expirePackage(ctx: HostedContext, pkg: Pick<PackagesTable, 'id' | 'state'>): Promise<void> {
+/**
+ * Marks the Package expired first, so no new download starts, then deletes its
+ * objects. `reason` is what its package.expired event says.
+ */
+export async function expirePackage(ctx: HostedContext, pkg: Pick<PackagesTable, 'id' | 'state'>, reason: 'deleted' | 'expired' = 'expired'): Promise<void> {
   if (pkg.state === 'new' || pkg.state === 'finalized') {
-    await ctx.db
-      .updateTable('packages')
-      .set({ state: 'expired', custom_metadata_id: null, updated_at: nowIso() })
-      .where('id', '=', pkg.id)
-      .where('state', 'in', ['new', 'finalized'])
-      .execute();
+    await ctx.db.transaction().execute(async (trx) => {
+      const r = await trx
+        .updateTable('packages')
+        .set({ state: 'expired', custom_metadata_id: null, updated_at: nowIso() })
+        .where('id', '=', pkg.id)
+        .where('state', 'in', ['new', 'finalized'])
+        .executeTakeFirst();
+      if (r.numUpdatedRows > 0n) await raisePackageStates(ctx, trx, 'package.expired', [pkg.id], reason);
+    });
   }
   await deletePackageObjects(ctx, pkg.id);
 }

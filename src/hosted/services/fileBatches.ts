@@ -54,7 +54,7 @@ export async function registerFiles(ctx: HostedContext, pkg: Pkg, files: Registe
     .transaction()
     .execute(async (trx) => {
       const out: (FilesTable[] | Refusal)[] = [];
-      for (const p of prepared) out.push(isRefusal(p) ? p : await orRefusal(ctx, p.body.name, () => inSavepoint(trx, () => insert(trx, pkg, p))));
+      for (const p of prepared) out.push(isRefusal(p) ? p : await orRefusal(ctx, p.body.name, () => inSavepoint(trx, () => insert(ctx, trx, pkg, p))));
       return out;
     })
     .catch(async (err: unknown) => {
@@ -82,7 +82,7 @@ export async function finalizeFiles(ctx: HostedContext, pkg: Pkg, files: Finaliz
   // Completed files no longer pending: finalized by a concurrent request, or dropped by the Package's finalize.
   const gone = await ctx.db.transaction().execute(async (trx) => {
     const out = new Set<FilesTable>();
-    for (const [i, f] of completed.entries()) if (f && !isRefusal(f) && !(await markFinalized(trx, f, files[i]!))) out.add(f);
+    for (const [i, f] of completed.entries()) if (f && !isRefusal(f) && !(await markFinalized(ctx, trx, pkg, f, files[i]!))) out.add(f);
     return out;
   });
   return Promise.all(

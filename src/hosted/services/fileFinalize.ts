@@ -13,6 +13,7 @@ import { checkPortalFinalSize } from './portalPackages.js';
 import { isMissingUpload, storageFailure } from '../storage/failure.js';
 import type { StoredPart } from '../storage/s3.js';
 import { abortQuietly, adoptUpload, getFile, pending, requireNew, type Pkg } from './files.js';
+import { filePayload, raiseEvent } from './events.js';
 
 const unquote = (etag: string) => etag.trim().replace(/^"+|"+$/g, '');
 
@@ -121,15 +122,18 @@ export async function completeFile(ctx: HostedContext, pkg: Pkg, fileId: string,
   return f;
 }
 
-/** Marks a completed file finalized; false when it is no longer pending. */
-export async function markFinalized(db: Db, f: FilesTable, body: FinalizeFileBody): Promise<boolean> {
+/** Marks a completed file finalized (raising file.finalized in `db`, a transaction); false when it is no longer pending. */
+export async function markFinalized(ctx: Pick<HostedContext, 'events'>, db: Db, pkg: Pkg, f: FilesTable, body: FinalizeFileBody): Promise<boolean> {
+  const now = nowIso();
   const r = await db
     .updateTable('files')
-    .set({ state: 'finalized', size: body.size, chunk_size: body.chunk_size ?? f.chunk_size, upload_id: null, updated_at: nowIso() })
+    .set({ state: 'finalized', size: body.size, chunk_size: body.chunk_size ?? f.chunk_size, upload_id: null, updated_at: now })
     .where('id', '=', f.id)
     .where('state', '=', 'pending')
     .executeTakeFirst();
-  return r.numUpdatedRows > 0n;
+  if (r.numUpdatedRows === 0n) return false;
+  await raiseEvent(ctx, db, 'file.finalized', pkg, filePayload({ ...f, size: body.size }), now);
+  return true;
 }
 
 /**
@@ -147,5 +151,5 @@ export async function notMarked(ctx: HostedContext, f: FilesTable, body: Finaliz
 
 export async function finalizeFile(ctx: HostedContext, pkg: Pkg, fileId: string, body: FinalizeFileBody): Promise<void> {
   const f = await completeFile(ctx, pkg, fileId, body);
-  if (f && !(await markFinalized(ctx.db, f, body))) await notMarked(ctx, f, body);
+  if (f && !(await ctx.db.transaction().execute((trx) => markFinalized(ctx, trx, pkg, f, body)))) await notMarked(ctx, f, body);
 }

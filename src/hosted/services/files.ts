@@ -12,8 +12,9 @@ import { joinRel, nameProblem, normalizePath, pathProblem } from './relpath.js';
 import { checkPortalFile } from './portalPackages.js';
 import { isMissingUpload } from '../storage/failure.js';
 import type { Db } from '../db/open.js';
+import { filePayload, raiseEvent } from './events.js';
 
-export type Pkg = Pick<PackagesTable, 'id' | 'state' | 'chunk_size' | 'portal_id'>;
+export type Pkg = Pick<PackagesTable, 'id' | 'team_id' | 'state' | 'chunk_size' | 'portal_id'>;
 
 /** File writes end with the Package's finalization. */
 export function requireNew(pkg: Pick<PackagesTable, 'state'>): void {
@@ -89,7 +90,7 @@ export async function prepare(ctx: HostedContext, pkg: Pkg, body: RegisterFileBo
  * place would clash in every download; a pending one is a client's earlier
  * attempt that it restarts.
  */
-export async function insert(trx: Db, pkg: Pkg, { body, row }: Prepared): Promise<FilesTable[]> {
+export async function insert(ctx: Pick<HostedContext, 'events'>, trx: Db, pkg: Pkg, { body, row }: Prepared): Promise<FilesTable[]> {
   const same = await trx
     .selectFrom('files')
     .selectAll()
@@ -102,6 +103,7 @@ export async function insert(trx: Db, pkg: Pkg, { body, row }: Prepared): Promis
   // Portal limits (413) are checked here, so concurrent registrations cannot overrun them together.
   await checkPortalFile(trx, pkg, body);
   await trx.insertInto('files').values(row).execute();
+  await raiseEvent(ctx, trx, 'file.registered', pkg, filePayload(row), row.created_at);
   return same;
 }
 
@@ -127,7 +129,7 @@ export async function registerFile(ctx: HostedContext, pkg: Pkg, body: RegisterF
   const p = await prepare(ctx, pkg, body, q);
   const replaced = await ctx.db
     .transaction()
-    .execute((trx) => insert(trx, pkg, p))
+    .execute((trx) => insert(ctx, trx, pkg, p))
     .catch(async (err: unknown) => {
       await abortQuietly(ctx, p.row);
       throw err;

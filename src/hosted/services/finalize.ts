@@ -11,6 +11,7 @@ import { notifyRecipients, type Delivery } from './notify.js';
 import { portalDelivery } from './portalPackages.js';
 import { eventsRaised, raisePackageEvent } from './webhookEvents.js';
 import { raisePortalTransfers } from './cloudTransfers.js';
+import { packagePayload, raiseEvent } from './events.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -85,6 +86,7 @@ export async function finalizePackage(ctx: HostedContext, pkg: PackagesTable): P
       deliveries.push({ email, url: linkUrl(ctx, row.id, secret) });
     }
     const finalized = { ...pkg, state: 'finalized' as const, size: Number(totals.bytes), total_files: Number(totals.count), expiry, updated_at: nowStr };
+    await raiseEvent(ctx, trx, 'package.finalized', finalized, packagePayload(finalized), nowStr);
     const events = (await raisePackageEvent(trx, 'package.finalized', finalized, now)) + (await raisePortalTransfers(ctx, trx, finalized, now));
     return { dropped, finalized, deliveries, events };
   });

@@ -7,6 +7,7 @@ import { badRequest, conflict, forbidden } from '../errors.js';
 import { nowIso } from '../ids.js';
 import { expirePackage } from './expiry.js';
 import { getPackageRow, packageDto } from './packages.js';
+import { raisePackageStates } from './events.js';
 
 const LIVE: PackageState[] = ['new', 'finalized'];
 
@@ -46,17 +47,22 @@ export async function deletePackage(ctx: HostedContext, pkg: PackagesTable): Pro
     .where('state', 'in', LIVE)
     .where((eb) => eb.or([eb('expiry', 'is', null), eb('expiry', '>', now)]))
     .execute();
-  await expirePackage(ctx, pkg);
+  await expirePackage(ctx, pkg, 'deleted');
 }
 
-async function move(ctx: HostedContext, pkg: PackagesTable, from: PackageState, to: PackageState): Promise<void> {
-  const res = await ctx.db
-    .updateTable('packages')
-    .set({ state: to, updated_at: nowIso() })
-    .where('id', '=', pkg.id)
-    .where('state', '=', from)
-    .executeTakeFirst();
-  if (Number(res.numUpdatedRows) === 0) throw conflict(`only ${from} packages can become ${to}`, 'wrong_state');
+const MOVED = { archived: 'package.archived', expired: 'package.unarchived' } as const;
+
+async function move(ctx: HostedContext, pkg: PackagesTable, from: PackageState, to: 'archived' | 'expired'): Promise<void> {
+  await ctx.db.transaction().execute(async (trx) => {
+    const res = await trx
+      .updateTable('packages')
+      .set({ state: to, updated_at: nowIso() })
+      .where('id', '=', pkg.id)
+      .where('state', '=', from)
+      .executeTakeFirst();
+    if (Number(res.numUpdatedRows) === 0) throw conflict(`only ${from} packages can become ${to}`, 'wrong_state');
+    await raisePackageStates(ctx, trx, MOVED[to], [pkg.id]);
+  });
 }
 
 export const archivePackage = (ctx: HostedContext, pkg: PackagesTable) => move(ctx, pkg, 'expired', 'archived');
@@ -76,15 +82,31 @@ export async function bulkArchive(
   const start = new Date(range.expiry_start).toISOString();
   const end = new Date(range.expiry_end).toISOString();
   if (start > end) throw badRequest('expiry_start must not be after expiry_end');
-  const [from, to]: [PackageState, PackageState] = direction === 'archive' ? ['expired', 'archived'] : ['archived', 'expired'];
-  const res = await ctx.db
-    .updateTable('packages')
-    .set({ state: to, updated_at: nowIso() })
-    .where('team_id', '=', teamId)
-    .where('state', '=', from)
-    .where('portal_id', box === 'sent' ? 'is' : 'is not', null)
-    .where('expiry', '>=', start)
-    .where('expiry', '<=', end)
-    .executeTakeFirst();
-  return Number(res.numUpdatedRows);
+  const [from, to]: [PackageState, 'archived' | 'expired'] = direction === 'archive' ? ['expired', 'archived'] : ['archived', 'expired'];
+  return ctx.db.transaction().execute(async (trx) => {
+    // The ids first, for their events; the update then takes only those still in `from`.
+    const ids = (
+      await trx
+        .selectFrom('packages')
+        .select('id')
+        .where('team_id', '=', teamId)
+        .where('state', '=', from)
+        .where('portal_id', box === 'sent' ? 'is' : 'is not', null)
+        .where('expiry', '>=', start)
+        .where('expiry', '<=', end)
+        .execute()
+    ).map((r) => r.id);
+    let count = 0;
+    for (let i = 0; i < ids.length; i += 500) {
+      const res = await trx
+        .updateTable('packages')
+        .set({ state: to, updated_at: nowIso() })
+        .where('id', 'in', ids.slice(i, i + 500))
+        .where('state', '=', from)
+        .executeTakeFirst();
+      count += Number(res.numUpdatedRows);
+    }
+    await raisePackageStates(ctx, trx, MOVED[to], ids);
+    return count;
+  });
 }

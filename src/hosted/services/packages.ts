@@ -12,6 +12,7 @@ import { normalizeEmail } from './accounts.js';
 import { CHUNK_LIMITS } from './chunks.js';
 import { resolveTagRef } from './tags.js';
 import { eventsRaised, raisePackageEvent } from './webhookEvents.js';
+import { packagePayload, raiseEvent } from './events.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -130,6 +131,7 @@ export async function createTeamPackage(ctx: HostedContext, teamId: string, user
       updated_at: now,
     };
     await trx.insertInto('packages').values(row).execute();
+    await raiseEvent(ctx, trx, 'package.created', row, packagePayload(row), now);
     return { row, events: await raisePackageEvent(trx, 'package.created', row) };
   });
   eventsRaised(ctx, created.events);

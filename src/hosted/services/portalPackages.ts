@@ -14,6 +14,7 @@ import { CHUNK_LIMITS } from './chunks.js';
 import { packageDto } from './packages.js';
 import { checkAccessCode, findPortal, isExpired, isMember, parseList, restrictionsOf } from './portals.js';
 import { eventsRaised, raisePackageEvent } from './webhookEvents.js';
+import { packagePayload, raiseEvent } from './events.js';
 
 export interface Uploader {
   /** A user credential that came with the request (a Team member skips the access code). */
@@ -80,6 +81,7 @@ export async function createPortalPackage(ctx: HostedContext, portalId: string, 
   };
   const events = await ctx.db.transaction().execute(async (trx) => {
     await trx.insertInto('packages').values(row).execute();
+    await raiseEvent(ctx, trx, 'package.created', row, packagePayload(row), now);
     return raisePackageEvent(trx, 'package.created', row);
   });
   eventsRaised(ctx, events);

@@ -1,0 +1,124 @@
+// One Server-Sent Events stream: the replay after Last-Event-ID (or `reset`
+// when it cannot be complete), then the events as they are raised, read from
+// the table in id order, with a comment line every HEARTBEAT_MS so that proxies
+// and clients know the connection is alive. Ended when the client goes or the
+// service stops.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { HostedContext } from '../context.js';
+import { badRequest } from '../errors.js';
+import { RESET_EVENT, type ResetEvent, type StreamEvent } from '../../api/hosted/events.js';
+import { eventBounds, eventsAfter, type EventScope } from '../services/events.js';
+
+export const HEARTBEAT_MS = 15_000;
+/** What an EventSource waits before it reconnects. */
+const RETRY_MS = 3_000;
+const BATCH = 500;
+
+/** Last-Event-ID (the header EventSource sends on a reconnect) or the `last_event_id` query; undefined for none. */
+export function lastEventId(req: FastifyRequest, query: string | undefined): number | undefined {
+  const raw = req.headers['last-event-id'] ?? query;
+  if (raw === undefined || raw === '') return undefined;
+  const v = Array.isArray(raw) ? raw[0]! : raw;
+  if (!/^\d{1,15}$/.test(v.trim())) throw badRequest('Last-Event-ID must be an event id (a number)', 'invalid_last_event_id');
+  return Number(v.trim());
+}
+
+/** Where the stream starts: after `last`, or after the newest event (with `reset` when `last` cannot be replayed). */
+async function startingPoint(ctx: HostedContext, last: number | undefined): Promise<{ cursor: number; reset: boolean }> {
+  const { oldest, newest } = await eventBounds(ctx);
+  const now = newest ?? 0;
+  if (last === undefined) return { cursor: now, reset: false };
+  // Ids past the newest were never given by this database; ids below the oldest kept were swept.
+  if (last > now || (oldest !== null && last < oldest - 1)) return { cursor: now, reset: true };
+  return { cursor: last, reset: false };
+}
+
+const message = (e: StreamEvent) => `id: ${e.id}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
+
+export async function serveEventStream(ctx: HostedContext, req: FastifyRequest, reply: FastifyReply, scope: EventScope, last: number | undefined): Promise<void> {
+  const start = await startingPoint(ctx, last);
+  let cursor = start.cursor;
+  const res = reply.raw;
+  reply.hijack();
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    // nginx and the like would hold the stream back in their buffers.
+    'x-accel-buffering': 'no',
+  });
+  res.write(`retry: ${RETRY_MS}\n\n`);
+  if (start.reset) {
+    const data: ResetEvent = { reason: 'replay_unavailable', last_event_id: cursor };
+    res.write(`id: ${cursor}\nevent: ${RESET_EVENT}\ndata: ${JSON.stringify(data)}\n\n`);
+  }
+  res.socket?.setNoDelay(true);
+
+  let closed = false;
+  let pumping: Promise<void> | undefined;
+  let again = false;
+  const drained = () => new Promise<void>((ok) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      ok();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+  });
+  /** Writes every event after the cursor; one pass at a time, another if asked meanwhile. */
+  const pump = (): void => {
+    if (closed) return;
+    if (pumping) {
+      again = true;
+      return;
+    }
+    pumping = (async () => {
+      do {
+        again = false;
+        for (;;) {
+          const batch = await eventsAfter(ctx, scope, cursor, BATCH);
+          if (closed || batch.length === 0) break;
+          let ok = true;
+          for (const e of batch) ok = res.write(message(e));
+          cursor = batch.at(-1)!.id;
+          if (!ok) await drained();
+          if (batch.length < BATCH) break;
+        }
+      } while (again && !closed);
+    })()
+      .catch((err) => {
+        if (!closed) ctx.log.warn({ err }, 'event stream failed');
+        end();
+      })
+      .finally(() => {
+        pumping = undefined;
+      });
+  };
+
+  const heartbeat = setInterval(() => {
+    res.write(': ping\n\n');
+    // A notice missed (another process wrote the event) is found here.
+    pump();
+  }, HEARTBEAT_MS);
+  heartbeat.unref();
+
+  let unsubscribe: (() => void) | undefined;
+  res.on('close', end);
+  unsubscribe = ctx.events.subscribe({
+    event: (id) => {
+      if (id > cursor) pump();
+    },
+    close: () => end(),
+  });
+  function end() {
+    if (closed) return;
+    closed = true;
+    clearInterval(heartbeat);
+    unsubscribe?.();
+    if (!res.writableEnded) res.end();
+  }
+  req.log.info({ url: req.url.split('?')[0], from: cursor, reset: start.reset }, 'event stream opened');
+  // The replay, and whatever was raised while the stream was being set up.
+  pump();
+}

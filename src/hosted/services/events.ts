@@ -1,0 +1,127 @@
+// Realtime events (docs/hosted-api-notes/events.md): written in the transaction
+// of the change they tell of, so an event exists if and only if the change
+// committed, read back by the streams in id order, and swept after a day.
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool, type Transaction } from 'kysely';
+import type { HostedContext } from '../context.js';
+import type { Database, EventsTable, PackagesTable, Role } from '../db/schema.js';
+import type { Selectable } from 'kysely';
+import type { FilePayload, PackageStatePayload, StreamEvent, StreamEventType } from '../../api/hosted/events.js';
+import { nowIso } from '../ids.js';
+
+type Conn = Kysely<Database> | Transaction<Database>;
+
+/** How long events are kept for a replay (Last-Event-ID). */
+export const EVENT_RETENTION_MS = 24 * 3600 * 1000;
+
+export type EventPackageRef = Pick<PackagesTable, 'id' | 'team_id' | 'portal_id'>;
+
+/** Writes one event in `trx` (the change's transaction) and tells the streams; answers its id. */
+export async function raiseEvent(
+  ctx: Pick<HostedContext, 'events'>,
+  trx: Conn,
+  type: StreamEventType,
+  pkg: EventPackageRef,
+  payload: object,
+  at = nowIso(),
+): Promise<number> {
+  const row = await trx
+    .insertInto('events')
+    .values({ team_id: pkg.team_id, package_id: pkg.id, portal_id: pkg.portal_id, type, payload: JSON.stringify(payload), created_at: at })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  ctx.events.raised(trx, row.id);
+  return row.id;
+}
+
+export const packagePayload = (
+  pkg: Pick<PackagesTable, 'state' | 'name' | 'size' | 'total_files'>,
+  reason?: PackageStatePayload['reason'],
+): PackageStatePayload => ({ state: pkg.state, name: pkg.name, size: pkg.size, total_files: pkg.total_files, ...(reason ? { reason } : {}) });
+
+export const filePayload = (f: { id: string; kind?: 'file' | 'directory'; name: string; path: string; size: number | null }): FilePayload => ({
+  file_id: f.id,
+  ...(f.kind ? { kind: f.kind } : {}),
+  name: f.name,
+  path: f.path,
+  size: f.size,
+});
+
+/** A Package state change of each of `ids` (read in `trx` as they are now). */
+export async function raisePackageStates(ctx: Pick<HostedContext, 'events'>, trx: Conn, type: StreamEventType, ids: string[], reason?: PackageStatePayload['reason']): Promise<void> {
+  if (ids.length === 0) return;
+  const at = nowIso();
+  for (let i = 0; i < ids.length; i += 500) {
+    const rows = await trx.selectFrom('packages').selectAll().where('id', 'in', ids.slice(i, i + 500)).execute();
+    for (const pkg of rows) await raiseEvent(ctx, trx, type, pkg, packagePayload(pkg, reason), at);
+  }
+}
+
+export function toStreamEvent(row: Selectable<EventsTable>): StreamEvent {
+  return {
+    id: row.id,
+    type: row.type as StreamEventType,
+    team_id: row.team_id,
+    package_id: row.package_id,
+    portal_id: row.portal_id,
+    created_at: row.created_at,
+    payload: JSON.parse(row.payload) as Record<string, unknown>,
+  };
+}
+
+/** A Team member reading a Team's stream. */
+export interface EventViewer {
+  userId: string;
+  teamId: string;
+  role: Role;
+}
+
+/**
+ * The Packages a Team member may read, as a where-clause on `packages`: the
+ * rule authorizePackage applies to a user credential (any member of the Package's
+ * Team). This is the one place the Team stream asks it; a narrower visibility
+ * rule (Teamspaces, private Portals) is to be returned from here.
+ */
+export function readablePackages(_v: EventViewer) {
+  return (eb: ExpressionBuilder<Database, 'packages'>): Expression<SqlBool> => eb.lit(true);
+}
+
+export type EventScope = { packageId: string } | { teamId: string; viewer: EventViewer };
+
+/** Events of the scope after `after`, oldest first, at most `limit`. */
+export async function eventsAfter(ctx: HostedContext, scope: EventScope, after: number, limit = 500): Promise<StreamEvent[]> {
+  let q = ctx.db.selectFrom('events').selectAll().where('id', '>', after);
+  if ('packageId' in scope) {
+    q = q.where('package_id', '=', scope.packageId);
+  } else {
+    const readable = ctx.db
+      .selectFrom('packages')
+      .select('packages.id')
+      .where('packages.id', '=', sql.ref<string>('events.package_id'))
+      .where(readablePackages(scope.viewer));
+    q = q.where('team_id', '=', scope.teamId).where((eb) => eb.exists(readable));
+  }
+  const rows = await q.orderBy('id').limit(limit).execute();
+  return rows.map(toStreamEvent);
+}
+
+/** The oldest and newest event ids kept (null when there is none yet). */
+export async function eventBounds(ctx: HostedContext): Promise<{ oldest: number | null; newest: number | null }> {
+  const r = await ctx.db
+    .selectFrom('events')
+    .select((eb) => [eb.fn.min('id').as('oldest'), eb.fn.max('id').as('newest')])
+    .executeTakeFirstOrThrow();
+  return { oldest: r.oldest === null ? null : Number(r.oldest), newest: r.newest === null ? null : Number(r.newest) };
+}
+
+/**
+ * Deletes events older than the retention, but never the newest one: the table
+ * then always tells how far ids went, so a replay from an id that was swept is
+ * known as such (streams answer it with `reset`).
+ */
+export async function sweepEvents(ctx: HostedContext, now = Date.now()): Promise<number> {
+  const cutoff = new Date(now - EVENT_RETENTION_MS).toISOString();
+  const { newest } = await eventBounds(ctx);
+  if (newest === null) return 0;
+  const r = await ctx.db.deleteFrom('events').where('created_at', '<', cutoff).where('id', '<', newest).executeTakeFirst();
+  return Number(r.numDeletedRows);
+}
