@@ -1,10 +1,12 @@
 // Portal downloads (portal_download, all_portals_download): every Package a
 // Portal received that was finalized at or after `effective_time` is fetched
-// into `dst_folder` through the agent's downloads, once. The service offers no
-// Team event stream in this version, so the automation polls (every
-// FERRY_AGENT_AUTOMATION_POLL_MS, 30 s by default, and at once when the session
-// comes back), listing each Portal's Packages by finalization time from a little
-// before the last one it saw. Each Package is recorded, with the id its download
+// into `dst_folder` through the agent's downloads, once. The automation follows
+// the service's Team event stream (events.ts in this folder) and fetches a
+// watched Portal's Package as soon as its package.finalized arrives; it also
+// polls (every FERRY_AGENT_AUTOMATION_POLL_MS, 30 s by default, and at once when
+// the session comes back), listing each Portal's Packages by finalization time
+// from a little before the last one it saw: the safety net, and all there is
+// with a service that has no event stream. Each Package is recorded, with the id its download
 // will have, before anything is asked of the service; a Package recorded is never
 // fetched again. The download goes through a Link the automation makes with the
 // session's credentials (unlimited accesses, a random password), deleted once
@@ -20,6 +22,7 @@ import { fromHosted } from '../services/session.js';
 import { packageFolderName } from '../engine/safePath.js';
 import { entriesOf, fetchedPackage, getAutomation, getEntry, insertEntry, setRunState, updateEntry, type EntryRow, type RunState } from '../store/automationStore.js';
 import { isTransient, messageOf, pause, type Runner, type RunnerHost, type RunnerSpec } from './runner.js';
+import { followTeamEvents, type FinalizedNotice } from './teamEvents.js';
 
 type Fields = PortalDownloadSettings & AllPortalsDownloadSettings;
 
@@ -32,6 +35,12 @@ export class PortalDownload implements Runner {
   private readonly stopping = new AbortController();
   private wake = new AbortController();
   private loop: Promise<void> = Promise.resolve();
+  private following: Promise<void> = Promise.resolve();
+  /** The Portals the last poll found, by id: an event of one of them is fetched at once. */
+  private watched = new Map<string, Portal>();
+  /** Resolved by the first poll that found the Portals (the stream needs their Team), or by stop(). */
+  private foundPortals!: () => void;
+  private readonly found = new Promise<void>((ok) => (this.foundPortals = ok));
 
   constructor(
     private readonly host: RunnerHost,
@@ -44,6 +53,7 @@ export class PortalDownload implements Runner {
 
   start(): void {
     this.loop = this.run();
+    this.following = this.follow();
   }
 
   kick(): void {
@@ -54,7 +64,8 @@ export class PortalDownload implements Runner {
     this.stopping.abort();
     this.wake.abort();
     let t: NodeJS.Timeout | undefined;
-    await Promise.race([this.loop, new Promise((r) => (t = setTimeout(r, STOP_WAIT_MS)))]);
+    this.foundPortals();
+    await Promise.race([Promise.all([this.loop, this.following]), new Promise((r) => (t = setTimeout(r, STOP_WAIT_MS)))]);
     clearTimeout(t);
   }
 
@@ -89,7 +100,10 @@ export class PortalDownload implements Runner {
     const state = JSON.parse(row.run_state) as RunState;
     const marks = { ...state.watermarks };
     let failed: unknown;
-    for (const portal of await this.portals(auth)) {
+    const portals = await this.portals(auth);
+    this.watched = new Map(portals.map((p) => [p.id, p]));
+    this.foundPortals();
+    for (const portal of portals) {
       if (this.stopped) return;
       try {
         const r = await this.pollPortal(portal, effective, marks[portal.id], auth);
@@ -147,8 +161,50 @@ export class PortalDownload implements Runner {
     throw new Error(`no Portal "${f.portal_subdomain}" in the signed-in user's Teams`);
   }
 
+  /** Follows the Team's event stream until stopped (teamEvents.ts); the poll goes on regardless. */
+  private async follow(): Promise<void> {
+    await this.found;
+    if (this.stopped) return;
+    const teamId = this.spec.type === 'all_portals_download' ? this.fields.team_id! : this.watched.values().next().value?.team_id;
+    if (!teamId) return;
+    await followTeamEvents({
+      baseUrl: this.host.session.hosted.baseUrl,
+      teamId,
+      credentials: () => this.host.session.credentials(),
+      signal: this.stopping.signal,
+      log: this.host.ctx.log.child({ automation: this.spec.id }),
+      finalized: (n) => this.arrived(n),
+      // Events may have been missed (a replay that could not be complete): look at the lists.
+      reset: () => this.kick(),
+    });
+  }
+
+  /** A Package finalized into a Portal of the Team: fetched now when the Portal is watched. */
+  private arrived(n: FinalizedNotice): void {
+    if (this.stopped || !n.portalId) return;
+    const portal = this.watched.get(n.portalId);
+    if (!portal) {
+      // A Portal made since the last poll: all_portals_download watches it too, the poll finds it.
+      if (this.spec.type === 'all_portals_download') this.kick();
+      return;
+    }
+    if (n.finalizedAt < this.fields.effective_time!) return;
+    const { db } = this.host.ctx;
+    // Checked and recorded with no await in between (begin records first): the poll cannot take it too.
+    if (fetchedPackage(db, this.spec.id, n.packageId)) return;
+    let auth: Credentials;
+    try {
+      auth = this.host.session.credentials();
+    } catch {
+      return; // no session: the poll fetches it once there is one
+    }
+    void this.begin(portal, { id: n.packageId, name: n.name, finalized_at: n.finalizedAt }, auth).catch((err) => {
+      if (!this.stopped) this.host.outcome(this.spec.id, { error: messageOf(err) });
+    });
+  }
+
   /** Records the Package, then fetches it; answers the error when it could not begin. */
-  private async begin(portal: Portal, pkg: PortalPackage, auth: Credentials): Promise<unknown> {
+  private async begin(portal: Portal, pkg: Pick<PortalPackage, 'id' | 'name' | 'finalized_at'>, auth: Credentials): Promise<unknown> {
     const { db } = this.host.ctx;
     const f = this.fields;
     const dst = f.create_portal_subfolder ? path.join(f.dst_folder!, packageFolderName(portal.name, portal.subdomain)) : f.dst_folder!;

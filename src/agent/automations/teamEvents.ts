@@ -1,0 +1,67 @@
+// Following a Team's event stream on the service for the Portal download
+// automations: connected while the automation runs, reconnecting with a growing
+// pause (1 s doubling to 60 s) and resuming after the last event id it saw, so a
+// reconnect misses nothing the service still keeps. A 404 means a service
+// without event streams (or a Team gone): the automation then only polls.
+import type { Logger } from 'pino';
+import { readEventStream, teamEventsPath, type StreamEvent } from '../../client/events.js';
+import { HostedApiError, type Credentials } from '../../client/http.js';
+import { pause } from './runner.js';
+
+export interface FinalizedNotice {
+  packageId: string;
+  portalId: string | null;
+  name: string;
+  /** When it was finalized (the event's time). */
+  finalizedAt: string;
+}
+
+export interface FollowTeam {
+  baseUrl: string;
+  teamId: string;
+  /** Read at every connect: a renewed session token is used from then on. */
+  credentials(): Credentials;
+  signal: AbortSignal;
+  log: Logger;
+  finalized(n: FinalizedNotice): void;
+  /** The service could not replay everything since the last id: look again by other means. */
+  reset(): void;
+}
+
+const FIRST_PAUSE_MS = 1_000;
+const MAX_PAUSE_MS = 60_000;
+
+/** Resolves when `signal` aborts, or at once on a 404. */
+export async function followTeamEvents(f: FollowTeam): Promise<void> {
+  let last: string | undefined;
+  let wait = FIRST_PAUSE_MS;
+  while (!f.signal.aborted) {
+    let heard = false;
+    try {
+      await readEventStream(f.baseUrl, teamEventsPath(f.teamId), { auth: f.credentials(), lastEventId: last, signal: f.signal }, (m) => {
+        heard = true;
+        if (m.id) last = m.id;
+        if (m.event === 'reset') return f.reset();
+        if (m.event !== 'package.finalized') return;
+        try {
+          const e = JSON.parse(m.data) as StreamEvent;
+          f.finalized({ packageId: e.package_id, portalId: e.portal_id, name: String(e.payload.name ?? e.package_id), finalizedAt: e.created_at });
+        } catch (err) {
+          f.log.warn({ err }, 'portal download: an event it could not read');
+        }
+      });
+      // Ended by the service (it stopped or restarts): reconnect soon.
+      wait = FIRST_PAUSE_MS;
+    } catch (err) {
+      if (f.signal.aborted) return;
+      if (err instanceof HostedApiError && err.status === 404) {
+        f.log.info({ team: f.teamId }, 'portal download: the service offers no Team event stream; polling only');
+        return;
+      }
+      if (heard) wait = FIRST_PAUSE_MS;
+      f.log.debug({ err, team: f.teamId, retryInMs: wait }, 'portal download: the Team event stream failed');
+    }
+    await pause(wait, f.signal);
+    wait = Math.min(MAX_PAUSE_MS, wait * 2);
+  }
+}
