@@ -20,6 +20,8 @@ export interface FollowOptions {
   lastEventId?: string;
   signal: AbortSignal;
   stallMs?: number;
+  /** The service answered with a stream. */
+  onOpen?: () => void;
 }
 
 const DEFAULT_STALL_MS = 45_000;
@@ -47,6 +49,7 @@ export async function readEventStream(baseUrl: string, path: string, opts: Follo
     }
     throw HostedApiError.of(res.status === 200 ? 502 : res.status, body, res.headers.get('retry-after') ?? undefined);
   }
+  opts.onOpen?.();
   let timer: NodeJS.Timeout | undefined;
   const alive = () => {
     clearTimeout(timer);

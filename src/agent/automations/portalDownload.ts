@@ -174,7 +174,7 @@ export class PortalDownload implements Runner {
       signal: this.stopping.signal,
       log: this.host.ctx.log.child({ automation: this.spec.id }),
       finalized: (n) => this.arrived(n),
-      // Events may have been missed (a replay that could not be complete): look at the lists.
+      // Events may have been missed (before the stream opened, or a replay that could not be complete): look at the lists.
       reset: () => this.kick(),
     });
   }

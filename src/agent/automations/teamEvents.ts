@@ -24,7 +24,11 @@ export interface FollowTeam {
   signal: AbortSignal;
   log: Logger;
   finalized(n: FinalizedNotice): void;
-  /** The service could not replay everything since the last id: look again by other means. */
+  /**
+   * Events may have been missed: the stream opened with no id to resume from
+   * (what came before it is not replayed), or the service could not replay
+   * everything since the last one. Look again by other means.
+   */
   reset(): void;
 }
 
@@ -38,7 +42,11 @@ export async function followTeamEvents(f: FollowTeam): Promise<void> {
   while (!f.signal.aborted) {
     let heard = false;
     try {
-      await readEventStream(f.baseUrl, teamEventsPath(f.teamId), { auth: f.credentials(), lastEventId: last, signal: f.signal }, (m) => {
+      const resumed = last;
+      const onOpen = () => {
+        if (resumed === undefined) f.reset();
+      };
+      await readEventStream(f.baseUrl, teamEventsPath(f.teamId), { auth: f.credentials(), lastEventId: last, signal: f.signal, onOpen }, (m) => {
         heard = true;
         if (m.id) last = m.id;
         if (m.event === 'reset') return f.reset();

@@ -24,6 +24,8 @@ export interface EventNotifier {
   subscribe(listener: EventListener): () => void;
   /** Closes every listener; later subscribers are closed at once. */
   close(): void;
+  /** How many listeners (open streams) this process has. */
+  listening(): number;
 }
 
 /**
@@ -58,6 +60,7 @@ export function inProcessNotifier(): EventNotifier {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    listening: () => listeners.size,
     close() {
       closed = true;
       for (const l of [...listeners]) l.close();

@@ -1,0 +1,132 @@
+// Portal download automations following the service's Team event stream: with a
+// poll interval far longer than the test, a Package finalized into a watched
+// Portal is fetched anyway (its package.finalized event), once; a Portal made
+// after the automation started is found through the event too (all Portals);
+// and a Package of an unwatched Portal is left alone. Against a service without
+// the stream (404), the automation polls, and does not ask for the stream again.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { getLocal } from 'mockttp';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { call, startTestService, type TestService } from '../../helpers/hosted.js';
+import { ownerActor, type Actor } from '../../helpers/auth.js';
+import { signInAgent, startTestAgent, type TestAgent } from '../../helpers/agent.js';
+import { finalizePackage, uploadFile, type Pkg } from '../../helpers/flow.js';
+
+const WAIT = { timeout: 20_000, interval: 100 };
+
+let svc: TestService;
+let owner: Actor;
+let agent: TestAgent;
+let tmp: string;
+
+async function portal(subdomain: string) {
+  const r = await call(svc.url, 'POST', `/v1/teams/${owner.teamId}/portals`, { headers: owner.h, body: { name: subdomain, subdomain, active: true } });
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  return r.body as { id: string };
+}
+
+async function arrive(portalId: string, name: string): Promise<string> {
+  const r = await call(svc.url, 'POST', `/v1/portals/${portalId}/packages`, { body: { name, description: '', sender: 'sender@example.com' } });
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  const pkg: Pkg = { id: r.body.id, token: r.body.access_token, h: { 'x-package-token': r.body.access_token }, body: r.body };
+  await uploadFile(svc, pkg, `${name}.txt`, '', Buffer.from(`${name}\n`));
+  await finalizePackage(svc, pkg);
+  return pkg.id;
+}
+
+const records = async (id: string) => (await call(agent.url, 'GET', `/automations/${id}/packages`)).body as any[];
+
+async function create(kind: string, body: Record<string, unknown>): Promise<string> {
+  const r = await call(agent.url, 'POST', `/automations/${kind}`, { body: { effective_time: new Date().toISOString(), ...body } });
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  return r.body.automation_id;
+}
+
+/** The agent's automations have `n` Team streams open on the service. */
+const streamsOpen = (n: number) => vi.waitFor(() => expect(svc.ctx.events.listening()).toBe(n), WAIT);
+/** Time for the poll an opening stream asks for (a few local requests) to be over, so that what follows comes by the stream. */
+const settled = () => new Promise((r) => setTimeout(r, 500));
+
+beforeAll(async () => {
+  // Ten minutes: within this test only the event stream can make a fetch happen after the first poll.
+  process.env.FERRY_AGENT_AUTOMATION_POLL_MS = '600000';
+  svc = await startTestService();
+  owner = await ownerActor(svc);
+  agent = await startTestAgent(svc);
+  await signInAgent(agent.url, svc);
+  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-portal-events-'));
+});
+
+afterAll(async () => {
+  await agent?.close();
+  await svc?.close();
+  if (tmp) await fs.rm(tmp, { recursive: true, force: true });
+  delete process.env.FERRY_AGENT_AUTOMATION_POLL_MS;
+});
+
+describe('Portal downloads follow the Team event stream', () => {
+  test('a Package finalized into a watched Portal is fetched through the stream, once; another Portal\'s is not', async () => {
+    const watched = await portal('evt-watched');
+    const other = await portal('evt-other');
+    const id = await create('portal_download', { name: 'Watched', portal_subdomain: 'evt-watched', dst_folder: path.join(tmp, 'watched') });
+    // Its polls (the first, and one when the stream opened) are done; the next one is ten minutes away.
+    await streamsOpen(1);
+    await settled();
+
+    const arrived = await arrive(watched.id, 'first');
+    await arrive(other.id, 'elsewhere');
+    await vi.waitFor(async () => expect((await records(id)).filter((p) => p.state === 'complete').map((p) => p.package_id)).toEqual([arrived]), WAIT);
+    expect(await fs.readFile(path.join(tmp, 'watched', 'first', 'first.txt'), 'utf8')).toBe('first\n');
+
+    // A second one too; the first is not fetched again.
+    const second = await arrive(watched.id, 'second');
+    await vi.waitFor(async () => expect((await records(id)).filter((p) => p.state === 'complete')).toHaveLength(2), WAIT);
+    expect((await records(id)).map((p) => p.package_id).sort()).toEqual([arrived, second].sort());
+  });
+
+  test('all_portals_download: a Portal made after the automation started is watched from its first Package on', async () => {
+    const id = await create('all_portals_download', { name: 'Everything', team_id: owner.teamId, dst_folder: path.join(tmp, 'all') });
+    await streamsOpen(2);
+    await settled();
+    const late = await portal('evt-late');
+    const arrived = await arrive(late.id, 'late');
+    await vi.waitFor(async () => expect((await records(id)).filter((p) => p.state === 'complete' && p.package_id === arrived)).toHaveLength(1), WAIT);
+  });
+});
+
+describe('a service without the Team event stream', () => {
+  test('answers 404: the automation polls at its interval, and asks for the stream no more', async () => {
+    // An older service: the same one, behind a proxy that knows no events route.
+    const older = getLocal();
+    await older.start();
+    const asked: string[] = [];
+    await older.forGet(/\/v1\/teams\/[^/]+\/events/).thenCallback((r) => {
+      asked.push(r.path);
+      return { statusCode: 404, json: { code: 'not_found', message: `no route GET ${r.path}` } };
+    });
+    await older.forAnyRequest().thenForwardTo(svc.url);
+    process.env.FERRY_AGENT_AUTOMATION_POLL_MS = '200';
+    const polling = await startTestAgent({ url: older.url });
+    try {
+      await signInAgent(polling.url, svc);
+      const watched = await portal('evt-older');
+      const r = await call(polling.url, 'POST', '/automations/portal_download', {
+        body: { name: 'Older', portal_subdomain: 'evt-older', dst_folder: path.join(tmp, 'older'), effective_time: new Date().toISOString() },
+      });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      await vi.waitFor(() => expect(asked).toHaveLength(1), WAIT);
+      const arrived = await arrive(watched.id, 'polled');
+      await vi.waitFor(async () => {
+        const list = (await call(polling.url, 'GET', `/automations/${r.body.automation_id}/packages`)).body as any[];
+        expect(list.filter((p) => p.state === 'complete').map((p) => p.package_id)).toEqual([arrived]);
+      }, WAIT);
+      expect(asked).toHaveLength(1);
+    } finally {
+      process.env.FERRY_AGENT_AUTOMATION_POLL_MS = '600000';
+      await polling.close();
+      await older.stop();
+    }
+  });
+});
