@@ -36,6 +36,10 @@ export class PortalDownload implements Runner {
   private wake = new AbortController();
   private loop: Promise<void> = Promise.resolve();
   private following: Promise<void> = Promise.resolve();
+  /** A full poll is asked for before its time (kick). */
+  private pollNow = false;
+  /** Packages the event stream told of, taken by the loop (one worker: a Package is never begun twice at once). */
+  private arrivals: FinalizedNotice[] = [];
   /** The Portals the last poll found, by id: an event of one of them is fetched at once. */
   private watched = new Map<string, Portal>();
   /** Resolved by the first poll that found the Portals (the stream needs their Team), or by stop(). */
@@ -57,6 +61,7 @@ export class PortalDownload implements Runner {
   }
 
   kick(): void {
+    this.pollNow = true;
     this.wake.abort();
   }
 
@@ -73,24 +78,36 @@ export class PortalDownload implements Runner {
     return this.stopping.signal.aborted;
   }
 
-  /** Polls until stopped: a bounded amount of work each time, then a pause that a kick cuts short. */
+  /**
+   * Polls until stopped: a bounded amount of work each time, then a pause that a
+   * kick cuts short. Packages the event stream tells of are begun in between.
+   */
   private async run(): Promise<void> {
+    let due = 0;
     while (!this.stopped) {
       this.wake = new AbortController();
       try {
-        await this.poll();
+        if (this.pollNow || Date.now() >= due) {
+          this.pollNow = false;
+          due = Date.now() + this.host.tuning.pollMs;
+          await this.poll();
+        } else {
+          await this.takeArrivals();
+        }
       } catch (err) {
         if (this.stopped) return;
         this.host.outcome(this.spec.id, { error: messageOf(err) });
       }
       if (this.stopped) return;
-      await pause(this.host.tuning.pollMs, AbortSignal.any([this.wake.signal, this.stopping.signal]));
+      if (this.pollNow || this.arrivals.length > 0) continue;
+      await pause(Math.max(0, due - Date.now()), AbortSignal.any([this.wake.signal, this.stopping.signal]));
     }
   }
 
   private async poll(): Promise<void> {
     const { db } = this.host.ctx;
     const auth = this.host.session.credentials();
+    await this.takeArrivals(auth);
     // Fetches recorded but not begun (the service failed, or the agent stopped): first.
     for (const e of entriesOf(db, this.spec.id)) if (e.direction === 'fetch' && e.state === 'pending') await this.fetch(e, auth);
 
@@ -179,28 +196,32 @@ export class PortalDownload implements Runner {
     });
   }
 
-  /** A Package finalized into a Portal of the Team: fetched now when the Portal is watched. */
+  /** A Package finalized into a Portal of the Team: the loop fetches it now when the Portal is watched. */
   private arrived(n: FinalizedNotice): void {
     if (this.stopped || !n.portalId) return;
-    const portal = this.watched.get(n.portalId);
-    if (!portal) {
+    if (!this.watched.has(n.portalId)) {
       // A Portal made since the last poll: all_portals_download watches it too, the poll finds it.
       if (this.spec.type === 'all_portals_download') this.kick();
       return;
     }
     if (n.finalizedAt < this.fields.effective_time!) return;
+    this.arrivals.push(n);
+    this.wake.abort();
+  }
+
+  /** Begins the Packages the stream told of that are not recorded yet (in the loop, as the poll's are). */
+  private async takeArrivals(auth?: Credentials): Promise<void> {
     const { db } = this.host.ctx;
-    // Checked and recorded with no await in between (begin records first): the poll cannot take it too.
-    if (fetchedPackage(db, this.spec.id, n.packageId)) return;
-    let auth: Credentials;
-    try {
-      auth = this.host.session.credentials();
-    } catch {
-      return; // no session: the poll fetches it once there is one
+    const taken = this.arrivals.splice(0);
+    if (taken.length === 0) return;
+    // Without a session they are dropped: the poll when it comes back finds them.
+    auth ??= this.host.session.credentials();
+    for (const n of taken) {
+      if (this.stopped) return;
+      const portal = this.watched.get(n.portalId!);
+      if (!portal || fetchedPackage(db, this.spec.id, n.packageId)) continue;
+      await this.begin(portal, { id: n.packageId, name: n.name, finalized_at: n.finalizedAt }, auth);
     }
-    void this.begin(portal, { id: n.packageId, name: n.name, finalized_at: n.finalizedAt }, auth).catch((err) => {
-      if (!this.stopped) this.host.outcome(this.spec.id, { error: messageOf(err) });
-    });
   }
 
   /** Records the Package, then fetches it; answers the error when it could not begin. */
