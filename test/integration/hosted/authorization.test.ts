@@ -35,6 +35,8 @@ interface Row {
   admin?: boolean;
   /** Addresses an object of Team A (a Team id or a Team object): Team B's credentials answer 404. */
   scoped?: boolean;
+  /** A Server-Sent Events stream: its 200 is read as far as the headers, then left. */
+  stream?: boolean;
 }
 
 const T = (w: World) => w.A.teamId;
@@ -93,6 +95,8 @@ const ROWS: Row[] = [
   { route: 'GET /v1/packages/{id}/files/{file_id}/download', method: 'GET', kind: 'package-read', ok: 200, path: (_w, p) => `/v1/packages/${p.id}/files/${p.fileId}/download` },
   { route: 'GET /v1/packages/{id}/zip/{variant} (X-Package-Token)', method: 'GET', kind: 'package-read', ok: 200, path: (_w, p) => `/v1/packages/${p.id}/zip/zip_windows` },
   { route: 'GET /v1/packages/{id}/zip/{variant}?token=', method: 'GET', kind: 'zip-token', ok: 200, path: (w, _p, s) => `/v1/packages/${w.pkgA.id}/zip/zip_mac${q('token', s === undefined ? w.zipA : s)}` },
+  { route: 'GET /v1/packages/{id}/events', method: 'GET', kind: 'package-read', ok: 200, stream: true, path: (_w, p) => `/v1/packages/${p.id}/events` },
+  { route: 'GET /v1/teams/{team_id}/events', method: 'GET', kind: 'user', ok: 200, scoped: true, stream: true, path: (w) => `/v1/teams/${T(w)}/events` },
 ];
 
 interface Attempt { label: string; status: number; headers?: (w: World, p: PkgRef) => Promise<Record<string, string>> | Record<string, string>; secret?: (w: World) => string | null; onPkgA?: boolean }
@@ -165,7 +169,16 @@ let svc: TestService;
 let w: World;
 
 const target = (row: Row) => row.target?.(w) ?? w.pkgA;
-function send(row: Row, path: string, headers: Record<string, string>) {
+async function send(row: Row, path: string, headers: Record<string, string>) {
+  if (row.stream) {
+    const abort = new AbortController();
+    const res = await fetch(svc.url + path, { headers, signal: abort.signal });
+    if ((res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+      abort.abort();
+      return { status: res.status, body: undefined };
+    }
+    return { status: res.status, body: await res.json() };
+  }
   if (row.form !== undefined) {
     return call(svc.url, row.method, path, { headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, raw: row.form });
   }
