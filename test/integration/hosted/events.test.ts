@@ -9,6 +9,7 @@ import { newActor, type Actor } from '../../helpers/auth.js';
 import { createPackage, finalizeFile, finalizePackage, makeLink, MiB, putWith, register, type Pkg } from '../../helpers/flow.js';
 import { openEventStream, type EventStream, type SseMessage } from '../../helpers/agent.js';
 import { sweepEvents, EVENT_RETENTION_MS } from '../../../src/hosted/services/events.js';
+import { partProgress } from '../../../src/hosted/events/partProgress.js';
 
 let svc: TestService;
 let owner: Actor;
@@ -132,6 +133,23 @@ describe('the events of an upload', () => {
     // What was written is what was sent.
     const rows = await svc.ctx.db.selectFrom('events').select(['id', 'type']).where('package_id', '=', pkg.id).where('type', '!=', 'package.created').orderBy('id').execute();
     expect(rows.map((r) => r.id)).toEqual(ids(all));
+  });
+
+  it('a thousand parts reported at once make one progress event now and one with the latest count after the window', async () => {
+    const pkg = await createPackage(svc, owner);
+    const f = await registered(pkg, 'big.bin', 1000 * 5 * MiB, 1);
+    const progress = partProgress(svc.ctx);
+    try {
+      const key = `packages/${pkg.id}/${f.fileId}`;
+      for (let n = 1; n <= 1000; n++) progress.stored({ bucket: svc.ctx.storage.bucket, key, uploadId: f.uploadId, partNumber: n, parts: n, bytes: n * 5 * MiB });
+      // Not a file of a Package: ignored.
+      progress.stored({ bucket: svc.ctx.storage.bucket, key: 'elsewhere/x', uploadId: 'u', partNumber: 1, parts: 1, bytes: 1 });
+      const rows = () => svc.ctx.db.selectFrom('events').select('payload').where('package_id', '=', pkg.id).where('type', '=', 'file.progress').orderBy('id').execute();
+      await vi.waitFor(async () => expect(await rows()).toHaveLength(2), { timeout: 10_000, interval: 50 });
+      expect((await rows()).map((r) => JSON.parse(r.payload).parts)).toEqual([1, 1000]);
+    } finally {
+      await progress.stop();
+    }
   });
 
   it('a batch registration raises one event per entry, a refused entry none', async () => {
