@@ -26,8 +26,9 @@ export interface FollowOptions {
 
 const DEFAULT_STALL_MS = 45_000;
 
-/** GET /v1/teams/{team_id}/events */
-export const teamEventsPath = (teamId: string) => `/v1/teams/${encodeURIComponent(teamId)}/events`;
+/** GET /v1/teams/{team_id}/events, with only `types` when given. */
+export const teamEventsPath = (teamId: string, types?: StreamEvent['type'][]) =>
+  `/v1/teams/${encodeURIComponent(teamId)}/events${types ? `?types=${encodeURIComponent(types.join(','))}` : ''}`;
 
 /** Resolves when the service ends the stream (or it stalled); rejects on a refusal or a failed connection. */
 export async function readEventStream(baseUrl: string, path: string, opts: FollowOptions, onMessage: (m: StreamMessage) => void): Promise<void> {

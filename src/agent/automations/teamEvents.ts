@@ -46,7 +46,7 @@ export async function followTeamEvents(f: FollowTeam): Promise<void> {
       const onOpen = () => {
         if (resumed === undefined) f.reset();
       };
-      await readEventStream(f.baseUrl, teamEventsPath(f.teamId), { auth: f.credentials(), lastEventId: last, signal: f.signal, onOpen }, (m) => {
+      await readEventStream(f.baseUrl, teamEventsPath(f.teamId, ['package.finalized']), { auth: f.credentials(), lastEventId: last, signal: f.signal, onOpen }, (m) => {
         heard = true;
         if (m.id) last = m.id;
         if (m.event === 'reset') return f.reset();

@@ -47,9 +47,11 @@ export const ResetEvent = Type.Object({
 });
 export type ResetEvent = Static<typeof ResetEvent>;
 
-/** For clients that cannot set Last-Event-ID (the header wins when both are given). */
 export const EventsQuery = Type.Object({
+  /** For clients that cannot set Last-Event-ID (the header wins when both are given). */
   last_event_id: Type.Optional(Type.String({ pattern: '^\\d{1,15}$' })),
+  /** Only these types, comma-separated (e.g. `package.finalized`); `reset` is always sent. */
+  types: Type.Optional(Type.String({ maxLength: 500 })),
 });
 export type EventsQuery = Static<typeof EventsQuery>;
 

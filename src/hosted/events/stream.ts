@@ -6,7 +6,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { HostedContext } from '../context.js';
 import { badRequest } from '../errors.js';
-import { RESET_EVENT, type ResetEvent, type StreamEvent } from '../../api/hosted/events.js';
+import { RESET_EVENT, STREAM_EVENT_TYPES, type ResetEvent, type StreamEvent, type StreamEventType } from '../../api/hosted/events.js';
 import { eventBounds, eventsAfter, type EventScope } from '../services/events.js';
 
 export const HEARTBEAT_MS = 15_000;
@@ -21,6 +21,15 @@ export function lastEventId(req: FastifyRequest, query: string | undefined): num
   const v = Array.isArray(raw) ? raw[0]! : raw;
   if (!/^\d{1,15}$/.test(v.trim())) throw badRequest('Last-Event-ID must be an event id (a number)', 'invalid_last_event_id');
   return Number(v.trim());
+}
+
+/** The `types` query: known types only (400 otherwise); undefined for all. */
+export function typesOf(raw: string | undefined): StreamEventType[] | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const types = [...new Set(raw.split(',').map((t) => t.trim()).filter(Boolean))];
+  const unknown = types.filter((t) => !(STREAM_EVENT_TYPES as readonly string[]).includes(t));
+  if (unknown.length > 0) throw badRequest(`unknown event type ${unknown.join(', ')}; known: ${STREAM_EVENT_TYPES.join(', ')}`, 'invalid_event_type');
+  return types as StreamEventType[];
 }
 
 /** Where the stream starts: after `last`, or after the newest event (with `reset` when `last` cannot be replayed). */

@@ -5,20 +5,23 @@ import type { RouteModule } from '../app.js';
 import { EventsQuery } from '../../api/hosted/events.js';
 import { PackageParams, TeamParams } from '../../api/hosted/packages.js';
 import { authorizePackage, teamMember } from '../auth/credentials.js';
-import { lastEventId, serveEventStream } from '../events/stream.js';
+import { lastEventId, serveEventStream, typesOf } from '../events/stream.js';
 
 const routes: RouteModule = (app, ctx) => {
   app.get('/v1/packages/:package_id/events', { schema: { params: PackageParams, querystring: EventsQuery } }, async (req, reply) => {
     const last = lastEventId(req, req.query.last_event_id);
+    const types = typesOf(req.query.types);
     // 'read': the creator's token, an uploader's and a Link's all may watch.
     const { pkg } = await authorizePackage(ctx, req, req.params.package_id, 'read');
-    await serveEventStream(ctx, req, reply, { packageId: pkg.id }, last);
+    await serveEventStream(ctx, req, reply, { packageId: pkg.id, ...(types ? { types } : {}) }, last);
   });
 
   app.get('/v1/teams/:team_id/events', { schema: { params: TeamParams, querystring: EventsQuery } }, async (req, reply) => {
     const last = lastEventId(req, req.query.last_event_id);
+    const types = typesOf(req.query.types);
     const { who, role } = await teamMember(ctx, req, req.params.team_id);
-    await serveEventStream(ctx, req, reply, { teamId: req.params.team_id, viewer: { userId: who.userId, teamId: req.params.team_id, role } }, last);
+    const viewer = { userId: who.userId, teamId: req.params.team_id, role };
+    await serveEventStream(ctx, req, reply, { teamId: req.params.team_id, viewer, ...(types ? { types } : {}) }, last);
   });
 };
 export default routes;

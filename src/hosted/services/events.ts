@@ -1,10 +1,9 @@
 // Realtime events (docs/hosted-api-notes/events.md): written in the transaction
 // of the change they tell of, so an event exists if and only if the change
 // committed, read back by the streams in id order, and swept after a day.
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool, type Transaction } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool, type Transaction } from 'kysely';
 import type { HostedContext } from '../context.js';
 import type { Database, EventsTable, PackagesTable, Role } from '../db/schema.js';
-import type { Selectable } from 'kysely';
 import type { FilePayload, PackageStatePayload, StreamEvent, StreamEventType } from '../../api/hosted/events.js';
 import { nowIso } from '../ids.js';
 
@@ -85,7 +84,10 @@ export function readablePackages(_v: EventViewer) {
   return (eb: ExpressionBuilder<Database, 'packages'>): Expression<SqlBool> => eb.lit(true);
 }
 
-export type EventScope = { packageId: string } | { teamId: string; viewer: EventViewer };
+export type EventScope = ({ packageId: string } | { teamId: string; viewer: EventViewer }) & {
+  /** Only these types; all when absent. */
+  types?: StreamEventType[];
+};
 
 /** Events of the scope after `after`, oldest first, at most `limit`. */
 export async function eventsAfter(ctx: HostedContext, scope: EventScope, after: number, limit = 500): Promise<StreamEvent[]> {
@@ -100,6 +102,7 @@ export async function eventsAfter(ctx: HostedContext, scope: EventScope, after: 
       .where(readablePackages(scope.viewer));
     q = q.where('team_id', '=', scope.teamId).where((eb) => eb.exists(readable));
   }
+  if (scope.types) q = q.where('type', 'in', scope.types);
   const rows = await q.orderBy('id').limit(limit).execute();
   return rows.map(toStreamEvent);
 }

@@ -185,6 +185,18 @@ describe('the events of an upload', () => {
   });
 });
 
+describe('types', () => {
+  it('?types= keeps only those types; an unknown type answers 400', async () => {
+    const pkg = await createPackage(svc, owner);
+    const s = await stream(`/v1/packages/${pkg.id}`, pkg.h, 'types=package.finalized,package.expired');
+    await register(svc, pkg, { kind: 'directory', name: 'dir' });
+    await finalizePackage(svc, pkg);
+    expect((await next(s)).event).toBe('package.finalized');
+    const bad = await stream(`/v1/teams/${owner.teamId}`, owner.h, 'types=package.finalized,package.exploded');
+    expect(bad.status).toBe(400);
+  });
+});
+
 describe('replay', () => {
   it('Last-Event-ID (header or query) replays what came after it, then goes on live', async () => {
     const pkg = await createPackage(svc, owner);
