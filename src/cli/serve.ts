@@ -30,6 +30,11 @@ const HELP = `usage: ferry serve [options]
   --gateway-recheck-ms N    a transfer waiting for its storage gateway looks again this often (default 60000)
   --gateway-wait-ms N       a transfer whose storage gateway stays away this long is given up
                             (default 604800000, 7 days)
+  --clamd SOCKET|HOST:PORT  scan every uploaded file with clamd (INSTREAM); flagged files are
+                            refused for download (default: no scanning)
+  --clamd-timeout-ms N      how long clamd may stay silent during a scan (default 60000)
+  --clamd-attempts N        tries of one scan before the file is marked scan failed (default 8)
+  --clamd-retry-base-ms N   the wait after a scan's first failed try, doubling (default 30000)
   --updates-dir DIR         serve the desktop app's update feed from DIR at /updates/
                             (latest.yml, latest-mac.yml, latest-linux.yml, installers, blockmaps)
   --log-level LEVEL         pino level (default info)
@@ -69,6 +74,10 @@ export const serveOptions = {
   'gateway-heartbeat-ms': { type: 'string' },
   'gateway-recheck-ms': { type: 'string' },
   'gateway-wait-ms': { type: 'string' },
+  clamd: { type: 'string' },
+  'clamd-timeout-ms': { type: 'string' },
+  'clamd-attempts': { type: 'string' },
+  'clamd-retry-base-ms': { type: 'string' },
   'updates-dir': { type: 'string' },
   'log-level': { type: 'string' },
 } as const;

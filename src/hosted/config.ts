@@ -63,9 +63,26 @@ export interface HostedConfig {
   gatewayRecheckMs: number;
   /** A transfer whose storage gateway stays away this long after the transfer was raised is given up. */
   gatewayWaitMs: number;
+  /** clamd to scan every finalized file with (INSTREAM); no scanning when absent. */
+  clamd?: ClamdAddress;
+  /** How long clamd may stay silent during one scan before the attempt fails. */
+  clamdTimeoutMs: number;
+  /** Attempts of one scan (clamd unreachable or answering ERROR) before the file is marked scan failed. */
+  clamdAttempts: number;
+  /** The wait after a scan's first failed attempt; each later wait doubles (at most 10 minutes). */
+  clamdRetryBaseMs: number;
   /** The desktop app's update feed served at /updates/ (latest*.yml, installers, blockmaps), when given. */
   updatesDir?: string;
   logLevel: string;
+}
+
+/** A clamd socket: a Unix socket path, or HOST:PORT for TCP. */
+export type ClamdAddress = { path: string } | { host: string; port: number };
+
+/** `--clamd SOCKET|HOST:PORT`: a value with a slash (or no colon) is a Unix socket path. */
+export function parseClamd(value: string): ClamdAddress {
+  if (value.includes('/') || !value.includes(':')) return { path: path.resolve(value) };
+  return parseHostPort(value, '--clamd');
 }
 
 export type Flags = Record<string, string | boolean | undefined>;
@@ -164,6 +181,10 @@ export function resolveHostedConfig(flags: Flags, env: NodeJS.ProcessEnv = proce
     gatewayRecheckMs: intSetting(get('gateway-recheck-ms'), 60_000, '--gateway-recheck-ms', 10),
     gatewayWaitMs: intSetting(get('gateway-wait-ms'), 7 * 24 * 3600 * 1000, '--gateway-wait-ms', 1000),
     ...(get('cloud-aws-endpoint') ? { cloudAwsEndpoint: get('cloud-aws-endpoint')!.replace(/\/+$/, '') } : {}),
+    ...(get('clamd') ? { clamd: parseClamd(get('clamd')!) } : {}),
+    clamdTimeoutMs: intSetting(get('clamd-timeout-ms'), 60_000, '--clamd-timeout-ms', 100),
+    clamdAttempts: intSetting(get('clamd-attempts'), 8, '--clamd-attempts', 1),
+    clamdRetryBaseMs: intSetting(get('clamd-retry-base-ms'), 30_000, '--clamd-retry-base-ms', 1),
     ...(get('updates-dir') ? { updatesDir: path.resolve(get('updates-dir')!) } : {}),
     logLevel: get('log-level') ?? 'info',
   };

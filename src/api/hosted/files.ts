@@ -57,6 +57,11 @@ export const FileObject = Type.Object({
   /** Omitted for the zip kinds. */
   size: Type.Optional(Type.Integer()),
   virus_detected: Type.Boolean(),
+  /**
+   * The malware scan of a file (service started with --clamd): pending, clean,
+   * infected or failed. Omitted when the file was not scanned, and for folders and zips.
+   */
+  scan_state: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('clean'), Type.Literal('infected'), Type.Literal('failed')])),
 });
 export type FileObject = Static<typeof FileObject>;
 

@@ -359,6 +359,14 @@ ALTER TABLE cloud_connections ADD COLUMN gateway_info TEXT;
 CREATE UNIQUE INDEX cloud_connections_gateway_secret ON cloud_connections(gateway_secret_hash) WHERE gateway_secret_hash IS NOT NULL;
 `,
   },
+  {
+    version: 11,
+    name: 'malware scanning: a file\'s scan state',
+    sql: `
+ALTER TABLE files ADD COLUMN scan_state TEXT CHECK (scan_state IN ('pending','clean','infected','failed'));
+ALTER TABLE files ADD COLUMN scan_result TEXT;
+`,
+  },
 ];
 
 /** Applies every migration newer than the database, each in its own transaction. */

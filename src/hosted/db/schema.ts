@@ -102,9 +102,15 @@ export interface FilesTable {
   upload_id: string | null;
   state: 'pending' | 'finalized';
   virus_detected: number;
+  /** Malware scan (migration 11): null when no scanner was configured at its finalize. */
+  scan_state?: ScanState | null;
+  /** The scanner's signature name when infected, or why the scan failed. */
+  scan_result?: string | null;
   created_at: string;
   updated_at: string;
 }
+
+export type ScanState = 'pending' | 'clean' | 'infected' | 'failed';
 
 export interface LinksTable {
   id: string;

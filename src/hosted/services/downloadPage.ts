@@ -67,6 +67,15 @@ export function renderDownloadPage(info: LinkInfo, d: PageDownloads, preferWindo
 <table>
 ${rows}
 </table>
+${withheldNote(d)}
 <p class="muted">These download addresses work until ${e(d.until.toISOString().slice(0, 16).replace('T', ' '))} UTC; open this page again for fresh ones.</p>`,
   );
+}
+
+/** Says which files the page (and its ZIPs) leave out because of the malware scan. */
+function withheldNote(d: PageDownloads): string {
+  if (!d.withheld?.length) return '';
+  const why = { virus_detected: 'flagged with malware', scan_failed: 'could not be scanned for malware', scan_pending: 'still being scanned; open this page again shortly' };
+  const items = d.withheld.map((w) => `<li>${e(w.rel)}: ${e(why[w.why])}</li>`).join('');
+  return `<p class="err">Not offered for download:</p><ul class="withheld">${items}</ul>`;
 }
