@@ -48,9 +48,10 @@ function connect(addr: ClamdAddress, timeoutMs: number): Promise<net.Socket> {
 function answer(sock: net.Socket, timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
     let text = '';
+    let settled = false;
     const done = (err?: Error) => {
-      sock.removeAllListeners();
-      sock.on('error', () => undefined);
+      if (settled) return;
+      settled = true;
       sock.destroy();
       if (err) reject(err);
       else resolve(text.replace(/\0.*$/s, '').trim());
@@ -106,7 +107,7 @@ export async function scanStream(addr: ClamdAddress, body: Readable, timeoutMs: 
       // clamd answers early (and closes) when the stream passes its limit: stop sending then.
       if (sock.destroyed || sock.writableEnded) break;
       const buf = Buffer.isBuffer(piece) ? piece : Buffer.from(piece as Uint8Array);
-      for (let at = 0; at < buf.length; at += CHUNK) {
+      for (let at = 0; at < buf.length && !sock.destroyed; at += CHUNK) {
         const part = buf.subarray(at, at + CHUNK);
         const len = Buffer.alloc(4);
         len.writeUInt32BE(part.length);
@@ -136,6 +137,7 @@ export async function scanStream(addr: ClamdAddress, body: Readable, timeoutMs: 
 /** Resolves when the socket can take more, or it closed (the answer then says why). */
 function drained(sock: net.Socket): Promise<void> {
   return new Promise((resolve) => {
+    if (sock.destroyed) return resolve();
     const done = () => {
       sock.removeListener('drain', done);
       sock.removeListener('close', done);
