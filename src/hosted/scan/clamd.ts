@@ -11,7 +11,15 @@ import type { ClamdAddress } from '../config.js';
 export type ScanVerdict = { clean: true } | { clean: false; signature: string };
 
 /** clamd could not be asked (unreachable, silent, connection broken): worth another try later. */
-export class ClamdUnavailableError extends Error {}
+export class ClamdUnavailableError extends Error {
+  constructor(
+    message: string,
+    /** The socket's error code, when there was one (EPIPE: clamd closed while we were sending). */
+    readonly code?: string,
+  ) {
+    super(message);
+  }
+}
 
 /** clamd answered ERROR. `sizeLimit`: the stream is larger than its StreamMaxLength, which no retry changes. */
 export class ClamdScanError extends Error {
@@ -64,7 +72,7 @@ function answer(sock: net.Socket, timeoutMs: number): Promise<string> {
     sock.on('end', () => done());
     sock.on('close', () => done());
     sock.on('timeout', () => done(new ClamdUnavailableError(`clamd stayed silent for ${timeoutMs} ms`)));
-    sock.on('error', (err) => done(text ? undefined : new ClamdUnavailableError(`clamd connection failed: ${err.message}`)));
+    sock.on('error', (err: NodeJS.ErrnoException) => done(text ? undefined : new ClamdUnavailableError(`clamd connection failed: ${err.message}`, err.code)));
   });
 }
 
@@ -98,6 +106,7 @@ export async function ping(addr: ClamdAddress, timeoutMs: number): Promise<boole
 export async function scanStream(addr: ClamdAddress, body: Readable, timeoutMs: number, signal?: AbortSignal): Promise<ScanVerdict> {
   const sock = await connect(addr, timeoutMs);
   const reply = answer(sock, timeoutMs);
+  reply.catch(() => undefined); // awaited below, once the bytes are sent
   const onAbort = () => sock.destroy(new Error('scan stopped'));
   signal?.addEventListener('abort', onAbort, { once: true });
   let sendError: unknown;
@@ -127,7 +136,15 @@ export async function scanStream(addr: ClamdAddress, body: Readable, timeoutMs: 
   try {
     line = await reply;
   } catch (err) {
-    throw sendError && !(err instanceof ClamdUnavailableError) ? sendError : err;
+    if (signal?.aborted) throw new Error('scan stopped');
+    if (sendError) throw sendError;
+    // clamd closes an INSTREAM early only past its StreamMaxLength; its answer saying so
+    // may be lost with the connection (our next write fails first). If clamd still
+    // answers PING, that is what happened; if not, clamd is down.
+    if (err instanceof ClamdUnavailableError && (err.code === 'EPIPE' || err.code === 'ECONNRESET') && (await ping(addr, timeoutMs))) {
+      throw new ClamdScanError('clamd closed the stream before its end: INSTREAM size limit exceeded (StreamMaxLength)', true);
+    }
+    throw err;
   }
   if (signal?.aborted) throw new Error('scan stopped');
   if (!line && sendError) throw sendError;
