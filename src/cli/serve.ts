@@ -32,7 +32,7 @@ const HELP = `usage: ferry serve [options]
                             (default 604800000, 7 days)
   --clamd SOCKET|HOST:PORT  scan every uploaded file with clamd (INSTREAM); flagged files are
                             refused for download (default: no scanning)
-  --clamd-timeout-ms N      how long clamd may stay silent during a scan (default 60000)
+  --clamd-timeout-ms N      how long clamd may stay silent during a scan (default 300000, 5 min)
   --clamd-attempts N        tries of one scan before the file is marked scan failed (default 8)
   --clamd-retry-base-ms N   the wait after a scan's first failed try, doubling (default 30000)
   --updates-dir DIR         serve the desktop app's update feed from DIR at /updates/

@@ -65,7 +65,7 @@ export interface HostedConfig {
   gatewayWaitMs: number;
   /** clamd to scan every finalized file with (INSTREAM); no scanning when absent. */
   clamd?: ClamdAddress;
-  /** How long clamd may stay silent during one scan before the attempt fails. */
+  /** How long clamd may stay silent during one scan (it is, while it scans a large file) before the attempt fails. */
   clamdTimeoutMs: number;
   /** Attempts of one scan (clamd unreachable or answering ERROR) before the file is marked scan failed. */
   clamdAttempts: number;
@@ -182,7 +182,7 @@ export function resolveHostedConfig(flags: Flags, env: NodeJS.ProcessEnv = proce
     gatewayWaitMs: intSetting(get('gateway-wait-ms'), 7 * 24 * 3600 * 1000, '--gateway-wait-ms', 1000),
     ...(get('cloud-aws-endpoint') ? { cloudAwsEndpoint: get('cloud-aws-endpoint')!.replace(/\/+$/, '') } : {}),
     ...(get('clamd') ? { clamd: parseClamd(get('clamd')!) } : {}),
-    clamdTimeoutMs: intSetting(get('clamd-timeout-ms'), 60_000, '--clamd-timeout-ms', 100),
+    clamdTimeoutMs: intSetting(get('clamd-timeout-ms'), 300_000, '--clamd-timeout-ms', 100),
     clamdAttempts: intSetting(get('clamd-attempts'), 8, '--clamd-attempts', 1),
     clamdRetryBaseMs: intSetting(get('clamd-retry-base-ms'), 30_000, '--clamd-retry-base-ms', 1),
     ...(get('updates-dir') ? { updatesDir: path.resolve(get('updates-dir')!) } : {}),

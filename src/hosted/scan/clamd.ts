@@ -34,10 +34,13 @@ export class ClamdScanError extends Error {
 /** clamd takes chunks of any size; this keeps each write small and the socket's buffer bounded. */
 const CHUNK = 64 * 1024;
 
+/** Connecting takes no longer than this, however long a scan may stay silent. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
 function connect(addr: ClamdAddress, timeoutMs: number): Promise<net.Socket> {
   return new Promise((resolve, reject) => {
     const sock = 'path' in addr ? net.createConnection({ path: addr.path }) : net.createConnection({ host: addr.host, port: addr.port });
-    sock.setTimeout(timeoutMs);
+    sock.setTimeout(Math.min(timeoutMs, CONNECT_TIMEOUT_MS));
     const fail = (err: Error) => {
       sock.destroy();
       reject(new ClamdUnavailableError(`clamd cannot be reached: ${err.message}`));
@@ -92,9 +95,10 @@ function throwError(why: string): never {
 }
 
 export async function ping(addr: ClamdAddress, timeoutMs: number): Promise<boolean> {
+  const t = Math.min(timeoutMs, CONNECT_TIMEOUT_MS);
   try {
-    const sock = await connect(addr, timeoutMs);
-    const reply = answer(sock, timeoutMs);
+    const sock = await connect(addr, t);
+    const reply = answer(sock, t);
     sock.write('zPING\0');
     return (await reply) === 'PONG';
   } catch {

@@ -9,7 +9,7 @@ describe('--clamd', () => {
   test('absent: no scanning, default settings', () => {
     const c = resolveHostedConfig({}, {});
     expect(c.clamd).toBeUndefined();
-    expect(c).toMatchObject({ clamdTimeoutMs: 60_000, clamdAttempts: 8, clamdRetryBaseMs: 30_000 });
+    expect(c).toMatchObject({ clamdTimeoutMs: 300_000, clamdAttempts: 8, clamdRetryBaseMs: 30_000 });
   });
 
   test('a path (with a slash, or without a colon) is a Unix socket', () => {
