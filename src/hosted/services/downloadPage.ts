@@ -1,8 +1,9 @@
 // The HTML of the web download page behind a Link: self-contained (inline CSS,
-// no script, no external asset), every value escaped.
+// no script, no external asset; the frame is pageLayout.ts), every value escaped.
 import type { LinkInfo } from '../../api/hosted/links.js';
 import type { PageDownloads } from './downloads.js';
 import { DEFAULT_PRIMARY_COLOR } from './links.js';
+import { renderPage } from './pageLayout.js';
 import { escapeHtml as e, humanSize } from './notify.js';
 
 /** Headers the page is served with: nothing may load, frame it, or leak its secret URL. */
@@ -14,25 +15,8 @@ export const PAGE_HEADERS = {
   'cache-control': 'no-store',
 };
 
-const safeColor = (c: string) => (/^#[0-9a-fA-F]{3,8}$/.test(c) ? c : DEFAULT_PRIMARY_COLOR);
-
 function layout(title: string, color: string, body: string): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex"><title>${e(title)}</title>
-<style>
-body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;background:#f5f6f8;color:#1d2330}
-main{max-width:760px;margin:40px auto;background:#fff;border-radius:10px;padding:28px 32px;box-shadow:0 1px 4px #0002}
-h1{font-size:22px;margin:0 0 6px}.muted{color:#667085}.err{color:#b42318}
-a.btn,button{display:inline-block;background:${safeColor(color)};color:#fff;border:0;border-radius:6px;padding:10px 18px;font-size:15px;text-decoration:none;cursor:pointer}
-table{width:100%;border-collapse:collapse;margin:18px 0}td{padding:7px 4px;border-top:1px solid #eaecf0;word-break:break-all}
-td.size{text-align:right;white-space:nowrap;color:#667085}input{font-size:15px;padding:9px;border:1px solid #d0d5dd;border-radius:6px;width:260px}
-td.pick{width:28px}td.pick input{width:18px;height:18px;margin:0;padding:0}.actions{display:flex;flex-wrap:wrap;gap:10px;align-items:center}
-a.btn.ghost,button.ghost{background:#fff;color:#1d2330;border:1px solid #d0d5dd}
-a:focus-visible,button:focus-visible,input:focus-visible{outline:3px solid #2e90fa;outline-offset:2px}
-</style></head><body><main>
-${body}
-</main></body></html>`;
+  return renderPage({ title, accent: color, body });
 }
 
 export function renderErrorPage(message: string): string {
@@ -48,7 +32,7 @@ export function renderPasswordPage(action: string, error?: string): string {
 <p class="muted">The sender protected this download with a password.</p>
 ${error ? `<p class="err">${e(error)}</p>` : ''}
 <form method="post" action="${e(action)}">
-<input type="password" name="password" autocomplete="current-password" autofocus required aria-label="Password">
+<input type="password" name="password" autocomplete="current-password" autofocus required aria-label="Password" style="width:260px">
 <button type="submit">Open</button>
 </form>`,
   );
