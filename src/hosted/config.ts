@@ -110,7 +110,8 @@ const truthy = (v: string | undefined) => v !== undefined && /^(1|true|yes|on)$/
  */
 function storeCorsOrigins(publicUrl: string, portalDomain: string | undefined, extra: string | undefined): string[] {
   const own = new URL(publicUrl);
-  const out = [own.origin];
+  // Port 0: the port is chosen at listen, after the store has started; any port of this host then.
+  const out = [own.port === '0' ? `${own.protocol}//${own.hostname}:*` : own.origin];
   if (portalDomain) out.push(`${own.protocol}//*.${portalDomain}`);
   for (const o of (extra ?? '').split(',').map((x) => x.trim()).filter(Boolean)) {
     if (!/^https?:\/\/(\*\.)?[^/*\s]+$/i.test(o)) throw new Error(`--cors-origin takes origins like https://app.example.com or https://*.example.com, got "${o}"`);

@@ -8,18 +8,25 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 const METHODS = 'GET, PUT, POST, DELETE, HEAD';
 const EXPOSED = 'ETag, x-amz-request-id, x-amz-version-id';
 
-/** `origins` are exact (`https://ferry.example.com`) or any subdomain of a domain (`https://*.portals.example.com`). */
+/**
+ * `origins` are exact (`https://ferry.example.com`), any subdomain of a domain
+ * (`https://*.portals.example.com`), or any port of a host (`http://127.0.0.1:*`,
+ * for a service started on port 0, whose port is chosen after its store starts).
+ */
 export function corsMatcher(origins: readonly string[]): (origin: string) => boolean {
   const exact = new Set<string>();
   const suffixes: { scheme: string; suffix: string }[] = [];
-  for (const o of origins) {
-    const m = /^(https?):\/\/\*\.(.+)$/i.exec(o);
-    if (m) suffixes.push({ scheme: `${m[1]!.toLowerCase()}://`, suffix: `.${m[2]!.toLowerCase()}` });
-    else exact.add(o.toLowerCase().replace(/\/+$/, ''));
+  const anyPort: string[] = [];
+  for (const o of origins.map((x) => x.toLowerCase().replace(/\/+$/, ''))) {
+    const m = /^(https?:\/\/)\*(\..+)$/.exec(o);
+    if (m) suffixes.push({ scheme: m[1]!, suffix: m[2]! });
+    else if (o.endsWith(':*')) anyPort.push(o.slice(0, -1));
+    else exact.add(o);
   }
   return (origin) => {
     const o = origin.toLowerCase();
     if (exact.has(o)) return true;
+    if (anyPort.some((p) => o.startsWith(p) && /^\d{1,5}$/.test(o.slice(p.length)))) return true;
     return suffixes.some(({ scheme, suffix }) => o.startsWith(scheme) && o.endsWith(suffix) && /^[a-z0-9-]+$/.test(o.slice(scheme.length, -suffix.length)));
   };
 }
