@@ -383,6 +383,7 @@ CREATE TABLE teamspace_members (
 );
 CREATE INDEX teamspace_members_membership ON teamspace_members(membership_id);
 ALTER TABLE portals ADD COLUMN teamspace_id TEXT REFERENCES teamspaces(id);
+ALTER TABLE packages ADD COLUMN private_access INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX packages_teamspace ON packages(teamspace_id, state);
 `,
   },

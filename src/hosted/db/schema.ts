@@ -87,6 +87,8 @@ export interface PackagesTable {
   objects_deleted: number;
   created_at: string;
   updated_at: string;
+  /** 1 once the private Portal it came through is deleted: it stays private (services/visibility.ts). */
+  private_access?: number;
 }
 
 export interface FilesTable {

@@ -17,7 +17,7 @@ import { parseRecipients } from './packages.js';
 import { resolveTagRef } from './tags.js';
 import { portalWebhooks, setPortalWebhooks } from './customWebhooks.js';
 import { portalConnections, setPortalConnections } from './cloudConnections.js';
-import { teamspaceOfTeam } from './visibility.js';
+import { keepPortalPackagesPrivate, teamspaceOfTeam } from './visibility.js';
 
 const flag = (b: boolean) => (b ? 1 : 0);
 
@@ -237,8 +237,11 @@ export async function updatePortal(ctx: HostedContext, portal: PortalsTable, bod
 
 /** Packages received through the Portal stay in the Team; they keep its id. */
 export async function deletePortal(ctx: HostedContext, portalId: string): Promise<void> {
-  const res = await ctx.db.deleteFrom('portals').where('id', '=', portalId).executeTakeFirst();
-  if (Number(res.numDeletedRows) === 0) throw notFound('portal');
+  await ctx.db.transaction().execute(async (trx) => {
+    await keepPortalPackagesPrivate(trx, portalId);
+    const res = await trx.deleteFrom('portals').where('id', '=', portalId).executeTakeFirst();
+    if (Number(res.numDeletedRows) === 0) throw notFound('portal');
+  });
 }
 
 const csv = (v: string | undefined) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean);

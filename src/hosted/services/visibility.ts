@@ -6,7 +6,9 @@
 //   they created it, or
 //   (it has no Teamspace, or its Teamspace is one of theirs) and
 //   (it did not come through a private Portal, or that Portal's Teamspace is one of theirs).
-// A Package whose Teamspace was deleted is therefore seen by Owners, Admins and its creator only.
+// A Package whose Teamspace was deleted is therefore seen by Owners, Admins and its creator only;
+// one whose private Portal was deleted by them and the members of its own Teamspace.
+import type { Transaction } from 'kysely';
 import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import type { Db } from '../db/open.js';
 import type { Database, Role } from '../db/schema.js';
@@ -46,14 +48,21 @@ export function visiblePackages(v: Viewer) {
         .where('portals.access_level', '=', 'private')
         .where((p) => p.or([p('portals.teamspace_id', 'is', null), p('portals.teamspace_id', 'not in', spacesOf(eb, v))])),
     );
+    const inMySpace = eb('packages.teamspace_id', 'in', spacesOf(eb, v));
     return eb.or([
       eb('packages.created_by', '=', v.userId),
       eb.and([
-        eb.or([eb('packages.teamspace_id', 'is', null), eb('packages.teamspace_id', 'in', spacesOf(eb, v))]),
+        eb.or([eb.and([eb('packages.teamspace_id', 'is', null), eb('packages.private_access', '=', 0)]), inMySpace]),
         eb.not(hiddenPortal),
       ]),
     ]);
   };
+}
+
+/** Before a Portal is deleted: the Packages of a private one stay private without it. */
+export async function keepPortalPackagesPrivate(trx: Transaction<Database>, portalId: string): Promise<void> {
+  const portal = await trx.selectFrom('portals').select('access_level').where('id', '=', portalId).executeTakeFirst();
+  if (portal?.access_level === 'private') await trx.updateTable('packages').set({ private_access: 1 }).where('portal_id', '=', portalId).execute();
 }
 
 /** Whether the viewer may read the Package (of the viewer's Team). */

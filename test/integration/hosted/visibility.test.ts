@@ -196,4 +196,14 @@ describe('Teamspaces and private Portals', () => {
     expect((await api('GET', `/v1/packages/${p.id}`, member)).status).toBe(404);
     expect((await call(svc.url, 'GET', `/v1/packages/${p.id}`, { headers: p.h })).status).toBe(200);
   });
+
+  // Last: it deletes the private Portals.
+  it("deleting a private Portal keeps its Packages private: Owners, Admins and the Package's Teamspace only", async () => {
+    for (const key of ['privnone', 'privx']) expect((await api('DELETE', `/v1/portals/${portals[key]}`, admin)).status).toBe(204);
+    const status = async (key: string, who: Actor) => (await api('GET', `/v1/packages/${ids[key]}`, who)).status;
+    expect([await status('privnone', admin), await status('privnone', member), await status('privnone', outsider)]).toEqual([200, 404, 404]);
+    expect([await status('privx', owner), await status('privx', member), await status('privx', outsider)]).toEqual([200, 200, 404]);
+    const listed = await api('GET', `/v1.1/teams/${owner.teamId}/packages`, member);
+    expect(keysOf(listed.body.records)).toEqual(['inX', 'noSpace', 'privx', 'regular']);
+  });
 });
