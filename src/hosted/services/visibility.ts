@@ -4,12 +4,11 @@
 //
 // Owners and Admins see every Package of their Team. A member sees a Package when
 //   they created it, or
-//   (it has no Teamspace, or its Teamspace is one of theirs) and
+//   (it has no Teamspace and was not kept private, or its Teamspace is one of theirs) and
 //   (it did not come through a private Portal, or that Portal's Teamspace is one of theirs).
 // A Package whose Teamspace was deleted is therefore seen by Owners, Admins and its creator only;
-// one whose private Portal was deleted by them and the members of its own Teamspace.
-import type { Transaction } from 'kysely';
-import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
+// one whose private Portal was deleted (private_access) by them and the members of its own Teamspace.
+import type { Expression, ExpressionBuilder, SqlBool, Transaction } from 'kysely';
 import type { Db } from '../db/open.js';
 import type { Database, Role } from '../db/schema.js';
 import { badRequest, forbidden } from '../errors.js';
