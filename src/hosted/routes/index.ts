@@ -21,5 +21,6 @@ import cloudConnections from './cloudConnections.js';
 import cloudTransfers from './cloudTransfers.js';
 import portalPackageList from './portalPackageList.js';
 import storageGateway from './storageGateway.js';
+import teamspaces from './teamspaces.js';
 
-export const routeModules: RouteModule[] = [auth, teams, apiKeys, system, packages, packageList, bulkArchive, tags, uploads, links, downloads, pages, portalPage, portals, portalPackageList, customWebhooks, filters, cloudConnections, cloudTransfers, storageGateway, updates];
+export const routeModules: RouteModule[] = [auth, teams, apiKeys, system, packages, packageList, bulkArchive, tags, uploads, links, downloads, pages, portalPage, portals, portalPackageList, customWebhooks, filters, cloudConnections, cloudTransfers, storageGateway, updates, teamspaces];
