@@ -87,6 +87,8 @@ export interface PackagesTable {
   objects_deleted: number;
   created_at: string;
   updated_at: string;
+  /** 1 once the private Portal it came through is deleted: it stays private (services/visibility.ts). */
+  private_access?: number;
 }
 
 export interface FilesTable {
@@ -156,6 +158,8 @@ export interface PortalsTable {
   tag_id: string | null;
   created_at: string;
   updated_at: string;
+  /** The Teamspace its Packages join; null for none. */
+  teamspace_id: string | null;
 }
 
 export type JobState = 'queued' | 'running' | 'failed';
@@ -337,6 +341,22 @@ export interface CloudTransferPartsTable {
   etag: string;
 }
 
+export interface TeamspacesTable {
+  id: string;
+  team_id: string;
+  name: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A Team membership added to a Teamspace; `id` is the teamspace_membership_id of the API. */
+export interface TeamspaceMembersTable {
+  id: string;
+  teamspace_id: string;
+  membership_id: string;
+  created_at: string;
+}
+
 export interface MigrationsTable {
   version: number;
   name: string;
@@ -365,4 +385,6 @@ export interface Database {
   cloud_transfer_items: CloudTransferItemsTable;
   cloud_transfer_parts: CloudTransferPartsTable;
   schema_migrations: MigrationsTable;
+  teamspaces: TeamspacesTable;
+  teamspace_members: TeamspaceMembersTable;
 }

@@ -72,7 +72,7 @@ export async function downloadUrl(ctx: HostedContext, grant: Grant, fileId: stri
 }
 
 export interface PageDownloads {
-  files: { rel: string; size: number; url: string }[];
+  files: { id: string; rel: string; size: number; url: string }[];
   /** Files left out by the malware scan: flagged, not scannable, or still being scanned. */
   withheld: { rel: string; why: 'virus_detected' | 'scan_failed' | 'scan_pending' }[];
   zip: Record<ZipVariant, string>;
@@ -93,7 +93,7 @@ export async function pageDownloads(ctx: HostedContext, pkg: PackagesTable, link
     const rel = f.path ? `${f.path}/${f.name}` : f.name;
     const refusal = refusalFor(f);
     if (refusal) withheld.push({ rel, why: refusal.code as PageDownloads['withheld'][number]['why'] });
-    else files.push({ rel, size: f.size ?? 0, url: await ctx.storage.downloadUrl(f.object_key, f.name, seconds) });
+    else files.push({ id: f.id, rel, size: f.size ?? 0, url: await ctx.storage.downloadUrl(f.object_key, f.name, seconds) });
   }
   return {
     files,
