@@ -76,7 +76,10 @@ export async function prepareClamd(opts: { streamMaxLength?: string } = {}): Pro
       let stderr = '';
       c.stderr!.on('data', (b) => (stderr += b.toString()));
       child = c;
-      exited = new Promise((resolve) => c.once('exit', () => resolve()));
+      // A test that times out never reaches its stop(): clamd must not outlive the test process.
+      const orphan = () => c.kill('SIGKILL');
+      process.once('exit', orphan);
+      exited = new Promise((resolve) => c.once('exit', () => (process.removeListener('exit', orphan), resolve())));
       for (let i = 0; i < 300; i++) {
         if (c.exitCode !== null) throw new Error(`clamd exited (${c.exitCode}): ${stderr}`);
         if (await pong(socket)) return;
