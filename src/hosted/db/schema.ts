@@ -89,6 +89,8 @@ export interface PackagesTable {
   objects_deleted: number;
   created_at: string;
   updated_at: string;
+  /** 1 once the private Portal it came through is deleted: it stays private (services/visibility.ts). */
+  private_access?: number;
 }
 
 export interface FilesTable {
@@ -104,9 +106,15 @@ export interface FilesTable {
   upload_id: string | null;
   state: 'pending' | 'finalized';
   virus_detected: number;
+  /** Malware scan (migration 11): null when no scanner was configured at its finalize. */
+  scan_state?: ScanState | null;
+  /** The scanner's signature name when infected, or why the scan failed. */
+  scan_result?: string | null;
   created_at: string;
   updated_at: string;
 }
+
+export type ScanState = 'pending' | 'clean' | 'infected' | 'failed';
 
 export interface LinksTable {
   id: string;
@@ -152,6 +160,8 @@ export interface PortalsTable {
   tag_id: string | null;
   created_at: string;
   updated_at: string;
+  /** The Teamspace its Packages join; null for none. */
+  teamspace_id: string | null;
 }
 
 export type JobState = 'queued' | 'running' | 'failed';
@@ -333,6 +343,22 @@ export interface CloudTransferPartsTable {
   etag: string;
 }
 
+export interface TeamspacesTable {
+  id: string;
+  team_id: string;
+  name: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A Team membership added to a Teamspace; `id` is the teamspace_membership_id of the API. */
+export interface TeamspaceMembersTable {
+  id: string;
+  teamspace_id: string;
+  membership_id: string;
+  created_at: string;
+}
+
 /** One realtime event (services/events.ts), written in the transaction of the change it tells of. */
 export interface EventsTable {
   id: Generated<number>;
@@ -372,5 +398,7 @@ export interface Database {
   cloud_transfer_items: CloudTransferItemsTable;
   cloud_transfer_parts: CloudTransferPartsTable;
   schema_migrations: MigrationsTable;
+  teamspaces: TeamspacesTable;
+  teamspace_members: TeamspaceMembersTable;
   events: EventsTable;
 }

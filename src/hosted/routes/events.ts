@@ -1,10 +1,10 @@
 // Realtime events as Server-Sent Events: a Package's stream (any token of that
 // Package, or a member's credential) and a Team's stream (a member's API key or
-// user token; only the Packages that member may read).
+// user token; only the Packages that member may read: services/visibility.ts).
 import type { RouteModule } from '../app.js';
 import { EventsQuery } from '../../api/hosted/events.js';
 import { PackageParams, TeamParams } from '../../api/hosted/packages.js';
-import { authorizePackage, teamMember } from '../auth/credentials.js';
+import { authenticateUser, authorizePackage, teamViewer } from '../auth/credentials.js';
 import { lastEventId, serveEventStream, typesOf } from '../events/stream.js';
 
 const routes: RouteModule = (app, ctx) => {
@@ -19,8 +19,7 @@ const routes: RouteModule = (app, ctx) => {
   app.get('/v1/teams/:team_id/events', { schema: { params: TeamParams, querystring: EventsQuery } }, async (req, reply) => {
     const last = lastEventId(req, req.query.last_event_id);
     const types = typesOf(req.query.types);
-    const { who, role } = await teamMember(ctx, req, req.params.team_id);
-    const viewer = { userId: who.userId, teamId: req.params.team_id, role };
+    const viewer = await teamViewer(ctx, await authenticateUser(ctx, req), req.params.team_id);
     await serveEventStream(ctx, req, reply, { teamId: req.params.team_id, viewer, ...(types ? { types } : {}) }, last);
   });
 };

@@ -1,9 +1,10 @@
 // Realtime events (docs/hosted-api-notes/events.md): written in the transaction
 // of the change they tell of, so an event exists if and only if the change
 // committed, read back by the streams in id order, and swept after a day.
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool, type Transaction } from 'kysely';
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { HostedContext } from '../context.js';
-import type { Database, EventsTable, PackagesTable, Role } from '../db/schema.js';
+import type { Database, EventsTable, PackagesTable } from '../db/schema.js';
+import { visiblePackages, type Viewer } from './visibility.js';
 import type { FilePayload, PackageStatePayload, StreamEvent, StreamEventType } from '../../api/hosted/events.js';
 import { nowIso } from '../ids.js';
 
@@ -67,24 +68,7 @@ export function toStreamEvent(row: Selectable<EventsTable>): StreamEvent {
   };
 }
 
-/** A Team member reading a Team's stream. */
-export interface EventViewer {
-  userId: string;
-  teamId: string;
-  role: Role;
-}
-
-/**
- * The Packages a Team member may read, as a where-clause on `packages`: the
- * rule authorizePackage applies to a user credential (any member of the Package's
- * Team). This is the one place the Team stream asks it; a narrower visibility
- * rule (Teamspaces, private Portals) is to be returned from here.
- */
-export function readablePackages(_v: EventViewer) {
-  return (eb: ExpressionBuilder<Database, 'packages'>): Expression<SqlBool> => eb.lit(true);
-}
-
-export type EventScope = ({ packageId: string } | { teamId: string; viewer: EventViewer }) & {
+export type EventScope = ({ packageId: string } | { teamId: string; viewer: Viewer }) & {
   /** Only these types; all when absent. */
   types?: StreamEventType[];
 };
@@ -99,7 +83,8 @@ export async function eventsAfter(ctx: HostedContext, scope: EventScope, after: 
       .selectFrom('packages')
       .select('packages.id')
       .where('packages.id', '=', sql.ref<string>('events.package_id'))
-      .where(readablePackages(scope.viewer));
+      // The rule of every Package read (services/visibility.ts), as of each event read.
+      .where(visiblePackages(scope.viewer));
     q = q.where('team_id', '=', scope.teamId).where((eb) => eb.exists(readable));
   }
   if (scope.types) q = q.where('type', 'in', scope.types);

@@ -85,6 +85,7 @@ export async function finalizeFiles(ctx: HostedContext, pkg: Pkg, files: Finaliz
     for (const [i, f] of completed.entries()) if (f && !isRefusal(f) && !(await markFinalized(ctx, trx, pkg, f, files[i]!))) out.add(f);
     return out;
   });
+  if (ctx.config.clamd) ctx.jobs.notify();
   return Promise.all(
     files.map(async ({ file_id }, i) => {
       const f = completed[i];

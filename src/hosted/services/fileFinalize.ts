@@ -12,6 +12,7 @@ import { CHUNK_LIMITS } from './chunks.js';
 import { checkPortalFinalSize } from './portalPackages.js';
 import { isMissingUpload, storageFailure } from '../storage/failure.js';
 import type { StoredPart } from '../storage/s3.js';
+import { queueScan } from './malwareScan.js';
 import { abortQuietly, adoptUpload, getFile, pending, requireNew, type Pkg } from './files.js';
 import { filePayload, raiseEvent } from './events.js';
 
@@ -122,8 +123,12 @@ export async function completeFile(ctx: HostedContext, pkg: Pkg, fileId: string,
   return f;
 }
 
-/** Marks a completed file finalized (raising file.finalized in `db`, a transaction); false when it is no longer pending. */
-export async function markFinalized(ctx: Pick<HostedContext, 'events'>, db: Db, pkg: Pkg, f: FilesTable, body: FinalizeFileBody): Promise<boolean> {
+/**
+ * Marks a completed file finalized, raises file.finalized, and queues its
+ * malware scan when a scanner is configured (`db` should be a transaction; wake
+ * the jobs worker after it commits). False when the file is no longer pending.
+ */
+export async function markFinalized(ctx: HostedContext, db: Db, pkg: Pkg, f: FilesTable, body: FinalizeFileBody): Promise<boolean> {
   const now = nowIso();
   const r = await db
     .updateTable('files')
@@ -133,6 +138,7 @@ export async function markFinalized(ctx: Pick<HostedContext, 'events'>, db: Db, 
     .executeTakeFirst();
   if (r.numUpdatedRows === 0n) return false;
   await raiseEvent(ctx, db, 'file.finalized', pkg, filePayload({ ...f, size: body.size }), now);
+  await queueScan(ctx, db, f.id);
   return true;
 }
 
@@ -151,5 +157,8 @@ export async function notMarked(ctx: HostedContext, f: FilesTable, body: Finaliz
 
 export async function finalizeFile(ctx: HostedContext, pkg: Pkg, fileId: string, body: FinalizeFileBody): Promise<void> {
   const f = await completeFile(ctx, pkg, fileId, body);
-  if (f && !(await ctx.db.transaction().execute((trx) => markFinalized(ctx, trx, pkg, f, body)))) await notMarked(ctx, f, body);
+  if (!f) return;
+  const marked = await ctx.db.transaction().execute((trx) => markFinalized(ctx, trx, pkg, f, body));
+  if (!marked) return notMarked(ctx, f, body);
+  if (ctx.config.clamd) ctx.jobs.notify();
 }

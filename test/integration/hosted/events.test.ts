@@ -285,6 +285,25 @@ describe('the Team stream', () => {
   });
 });
 
+describe("the Team stream follows the rule of Package reads", () => {
+  it("a member does not hear of a Package of a Teamspace they are not in; its Owner does, and so do the Teamspace's members", async () => {
+    const inside = await newActor(svc, 'events-inside@example.com', { teamId: owner.teamId, role: 'member' });
+    const membership = (a: Actor) => svc.ctx.db.selectFrom('memberships').select('id').where('user_id', '=', a.userId).where('team_id', '=', owner.teamId).executeTakeFirstOrThrow();
+    const space = await call(svc.url, 'POST', `/v1/teams/${owner.teamId}/spaces`, { headers: owner.h, body: { name: 'Finance', membership_ids: [(await membership(inside)).id] } });
+    expect(space.status, JSON.stringify(space.body)).toBe(201);
+    const [own, outsider, insider] = [await teamStream(owner), await teamStream(member), await teamStream(inside)];
+    const hidden = await createPackage(svc, owner, { name: 'books', teamspace_id: space.body.id });
+    const open = await createPackage(svc, owner, { name: 'for all' });
+    const isOpen = (m: SseMessage) => dataOf(m).package_id === open.id;
+    const heard = async (s: EventStream) => (await until(s, isOpen)).map((m) => dataOf(m).package_id);
+    expect(await heard(own)).toEqual([hidden.id, open.id]);
+    expect(await heard(insider)).toEqual([hidden.id, open.id]);
+    expect(await heard(outsider)).toEqual([open.id]);
+    // The Package's own stream answers that member 404, as every read of it does.
+    expect((await pkgStream(hidden, member.h)).status).toBe(404);
+  });
+});
+
 describe('shutdown', () => {
   it("a stopping service ends its streams and stops without waiting for them", async () => {
     const other = await startTestService();
