@@ -87,6 +87,8 @@ export interface PackagesTable {
   objects_deleted: number;
   created_at: string;
   updated_at: string;
+  /** When the uploader accepted the Portal's terms of service; null when it had none. */
+  terms_accepted_at?: string | null;
 }
 
 export interface FilesTable {
@@ -150,6 +152,9 @@ export interface PortalsTable {
   tag_id: string | null;
   created_at: string;
   updated_at: string;
+  terms_of_service_enabled?: number;
+  /** JSON {title, text}; null when never set. */
+  terms_of_service?: string | null;
 }
 
 export type JobState = 'queued' | 'running' | 'failed';
@@ -331,6 +336,34 @@ export interface CloudTransferPartsTable {
   etag: string;
 }
 
+/** A Portal's custom metadata form (portal_id set) or a Team's form template (portal_id null). */
+export interface MetadataFormsTable {
+  id: string;
+  team_id: string;
+  portal_id: string | null;
+  name: string;
+  delivery_formats: string; // JSON array
+  form_template_id: string | null;
+  disabled: number;
+  fields: string; // JSON array of FormField, as stored (complete)
+  created_at: string;
+  updated_at: string;
+}
+
+/** One answer to a Portal's form; taken by at most one Package (form_data_id). */
+export interface FormResponsesTable {
+  id: string;
+  team_id: string;
+  portal_id: string;
+  form_id: string;
+  package_id: string | null;
+  /** JSON {name, delivery_formats, fields}: the form as it was answered. */
+  form: string;
+  /** JSON object: field name to its stored value. */
+  data: string;
+  created_at: string;
+}
+
 export interface MigrationsTable {
   version: number;
   name: string;
@@ -358,5 +391,7 @@ export interface Database {
   cloud_transfers: CloudTransfersTable;
   cloud_transfer_items: CloudTransferItemsTable;
   cloud_transfer_parts: CloudTransferPartsTable;
+  metadata_forms: MetadataFormsTable;
+  form_responses: FormResponsesTable;
   schema_migrations: MigrationsTable;
 }

@@ -20,5 +20,6 @@ import cloudConnections from './cloudConnections.js';
 import cloudTransfers from './cloudTransfers.js';
 import portalPackageList from './portalPackageList.js';
 import storageGateway from './storageGateway.js';
+import forms from './forms.js';
 
-export const routeModules: RouteModule[] = [auth, teams, apiKeys, system, packages, packageList, bulkArchive, tags, uploads, links, downloads, pages, portals, portalPackageList, customWebhooks, filters, cloudConnections, cloudTransfers, storageGateway, updates];
+export const routeModules: RouteModule[] = [auth, teams, apiKeys, system, packages, packageList, bulkArchive, tags, uploads, links, downloads, pages, portals, portalPackageList, customWebhooks, filters, cloudConnections, cloudTransfers, storageGateway, forms, updates];
