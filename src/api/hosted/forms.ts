@@ -53,7 +53,8 @@ export const FormFieldInput = Type.Object({
 export type FormFieldInput = Static<typeof FormFieldInput>;
 
 const Name = Type.String({ minLength: 1, maxLength: 255, pattern: LINE });
-const Formats = Type.Array(literals(DELIVERY_FORMATS), { minItems: 1, maxItems: 4 });
+/** Duplicates are dropped. */
+const Formats = Type.Array(literals(DELIVERY_FORMATS), { minItems: 1, maxItems: 8 });
 const Fields = Type.Array(FormFieldInput, { maxItems: 100 });
 
 export const MetadataForm = Type.Object({
