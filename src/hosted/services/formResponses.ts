@@ -31,7 +31,7 @@ export function responseDto(r: FormResponsesTable, withHidden = true): FormRespo
 /**
  * The stored answers of `body` to `fields`. Unknown names 400 `unknown_field`;
  * each given value is checked for its type; an omitted field takes its default;
- * readonly and hidden fields keep their default (a different value: 400
+ * readonly and hidden fields keep their default (another non-empty value: 400
  * `field_read_only`); a required field left empty: 400 `field_required`.
  */
 export function answer(fields: FormField[], body: FormResponseBody): Answers {
@@ -42,7 +42,8 @@ export function answer(fields: FormField[], body: FormResponseBody): Answers {
     const given = Object.hasOwn(body, f.name) ? body[f.name]!.value : undefined;
     const fallback = defaultOf(f);
     if (f.visibility === 'readonly' || f.visibility === 'hidden') {
-      if (given !== undefined && JSON.stringify(fieldValue(f, given)) !== JSON.stringify(fallback)) {
+      const sent = given === undefined ? undefined : fieldValue(f, given);
+      if (sent !== undefined && !isEmpty(sent) && JSON.stringify(sent) !== JSON.stringify(fallback)) {
         throw badRequest(`field "${f.name}" is ${f.visibility}: it keeps its default value`, 'field_read_only');
       }
       out[f.name] = fallback;
@@ -99,4 +100,14 @@ export async function packageMetadata(ctx: HostedContext, pkg: PackagesTable): P
     : undefined;
   if (!r) throw new HttpError(404, 'not_found', 'this Package has no custom metadata');
   return responseDto(r);
+}
+
+/** A response no Package took is dropped after this long: it is a one-use ticket, not a record. */
+export const UNUSED_RESPONSE_TTL_MS = 7 * 24 * 3600 * 1000;
+
+/** Deletes responses that no Package took within UNUSED_RESPONSE_TTL_MS; answers how many. */
+export async function sweepUnusedResponses(ctx: HostedContext, now = new Date()): Promise<number> {
+  const before = new Date(now.getTime() - UNUSED_RESPONSE_TTL_MS).toISOString();
+  const r = await ctx.db.deleteFrom('form_responses').where('package_id', 'is', null).where('created_at', '<', before).executeTakeFirst();
+  return Number(r.numDeletedRows);
 }

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { call, startTestService, type TestService } from '../../helpers/hosted.js';
 import { teamActors, type Actor } from '../../helpers/auth.js';
 import { fetchBytes, finalizePackage, makeLink, readZip, uploadFile, type Pkg } from '../../helpers/flow.js';
+import { sweepUnusedResponses, UNUSED_RESPONSE_TTL_MS } from '../../../src/hosted/services/formResponses.js';
 
 let svc: TestService;
 let owner: Actor;
@@ -118,6 +119,13 @@ describe('POST /v1/portals/{portal_id}/form/responses', () => {
     expect(r.body.data.cost_center.value).toBe('CC-7');
   });
 
+  it('a readonly or hidden field sent back with its default, or empty, is accepted and keeps its default', async () => {
+    const p = await portal();
+    const r = await respond(p.id, { ...GOOD, studio: { value: ' North ' }, cost_center: { value: '' } });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    expect(r.body.data.studio.value).toBe('North');
+  });
+
   it('only required fields are enforced: a minimal response is enough', async () => {
     const p = await portal();
     const r = await respond(p.id, { title: { value: 'T' }, from: { value: 'a@example.com' }, format: { value: 'HD' } });
@@ -183,6 +191,21 @@ describe('POST /v1/portals/{portal_id}/form/responses', () => {
     const off = await respond(p.id, GOOD);
     expect(off.status).toBe(409);
     expect(off.body.code).toBe('form_disabled');
+  });
+});
+
+describe('responses no Package took', () => {
+  it('are swept once older than the TTL; taken ones stay', async () => {
+    const p = await portal();
+    const unused = (await respond(p.id, GOOD)).body.id;
+    const taken = (await respond(p.id, GOOD)).body.id;
+    expect((await createIn(p.id, { form_data_id: taken })).status).toBe(201);
+    const old = new Date(Date.now() - UNUSED_RESPONSE_TTL_MS - 60_000).toISOString();
+    await svc.ctx.db.updateTable('form_responses').set({ created_at: old }).where('id', 'in', [unused, taken]).execute();
+    const fresh = (await respond(p.id, GOOD)).body.id;
+    expect(await sweepUnusedResponses(svc.ctx)).toBeGreaterThanOrEqual(1);
+    const left = (await svc.ctx.db.selectFrom('form_responses').select('id').where('id', 'in', [unused, taken, fresh]).execute()).map((r) => r.id).sort();
+    expect(left).toEqual([taken, fresh].sort());
   });
 });
 
