@@ -1,11 +1,11 @@
-// Answers to a Portal's form: made by an uploader (access code or Team member),
+// Answers to a Portal's form (made in formSubmit.ts): checked against the fields,
 // taken once by the Portal Package created with form_data_id, read back with
 // GET /v1/packages/{id}/metadata, deleted with the Package's files.
 import type { HostedContext } from '../context.js';
 import type { Db } from '../db/open.js';
 import type { FormResponsesTable, MetadataFormsTable, PackagesTable, PortalsTable } from '../db/schema.js';
 import type { DeliveryFormat, FieldValue, FormField, FormResponse, FormResponseBody } from '../../api/hosted/forms.js';
-import { HttpError, badRequest, conflict, notFound } from '../errors.js';
+import { HttpError, badRequest, conflict } from '../errors.js';
 import { defaultOf, fieldValue, isEmpty } from './formFields.js';
 import { portalForm } from './forms.js';
 
