@@ -1,7 +1,8 @@
 // Package finalize: the end of the upload. Unfinished files are dropped, totals
 // fixed, the expiry clock started, every recipient gets a Link by e-mail,
 // package.finalized is raised for the webhooks, and a Portal Package is queued
-// for delivery to each cloud connection attached to its Portal.
+// for delivery to each cloud connection attached to its Portal; its form
+// response is delivered as metadata files and in the e-mail (formDelivery.ts).
 import type { HostedContext } from '../context.js';
 import type { PackagesTable } from '../db/schema.js';
 import { conflict } from '../errors.js';
