@@ -9,6 +9,10 @@ const HELP = `usage: ferry serve [options]
   --listen HOST:PORT        where the API listens (default 127.0.0.1:7400)
   --data-dir DIR            records, objects and keys (default $XDG_DATA_HOME/ferry/hosted)
   --public-url URL          the address clients use (default http://LISTEN)
+  --portal-domain DOMAIN    Portal pages also answer at SUBDOMAIN.DOMAIN (a wildcard DNS name
+                            pointing at this service), besides PUBLIC_URL/p/SUBDOMAIN
+  --cors-origin LIST        more browser origins the embedded store accepts uploads from,
+                            comma-separated (https://app.example.com, https://*.example.com)
   --init-owner EMAIL:PASS   create the first owner and their Team if missing
   --smtp-host H --smtp-port N --smtp-secure --smtp-user U --smtp-pass P --smtp-from ADDR
                             send e-mail through SMTP (default: .eml files in DATA_DIR/outbox)
@@ -41,6 +45,8 @@ export const serveOptions = {
   'data-dir': { type: 'string' },
   'public-url': { type: 'string' },
   'link-url': { type: 'string' },
+  'portal-domain': { type: 'string' },
+  'cors-origin': { type: 'string' },
   'init-owner': { type: 'string' },
   'smtp-host': { type: 'string' },
   'smtp-port': { type: 'string' },

@@ -27,6 +27,10 @@ export interface HostedConfig {
   dataDir: string;
   publicUrl: string;
   linkUrl: string;
+  /** Portal pages also answer at `{subdomain}.{portalDomain}` (--portal-domain). */
+  portalDomain?: string;
+  /** Browser origins the embedded store answers CORS for, beyond the public URL's (and the Portal domain's). */
+  corsOrigins: string[];
   initOwner?: { email: string; password: string };
   smtp?: SmtpSettings;
   /** Where the embedded store listens; ignored when `s3` points at an external store. */
@@ -99,11 +103,30 @@ function intSetting(v: string | undefined, fallback: number, what: string, min =
 
 const truthy = (v: string | undefined) => v !== undefined && /^(1|true|yes|on)$/i.test(v);
 
+/**
+ * Who may upload to the embedded store from a browser: the service's own pages
+ * (the public URL's origin, and every Portal subdomain's with --portal-domain)
+ * and the comma-separated --cors-origin list (exact origins or `https://*.domain`).
+ */
+function storeCorsOrigins(publicUrl: string, portalDomain: string | undefined, extra: string | undefined): string[] {
+  const own = new URL(publicUrl);
+  // Port 0: the port is chosen at listen, after the store has started; any port of this host then.
+  const out = [own.port === '0' ? `${own.protocol}//${own.hostname}:*` : own.origin];
+  if (portalDomain) out.push(`${own.protocol}//*.${portalDomain}`);
+  for (const o of (extra ?? '').split(',').map((x) => x.trim()).filter(Boolean)) {
+    if (!/^https?:\/\/(\*\.)?[^/*\s]+$/i.test(o)) throw new Error(`--cors-origin takes origins like https://app.example.com or https://*.example.com, got "${o}"`);
+    out.push(o.replace(/\/+$/, ''));
+  }
+  return out;
+}
+
 export function resolveHostedConfig(flags: Flags, env: NodeJS.ProcessEnv = process.env): HostedConfig {
   const get = (f: string) => flagOrEnv(flags, env, f);
   const listen = parseHostPort(get('listen') ?? '127.0.0.1:7400', '--listen');
   const dataDir = path.resolve(get('data-dir') ?? defaultDataDir(env));
   const publicUrl = (get('public-url') ?? `http://${listen.host.includes(':') ? `[${listen.host}]` : listen.host}:${listen.port}`).replace(/\/+$/, '');
+  const portalDomain = get('portal-domain')?.toLowerCase().replace(/^\.+|\.+$/g, '');
+  if (portalDomain !== undefined && !/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(portalDomain)) throw new Error(`--portal-domain must be a domain name, got "${portalDomain}"`);
   const initOwnerRaw = get('init-owner');
   let initOwner: HostedConfig['initOwner'];
   if (initOwnerRaw) {
@@ -142,6 +165,8 @@ export function resolveHostedConfig(flags: Flags, env: NodeJS.ProcessEnv = proce
     ...listen,
     dataDir,
     publicUrl,
+    portalDomain,
+    corsOrigins: storeCorsOrigins(publicUrl, portalDomain, get('cors-origin')),
     linkUrl: (get('link-url') ?? `${publicUrl}/l`).replace(/\/+$/, ''),
     initOwner,
     smtp,

@@ -190,5 +190,9 @@ export const ZipParams = Type.Object({
 });
 export type ZipParams = Static<typeof ZipParams>;
 
-export const ZipQuery = Type.Object({ token: Type.Optional(Type.String({ maxLength: 4096 })) });
+export const ZipQuery = Type.Object({
+  token: Type.Optional(Type.String({ maxLength: 4096 })),
+  /** An addition: only these files (ids, repeat the parameter), as the Link page's selection asks. */
+  file: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: 10_000 })),
+});
 export type ZipQuery = Static<typeof ZipQuery>;

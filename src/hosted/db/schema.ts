@@ -87,6 +87,8 @@ export interface PackagesTable {
   objects_deleted: number;
   created_at: string;
   updated_at: string;
+  /** 1 once the private Portal it came through is deleted: it stays private (services/visibility.ts). */
+  private_access?: number;
   /** When the uploader accepted the Portal's terms of service; null when it had none. */
   terms_accepted_at?: string | null;
 }
@@ -152,6 +154,8 @@ export interface PortalsTable {
   tag_id: string | null;
   created_at: string;
   updated_at: string;
+  /** The Teamspace its Packages join; null for none. */
+  teamspace_id: string | null;
   terms_of_service_enabled?: number;
   /** JSON {title, text}; null when never set. */
   terms_of_service?: string | null;
@@ -336,6 +340,22 @@ export interface CloudTransferPartsTable {
   etag: string;
 }
 
+export interface TeamspacesTable {
+  id: string;
+  team_id: string;
+  name: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A Team membership added to a Teamspace; `id` is the teamspace_membership_id of the API. */
+export interface TeamspaceMembersTable {
+  id: string;
+  teamspace_id: string;
+  membership_id: string;
+  created_at: string;
+}
+
 /** A Portal's custom metadata form (portal_id set) or a Team's form template (portal_id null). */
 export interface MetadataFormsTable {
   id: string;
@@ -391,7 +411,9 @@ export interface Database {
   cloud_transfers: CloudTransfersTable;
   cloud_transfer_items: CloudTransferItemsTable;
   cloud_transfer_parts: CloudTransferPartsTable;
+  schema_migrations: MigrationsTable;
+  teamspaces: TeamspacesTable;
+  teamspace_members: TeamspaceMembersTable;
   metadata_forms: MetadataFormsTable;
   form_responses: FormResponsesTable;
-  schema_migrations: MigrationsTable;
 }

@@ -6,7 +6,7 @@ import { DownloadAnswer, DownloadQuery, FileList, FileParams, ZipParams, ZipQuer
 import { PackageParams } from '../../api/hosted/packages.js';
 import { downloadUrl, listPackageFiles } from '../services/downloads.js';
 import { finalizedFiles } from '../services/files.js';
-import { buildZip, checkZipToken, requireDownloadable, zipEntries, zipFileName } from '../services/zip.js';
+import { buildZip, checkZipToken, requireDownloadable, selectFiles, zipEntries, zipFileName } from '../services/zip.js';
 
 /** `attachment` with an ASCII fallback name and the exact UTF-8 one (RFC 6266). */
 const attachment = (name: string) =>
@@ -38,7 +38,7 @@ const routes: RouteModule = (app, ctx) => {
         ? await checkZipToken(ctx, req.query.token, packageId, variant)
         : (await authorizePackage(ctx, req, packageId, 'read')).pkg;
       requireDownloadable(pkg);
-      const zip = await buildZip(zipEntries(await finalizedFiles(ctx, pkg.id), variant), (key) => ctx.storage.read(key));
+      const zip = await buildZip(zipEntries(selectFiles(await finalizedFiles(ctx, pkg.id), req.query.file), variant), (key) => ctx.storage.read(key));
       reply.raw.on('close', () => {
         if (!reply.raw.writableFinished) zip.abort();
       });

@@ -67,7 +67,7 @@ export async function downloadUrl(ctx: HostedContext, grant: Grant, fileId: stri
 }
 
 export interface PageDownloads {
-  files: { rel: string; size: number; url: string }[];
+  files: { id: string; rel: string; size: number; url: string }[];
   zip: Record<ZipVariant, string>;
   /** When the URLs above stop working. */
   until: Date;
@@ -82,7 +82,7 @@ export async function pageDownloads(ctx: HostedContext, pkg: PackagesTable, link
   const files: PageDownloads['files'] = [];
   for (const f of await finalizedFiles(ctx, pkg.id)) {
     if (f.kind !== 'file' || !f.object_key) continue;
-    files.push({ rel: f.path ? `${f.path}/${f.name}` : f.name, size: f.size ?? 0, url: await ctx.storage.downloadUrl(f.object_key, f.name, seconds) });
+    files.push({ id: f.id, rel: f.path ? `${f.path}/${f.name}` : f.name, size: f.size ?? 0, url: await ctx.storage.downloadUrl(f.object_key, f.name, seconds) });
   }
   return {
     files,
