@@ -1,11 +1,15 @@
 // Runs the expiry sweep on an interval; one sweep at a time.
 import type { HostedContext } from '../context.js';
 import { sweepExpired } from '../services/expiry.js';
+import { sweepUnusedResponses } from '../services/formResponses.js';
 
 export function startSweeper(ctx: HostedContext, intervalMs: number): { stop(): Promise<void> } {
   let running: Promise<unknown> = Promise.resolve();
   const tick = () => {
-    running = running.then(() => sweepExpired(ctx)).catch((err) => ctx.log.error({ err }, 'sweep failed'));
+    running = running
+      .then(() => sweepExpired(ctx))
+      .then(() => sweepUnusedResponses(ctx))
+      .catch((err) => ctx.log.error({ err }, 'sweep failed'));
   };
   const timer = setInterval(tick, intervalMs);
   timer.unref();

@@ -22,5 +22,6 @@ import cloudTransfers from './cloudTransfers.js';
 import portalPackageList from './portalPackageList.js';
 import storageGateway from './storageGateway.js';
 import teamspaces from './teamspaces.js';
+import forms from './forms.js';
 
-export const routeModules: RouteModule[] = [auth, teams, apiKeys, system, packages, packageList, bulkArchive, tags, uploads, links, downloads, pages, portalPage, portals, portalPackageList, customWebhooks, filters, cloudConnections, cloudTransfers, storageGateway, updates, teamspaces];
+export const routeModules: RouteModule[] = [auth, teams, apiKeys, system, packages, packageList, bulkArchive, tags, uploads, links, downloads, pages, portalPage, portals, portalPackageList, customWebhooks, filters, cloudConnections, cloudTransfers, storageGateway, updates, teamspaces, forms];

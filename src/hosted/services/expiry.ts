@@ -15,6 +15,8 @@ export async function expirePackage(ctx: HostedContext, pkg: Pick<PackagesTable,
       .where('state', 'in', ['new', 'finalized'])
       .execute();
   }
+  // "files and custom metadata deleted": the form response goes with the files.
+  await ctx.db.deleteFrom('form_responses').where('package_id', '=', pkg.id).execute();
   await deletePackageObjects(ctx, pkg.id);
 }
 
