@@ -41,7 +41,7 @@ export function renderField(f: FormField): RenderedField {
   const required = f.visibility === 'required';
   const readOnly = f.visibility === 'readonly';
   const err = h('span', { className: 'err', id: `${id}-err` });
-  const label = `${f.label}${required ? '' : ' (optional)'}`;
+  const label = `${f.label}${required || readOnly ? '' : ' (optional)'}`;
   const described = `${id}-err`;
   let value: () => string | string[];
   let control: HTMLElement;

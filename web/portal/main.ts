@@ -229,7 +229,8 @@ async function makeBody() {
     sender: formValue('sender_email') ?? sender.input.value.trim(),
   };
   if (terms) body.terms_accepted = true;
-  if (fields.length) {
+  // A required form with only hidden fields shows nothing but still needs a (default) response.
+  if (fields.length || portal.custom_metadata_required) {
     const headers: Record<string, string> = portal.has_access_code ? { 'x-access-code': encodeURIComponent(code.input.value) } : {};
     const r = await api<{ id: string }>('POST', `/v1/portals/${portal.id}/form/responses`, responseBody(fields, rendered), headers);
     body.form_data_id = r.id;

@@ -144,7 +144,7 @@ export async function checkFields(type: AutomationType, f: AutomationFields, cha
         throw mapped;
       }
     });
-    if (portal.custom_metadata.length > 0) throw invalid('subdomain: this Portal asks for a metadata form, which the agent cannot fill in');
+    if (portal.custom_metadata_required) throw invalid('subdomain: this Portal asks for a metadata form, which the agent cannot fill in');
     out.subdomain = want;
   }
   // Last, so that a refused body leaves nothing behind.

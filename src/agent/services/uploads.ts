@@ -233,7 +233,7 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
     async createPortal(body: PortalUploadBody, made: MadeBy = {}): Promise<UploadRecord> {
       const plan = made.plan ?? (await planUpload(body.paths));
       const portal = await getPortalBySubdomain(session.hosted, body.subdomain).catch(fromHosted);
-      if (portal.custom_metadata.length > 0) throw invalid('this Portal asks for a metadata form, which the agent cannot fill in');
+      if (portal.custom_metadata_required) throw invalid('this Portal asks for a metadata form, which the agent cannot fill in');
       const name = body.package_name ?? plan.name;
       checkPortalRestrictions(plan, portal.restrictions, name);
       // A Portal for signed-in members takes the session; otherwise the access code is the credential.

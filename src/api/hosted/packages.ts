@@ -45,6 +45,8 @@ export const Package = Type.Object({
   created_at: Type.String(),
   updated_at: Type.String(),
   tag: Type.Union([TagSummary, Type.Null()]),
+  /** When the uploader accepted the Portal's terms of service; null when there were none. */
+  terms_accepted_at: Type.Union([Type.String(), Type.Null()]),
 });
 export type Package = Static<typeof Package>;
 

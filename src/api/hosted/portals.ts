@@ -5,6 +5,7 @@ import { Type, type Static, type TSchema } from 'typebox';
 import { TagRef, TagSummary, TeamParams } from './tags.js';
 import { WebhookRef } from './customWebhooks.js';
 import { PortalCloudConnection } from './cloudConnections.js';
+import { FormField, TermsOfService } from './forms.js';
 
 export { TeamParams };
 
@@ -50,6 +51,13 @@ export const Portal = Type.Object({
   custom_webhooks: Type.Array(WebhookRef),
   /** The cloud connections each finalized Package is delivered to, in order. */
   cloud_connections: Type.Array(PortalCloudConnection),
+  terms_of_service_enabled: Type.Boolean(),
+  /** {title, text}; null when never set. */
+  terms_of_service: Nullable(TermsOfService),
+  /** The enabled form's fields as uploaders see them (hidden ones left out), by position; [] without one. */
+  custom_metadata: Type.Array(FormField),
+  /** Whether a Package needs form_data_id: the Portal has an enabled form. */
+  custom_metadata_required: Type.Boolean(),
   created_at: Type.String(),
   updated_at: Type.String(),
 });
@@ -89,6 +97,9 @@ const PortalSettings = {
   /** true: cloud_connections (required then) is the complete list to keep; otherwise cloud_connections is ignored. */
   configure_cloud_connections: Type.Optional(Type.Boolean()),
   cloud_connections: Type.Optional(Type.Array(PortalCloudConnection, { maxItems: 50 })),
+  /** true needs terms_of_service (given now or kept from before). */
+  terms_of_service_enabled: Type.Optional(Type.Boolean()),
+  terms_of_service: Type.Optional(Nullable(TermsOfService)),
 };
 
 /** Create, and the complete object of an update (read-only fields are ignored). */
@@ -142,18 +153,28 @@ export const PublicPortal = Type.Object({
   message: Type.String(),
   has_access_code: Type.Boolean(),
   user_authentication_required: Type.Boolean(),
-  /** Form fields; forms are not attached to Portals yet, so always []. */
-  custom_metadata: Type.Array(Type.Object({})),
+  /** The enabled form's fields as uploaders see them (hidden ones left out), by position; [] without one. */
+  custom_metadata: Type.Array(FormField),
+  /** Whether a Package needs form_data_id (a response to the form, even one with no visible field). */
+  custom_metadata_required: Type.Boolean(),
+  terms_of_service_enabled: Type.Boolean(),
+  /** The terms an uploader must accept (terms_accepted: true); null when not enabled. */
+  terms_of_service: Nullable(TermsOfService),
   restrictions: PortalRestrictions,
 });
 export type PublicPortal = Static<typeof PublicPortal>;
 
 /** POST /v1/portals/{portal_id}/packages. */
 export const CreatePortalPackageBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 255, pattern: NoNul }),
-  description: Type.String({ maxLength: 10_000, pattern: NoNul }),
-  sender: Email,
+  /** name, description and sender are required unless the form response answers them (its answers win). */
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: NoNul })),
+  description: Type.Optional(Type.String({ maxLength: 10_000, pattern: NoNul })),
+  sender: Type.Optional(Email),
   /** 0 (the default) or within the chunk limits of /v1/system/packages/spec. */
   chunk_size: Type.Optional(Type.Integer({ minimum: 0 })),
+  /** A response to the Portal's form (POST /v1/portals/{id}/form/responses); required while the form is enabled. */
+  form_data_id: Type.Optional(Type.String({ maxLength: 100 })),
+  /** Must be true when the Portal has terms of service. */
+  terms_accepted: Type.Optional(Type.Boolean()),
 });
 export type CreatePortalPackageBody = Static<typeof CreatePortalPackageBody>;

@@ -388,6 +388,43 @@ CREATE INDEX packages_teamspace ON packages(teamspace_id, state);
 `,
   },
   {
+    version: 10,
+    name: 'custom metadata forms, form responses, Portal terms of service',
+    // A form (portal_id set) or a Team's template (portal_id null); fields as JSON,
+    // always read and written whole. A response keeps the form as it was answered,
+    // so later edits do not change what is delivered; package_id is set once.
+    sql: `
+CREATE TABLE metadata_forms (
+  id TEXT PRIMARY KEY,
+  team_id TEXT NOT NULL REFERENCES teams(id) ON DELETE CASCADE,
+  portal_id TEXT REFERENCES portals(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  delivery_formats TEXT NOT NULL,
+  form_template_id TEXT,
+  disabled INTEGER NOT NULL DEFAULT 0,
+  fields TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX metadata_forms_portal ON metadata_forms(portal_id) WHERE portal_id IS NOT NULL;
+CREATE INDEX metadata_forms_team ON metadata_forms(team_id, created_at);
+CREATE TABLE form_responses (
+  id TEXT PRIMARY KEY,
+  team_id TEXT NOT NULL REFERENCES teams(id) ON DELETE CASCADE,
+  portal_id TEXT NOT NULL,
+  form_id TEXT NOT NULL,
+  package_id TEXT UNIQUE,
+  form TEXT NOT NULL,
+  data TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX form_responses_form ON form_responses(form_id, package_id);
+ALTER TABLE portals ADD COLUMN terms_of_service_enabled INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE portals ADD COLUMN terms_of_service TEXT;
+ALTER TABLE packages ADD COLUMN terms_accepted_at TEXT;
+`,
+  },
+  {
     version: 11,
     name: 'malware scanning: a file\'s scan state',
     sql: `

@@ -91,6 +91,8 @@ export interface PackagesTable {
   updated_at: string;
   /** 1 once the private Portal it came through is deleted: it stays private (services/visibility.ts). */
   private_access?: number;
+  /** When the uploader accepted the Portal's terms of service; null when it had none. */
+  terms_accepted_at?: string | null;
 }
 
 export interface FilesTable {
@@ -162,6 +164,9 @@ export interface PortalsTable {
   updated_at: string;
   /** The Teamspace its Packages join; null for none. */
   teamspace_id: string | null;
+  terms_of_service_enabled?: number;
+  /** JSON {title, text}; null when never set. */
+  terms_of_service?: string | null;
 }
 
 export type JobState = 'queued' | 'running' | 'failed';
@@ -359,6 +364,34 @@ export interface TeamspaceMembersTable {
   created_at: string;
 }
 
+/** A Portal's custom metadata form (portal_id set) or a Team's form template (portal_id null). */
+export interface MetadataFormsTable {
+  id: string;
+  team_id: string;
+  portal_id: string | null;
+  name: string;
+  delivery_formats: string; // JSON array
+  form_template_id: string | null;
+  disabled: number;
+  fields: string; // JSON array of FormField, as stored (complete)
+  created_at: string;
+  updated_at: string;
+}
+
+/** One answer to a Portal's form; taken by at most one Package (form_data_id). */
+export interface FormResponsesTable {
+  id: string;
+  team_id: string;
+  portal_id: string;
+  form_id: string;
+  package_id: string | null;
+  /** JSON {name, delivery_formats, fields}: the form as it was answered. */
+  form: string;
+  /** JSON object: field name to its stored value. */
+  data: string;
+  created_at: string;
+}
+
 /** One realtime event (services/events.ts), written in the transaction of the change it tells of. */
 export interface EventsTable {
   id: Generated<number>;
@@ -400,5 +433,7 @@ export interface Database {
   schema_migrations: MigrationsTable;
   teamspaces: TeamspacesTable;
   teamspace_members: TeamspaceMembersTable;
+  metadata_forms: MetadataFormsTable;
+  form_responses: FormResponsesTable;
   events: EventsTable;
 }

@@ -1,6 +1,7 @@
-// Runs the expiry sweep (and the events' retention) on an interval; one sweep at a time.
+// Runs the periodic sweeps (expiry, unused form responses, the events' retention) on an interval; one sweep at a time.
 import type { HostedContext } from '../context.js';
 import { sweepExpired } from '../services/expiry.js';
+import { sweepUnusedResponses } from '../services/formResponses.js';
 import { sweepEvents } from '../services/events.js';
 
 export function startSweeper(ctx: HostedContext, intervalMs: number): { stop(): Promise<void> } {
@@ -8,6 +9,7 @@ export function startSweeper(ctx: HostedContext, intervalMs: number): { stop(): 
   const tick = () => {
     running = running
       .then(() => sweepExpired(ctx))
+      .then(() => sweepUnusedResponses(ctx))
       .then(() => sweepEvents(ctx))
       .catch((err) => ctx.log.error({ err }, 'sweep failed'));
   };

@@ -22,6 +22,7 @@ import cloudTransfers from './cloudTransfers.js';
 import portalPackageList from './portalPackageList.js';
 import storageGateway from './storageGateway.js';
 import teamspaces from './teamspaces.js';
+import forms from './forms.js';
 import events from './events.js';
 
-export const routeModules: RouteModule[] = [auth, teams, apiKeys, system, packages, packageList, bulkArchive, tags, uploads, links, downloads, pages, portalPage, portals, portalPackageList, customWebhooks, filters, cloudConnections, cloudTransfers, storageGateway, updates, teamspaces, events];
+export const routeModules: RouteModule[] = [auth, teams, apiKeys, system, packages, packageList, bulkArchive, tags, uploads, links, downloads, pages, portalPage, portals, portalPackageList, customWebhooks, filters, cloudConnections, cloudTransfers, storageGateway, updates, teamspaces, forms, events];

@@ -22,6 +22,8 @@ export async function expirePackage(ctx: HostedContext, pkg: Pick<PackagesTable,
       if (r.numUpdatedRows > 0n) await raisePackageStates(ctx, trx, 'package.expired', [pkg.id], reason);
     });
   }
+  // "files and custom metadata deleted": the form response goes with the files.
+  await ctx.db.deleteFrom('form_responses').where('package_id', '=', pkg.id).execute();
   await deletePackageObjects(ctx, pkg.id);
 }
 

@@ -1,7 +1,8 @@
 // Package finalize: the end of the upload. Unfinished files are dropped, totals
 // fixed, the expiry clock started, every recipient gets a Link by e-mail,
 // package.finalized is raised for the webhooks, and a Portal Package is queued
-// for delivery to each cloud connection attached to its Portal.
+// for delivery to each cloud connection attached to its Portal; its form
+// response is delivered as metadata files and in the e-mail (formDelivery.ts).
 import type { HostedContext } from '../context.js';
 import type { PackagesTable } from '../db/schema.js';
 import { conflict } from '../errors.js';
@@ -11,6 +12,7 @@ import { notifyRecipients, type Delivery } from './notify.js';
 import { portalDelivery } from './portalPackages.js';
 import { eventsRaised, raisePackageEvent } from './webhookEvents.js';
 import { raisePortalTransfers } from './cloudTransfers.js';
+import { insertMetadataFiles, prepareMetadata } from './formDelivery.js';
 import { packagePayload, raiseEvent } from './events.js';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -44,6 +46,8 @@ export async function finalizePackage(ctx: HostedContext, pkg: PackagesTable): P
   const portal = await portalDelivery(ctx.db, pkg);
   const expiry = expiryAtFinalize(pkg, portal?.expiryDays ?? team.custom_expiry_default, now);
   const recipients = portal ? portal.recipients : recipientsOf(pkg);
+  // A form response's files: objects now, rows in the transaction below (formDelivery.ts).
+  const metadata = await prepareMetadata(ctx, pkg);
 
   const { dropped, finalized, deliveries, events } = await ctx.db.transaction().execute(async (trx) => {
     const dropped = await trx
@@ -53,6 +57,7 @@ export async function finalizePackage(ctx: HostedContext, pkg: PackagesTable): P
       .where('state', '=', 'pending')
       .execute();
     if (dropped.length > 0) await trx.deleteFrom('files').where('id', 'in', dropped.map((f) => f.id)).execute();
+    await insertMetadataFiles(trx, pkg.id, metadata, nowStr);
     const totals = await trx
       .selectFrom('files')
       .select((eb) => [eb.fn.countAll<number>().as('count'), eb.fn.coalesce(eb.fn.sum<number>('size'), eb.lit(0)).as('bytes')])
@@ -94,6 +99,6 @@ export async function finalizePackage(ctx: HostedContext, pkg: PackagesTable): P
 
   // Mail goes out after the answer: a slow or unreachable relay must not hold up
   // the uploader. Failures are logged; the Links exist either way (GET .../links).
-  void notifyRecipients(ctx, finalized, deliveries).catch((err) => ctx.log.error({ err, packageId: pkg.id }, 'package e-mails failed'));
+  void notifyRecipients(ctx, finalized, deliveries, metadata.emailLines).catch((err) => ctx.log.error({ err, packageId: pkg.id }, 'package e-mails failed'));
   for (const f of dropped) await abortQuietly(ctx, f);
 }

@@ -22,12 +22,16 @@ export const escapeHtml = (s: string) =>
 
 type Pkg = Pick<PackagesTable, 'name' | 'description' | 'sender' | 'size' | 'total_files' | 'expiry'>;
 
-export function packageMail(pkg: Pkg, url: string): { subject: string; text: string; html: string } {
+/** A form response's answers, shown in the mail when the form delivers by email_body. */
+export type FormLines = { label: string; value: string }[];
+
+export function packageMail(pkg: Pkg, url: string, form: FormLines = []): { subject: string; text: string; html: string } {
   const files = `${pkg.total_files} ${pkg.total_files === 1 ? 'file' : 'files'}, ${humanSize(pkg.size)}`;
   const until = pkg.expiry ? `Available until ${pkg.expiry.replace('T', ' ').slice(0, 16)} UTC.` : '';
   const text = [
     `${pkg.sender} sent you "${pkg.name}" (${files}).`,
     ...(pkg.description ? ['', pkg.description] : []),
+    ...(form.length ? ['', 'Form answers:', ...form.map((l) => `${l.label}: ${l.value}`)] : []),
     '',
     'Download it here:',
     url,
@@ -36,6 +40,7 @@ export function packageMail(pkg: Pkg, url: string): { subject: string; text: str
   const html = [
     `<p>${escapeHtml(pkg.sender)} sent you <strong>${escapeHtml(pkg.name)}</strong> (${escapeHtml(files)}).</p>`,
     ...(pkg.description ? [`<p>${escapeHtml(pkg.description).replace(/\n/g, '<br>')}</p>`] : []),
+    ...(form.length ? [`<p>Form answers:</p>\n<ul>\n${form.map((l) => `<li>${escapeHtml(l.label)}: ${escapeHtml(l.value).replace(/\n/g, '<br>')}</li>`).join('\n')}\n</ul>`] : []),
     `<p><a href="${escapeHtml(url)}">Download it here</a></p>`,
     ...(until ? [`<p>${escapeHtml(until)}</p>`] : []),
   ].join('\n');
@@ -47,9 +52,9 @@ export function packageMail(pkg: Pkg, url: string): { subject: string; text: str
  * Sends every recipient their own Link. A failed delivery is logged, not thrown:
  * the Package is finalized either way and the sender can make a new Link.
  */
-export async function notifyRecipients(ctx: HostedContext, pkg: Pkg & { id: string }, deliveries: Delivery[]): Promise<void> {
+export async function notifyRecipients(ctx: HostedContext, pkg: Pkg & { id: string }, deliveries: Delivery[], form: FormLines = []): Promise<void> {
   const results = await Promise.allSettled(
-    deliveries.map((d) => ctx.mailer.send({ to: d.email, ...packageMail(pkg, d.url) })),
+    deliveries.map((d) => ctx.mailer.send({ to: d.email, ...packageMail(pkg, d.url, form) })),
   );
   results.forEach((r, i) => {
     if (r.status === 'rejected') ctx.log.error({ err: r.reason, packageId: pkg.id, to: deliveries[i]!.email }, 'package e-mail not sent');

@@ -50,6 +50,7 @@ export async function packageDto(ctx: HostedContext, row: PackagesTable, tag?: T
     created_at: row.created_at,
     updated_at: row.updated_at,
     tag: tag ? { id: tag.id, name: tag.name } : null,
+    terms_accepted_at: row.terms_accepted_at ?? null,
   };
 }
 

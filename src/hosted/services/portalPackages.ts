@@ -3,7 +3,7 @@
 // whom the Package is delivered to at finalize.
 import type { HostedContext } from '../context.js';
 import type { Db } from '../db/open.js';
-import type { FilesTable, PackagesTable } from '../db/schema.js';
+import type { FilesTable, PackagesTable, PortalsTable } from '../db/schema.js';
 import type { CreatePortalPackageBody } from '../../api/hosted/portals.js';
 import type { Package } from '../../api/hosted/packages.js';
 import type { UserPrincipal } from '../auth/credentials.js';
@@ -14,6 +14,7 @@ import { CHUNK_LIMITS } from './chunks.js';
 import { packageDto } from './packages.js';
 import { checkAccessCode, findPortal, isExpired, isMember, parseList, restrictionsOf } from './portals.js';
 import { eventsRaised, raisePackageEvent } from './webhookEvents.js';
+import { claimResponse, packageFields, responseForPackage } from './formResponses.js';
 import { packagePayload, raiseEvent } from './events.js';
 
 export interface Uploader {
@@ -26,11 +27,11 @@ export interface Uploader {
 const overLimit = (code: string, message: string) => new HttpError(413, code, message);
 
 /**
- * POST /v1/portals/{id}/packages. Order of refusals: unknown (404), inactive
- * (404, or 409 to a member), expired (410), member required (401/403), access
- * code (401), then the body against the Portal's rules (400).
+ * Who may send to a Portal (a Package, a form response). Order of refusals:
+ * unknown (404), inactive (404, or 409 to a member), expired (410), member
+ * required (401/403), access code (401).
  */
-export async function createPortalPackage(ctx: HostedContext, portalId: string, uploader: Uploader, body: CreatePortalPackageBody): Promise<Package> {
+export async function admitUploader(ctx: HostedContext, portalId: string, uploader: Uploader): Promise<{ portal: PortalsTable; member: boolean }> {
   const portal = await findPortal(ctx, portalId);
   if (!portal) throw notFound('portal');
   const member = await isMember(ctx, uploader.who, portal);
@@ -41,8 +42,27 @@ export async function createPortalPackage(ctx: HostedContext, portalId: string, 
     throw unauthorized('this Portal requires a signed-in Team member (X-API-KEY or X-User-Token)');
   }
   if (!member) await checkAccessCode(portal, uploader.accessCode);
+  return { portal, member };
+}
 
-  if (portal.package_name_format && !new RegExp(portal.package_name_format, 'u').test(body.name)) {
+/**
+ * POST /v1/portals/{id}/packages: admitUploader's refusals, then the body against
+ * the Portal's rules (400): terms of service, form response, name format, chunk size.
+ */
+export async function createPortalPackage(ctx: HostedContext, portalId: string, uploader: Uploader, body: CreatePortalPackageBody): Promise<Package> {
+  const { portal, member } = await admitUploader(ctx, portalId, uploader);
+  if (portal.terms_of_service_enabled === 1 && body.terms_accepted !== true) {
+    throw badRequest("this Portal's terms of service must be accepted (terms_accepted: true)", 'terms_not_accepted');
+  }
+  const response = await responseForPackage(ctx.db, portal, body.form_data_id);
+  // The form's answers win: they are what the uploader filled in, and what is delivered.
+  const fromForm = response ? packageFields(response) : {};
+  const name = fromForm.name ?? body.name;
+  const description = fromForm.description ?? body.description;
+  const sender = fromForm.sender ?? body.sender;
+  const missing = [name === undefined && 'name', description === undefined && 'description', sender === undefined && 'sender'].filter(Boolean);
+  if (missing.length) throw badRequest(`body must have ${missing.join(', ')} (or a form response that answers them)`, 'validation_failed');
+  if (portal.package_name_format && !new RegExp(portal.package_name_format, 'u').test(name!)) {
     throw badRequest(`name must match the Portal's format ${portal.package_name_format}`, 'package_name_format');
   }
   const chunkSize = body.chunk_size ?? 0;
@@ -59,9 +79,9 @@ export async function createPortalPackage(ctx: HostedContext, portalId: string, 
     // The Portal's Teamspace, as it is now: who may see the Package (services/visibility.ts).
     teamspace_id: portal.teamspace_id,
     created_by: member ? uploader.who!.userId : null,
-    name: body.name,
-    description: body.description,
-    sender: normalizeEmail(body.sender),
+    name: name!,
+    description: description!,
+    sender: normalizeEmail(sender!),
     recipients: JSON.stringify(parseList(portal.recipients)),
     state: 'new',
     size: 0,
@@ -70,7 +90,7 @@ export async function createPortalPackage(ctx: HostedContext, portalId: string, 
     password_hash: portal.download_password_hash,
     contains_virus: 0,
     custom_expiry: 0,
-    custom_metadata_id: null,
+    custom_metadata_id: response?.id ?? null,
     expiry: null,
     unlimited_storage: portal.custom_expiry_days === -1 ? 1 : 0,
     chunk_size: chunkSize,
@@ -79,9 +99,11 @@ export async function createPortalPackage(ctx: HostedContext, portalId: string, 
     objects_deleted: 0,
     created_at: now,
     updated_at: now,
+    terms_accepted_at: portal.terms_of_service_enabled === 1 ? now : null,
   };
   const events = await ctx.db.transaction().execute(async (trx) => {
     await trx.insertInto('packages').values(row).execute();
+    if (response) await claimResponse(trx, response.id, row.id);
     await raiseEvent(ctx, trx, 'package.created', row, packagePayload(row), now);
     return raisePackageEvent(trx, 'package.created', row);
   });

@@ -18,12 +18,14 @@ import { resolveTagRef } from './tags.js';
 import { portalWebhooks, setPortalWebhooks } from './customWebhooks.js';
 import { portalConnections, setPortalConnections } from './cloudConnections.js';
 import { keepPortalPackagesPrivate, teamspaceOfTeam } from './visibility.js';
+import { portalForm, uploaderView, uploaderViews, type UploaderForm } from './forms.js';
+import type { TermsOfService } from '../../api/hosted/forms.js';
 
 const flag = (b: boolean) => (b ? 1 : 0);
 
 export const parseList = parseRecipients;
 
-export function portalDto(row: PortalsTable, tag: TagSummary | null, webhooks: WebhookRef[], connections: PortalCloudConnection[]): Portal {
+export function portalDto(row: PortalsTable, tag: TagSummary | null, webhooks: WebhookRef[], connections: PortalCloudConnection[], form: UploaderForm = uploaderView(undefined)): Portal {
   return {
     id: row.id,
     team_id: row.team_id,
@@ -50,6 +52,8 @@ export function portalDto(row: PortalsTable, tag: TagSummary | null, webhooks: W
     user_authentication_required: row.user_authentication_required === 1,
     custom_webhooks: webhooks,
     cloud_connections: connections,
+    ...termsOf(row),
+    ...form,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -61,7 +65,12 @@ async function tagOf(ctx: HostedContext, tagId: string | null): Promise<TagSumma
 }
 
 export const toDto = async (ctx: HostedContext, row: PortalsTable) =>
-  portalDto(row, await tagOf(ctx, row.tag_id), (await portalWebhooks(ctx.db, [row.id])).get(row.id)!, (await portalConnections(ctx.db, [row.id])).get(row.id)!);
+  portalDto(row, await tagOf(ctx, row.tag_id), (await portalWebhooks(ctx.db, [row.id])).get(row.id)!, (await portalConnections(ctx.db, [row.id])).get(row.id)!, uploaderView(await portalForm(ctx.db, row.id)));
+
+/** The Portal's terms of service as the API shows them. */
+function termsOf(row: PortalsTable): { terms_of_service_enabled: boolean; terms_of_service: TermsOfService | null } {
+  return { terms_of_service_enabled: row.terms_of_service_enabled === 1, terms_of_service: row.terms_of_service ? (JSON.parse(row.terms_of_service) as TermsOfService) : null };
+}
 
 /**
  * The cloud connections a create or update sets: only with configure_cloud_connections
@@ -134,7 +143,7 @@ const DEFAULTS: Settings = {
   download_password_hash: null, has_download_password: 0, custom_expiry_days: 0, access_level: 'regular',
   package_size_restriction_enabled: 0, max_package_size: null, max_file_size: null, max_file_count: null,
   file_type_restriction_enabled: 0, file_types: '[]', expiry_enabled: 0, expiry: null, package_name_format: '',
-  user_authentication_required: 0, teamspace_id: null,
+  user_authentication_required: 0, teamspace_id: null, terms_of_service_enabled: 0, terms_of_service: null,
 };
 
 /**
@@ -185,6 +194,10 @@ async function settingsFrom(ctx: HostedContext, teamId: string, body: PortalBody
     s.package_name_format = body.package_name_format;
   }
   if (body.user_authentication_required !== undefined) s.user_authentication_required = flag(body.user_authentication_required);
+  // Terms: omitted keep their value, null clears them; enabled terms need a title and a text.
+  if (body.terms_of_service !== undefined) s.terms_of_service = body.terms_of_service === null ? null : JSON.stringify({ title: body.terms_of_service.title, text: body.terms_of_service.text });
+  if (body.terms_of_service_enabled !== undefined) s.terms_of_service_enabled = flag(body.terms_of_service_enabled);
+  if (s.terms_of_service_enabled && !s.terms_of_service) throw badRequest('terms_of_service {title, text} is required when terms_of_service_enabled is true', 'terms_required');
   // Secrets last: hashing is slow, and it must not run for a body refused above.
   s.access_code_hash = await secretSetting(body.has_access_code, body.access_code, base.access_code_hash, 'access_code');
   s.has_access_code = flag(s.access_code_hash !== null);
@@ -272,7 +285,8 @@ export async function listPortals(ctx: HostedContext, teamId: string, query: Por
   const byId = new Map(found.map((t) => [t.id, t]));
   const hooks = await portalWebhooks(ctx.db, rows.map((r) => r.id));
   const connections = await portalConnections(ctx.db, rows.map((r) => r.id));
-  const records = rows.map((r) => portalDto(r, r.tag_id ? (byId.get(r.tag_id) ?? null) : null, hooks.get(r.id)!, connections.get(r.id)!));
+  const forms = await uploaderViews(ctx.db, rows.map((r) => r.id));
+  const records = rows.map((r) => portalDto(r, r.tag_id ? (byId.get(r.tag_id) ?? null) : null, hooks.get(r.id)!, connections.get(r.id)!, forms.get(r.id)));
   return { metadata: { total: Number(n), page, limit }, records };
 }
 
@@ -301,7 +315,9 @@ export async function publicPortal(ctx: HostedContext, subdomain: string): Promi
     message: p.message,
     has_access_code: p.has_access_code === 1,
     user_authentication_required: p.user_authentication_required === 1,
-    custom_metadata: [],
+    ...uploaderView(await portalForm(ctx.db, p.id)),
+    terms_of_service_enabled: p.terms_of_service_enabled === 1,
+    terms_of_service: p.terms_of_service_enabled === 1 ? termsOf(p).terms_of_service : null,
     restrictions: restrictionsOf(p),
   };
 }

@@ -55,6 +55,8 @@ export interface Storage {
   completeSized?(key: string, uploadId: string, parts: { partNumber: number; etag: string }[], size: number): Promise<void>;
   abortUpload(key: string, uploadId: string): Promise<void>;
   putEmpty(key: string): Promise<void>;
+  /** A small object the service writes itself (a Package's metadata files), in one request. */
+  putObject(key: string, body: Uint8Array): Promise<void>;
   /** The stored object's size and ETag (quoted, as S3 gives it); null when there is none. */
   objectInfo(key: string): Promise<{ size: number; etag: string } | null>;
   downloadUrl(key: string, filename: string, expiresInSeconds: number): Promise<string>;
@@ -139,6 +141,9 @@ export function createS3Storage(s: S3Settings, blueprintTtlSeconds: number): Sto
     },
     async putEmpty(Key) {
       await client.send(new PutObjectCommand({ Bucket, Key, Body: new Uint8Array(0) }));
+    },
+    async putObject(Key, Body) {
+      await client.send(new PutObjectCommand({ Bucket, Key, Body, ContentLength: Body.length }));
     },
     async objectInfo(Key) {
       try {

@@ -113,4 +113,20 @@ describe('POST /portals/uploads', () => {
     expect(await packageCount()).toBe(before);
     expect((await call(agent.url, 'GET', '/uploads')).body).toHaveLength(listBefore);
   });
+
+  test('a Portal with an enabled metadata form (even one of hidden fields only) is refused with 400, nothing created', async () => {
+    const p = await portal('with-form');
+    const form = await call(svc.url, 'POST', `/v1/portals/${p.id}/form`, {
+      headers: owner.h,
+      body: { name: 'Sheet', delivery_formats: ['json'], fields: [{ name: 'cc', label: 'Cost center', type: 'short_text', visibility: 'hidden', default_value: 'CC-1' }] },
+    });
+    expect(form.status, JSON.stringify(form.body)).toBe(201);
+    const file = path.join(tmp, 'form.txt');
+    await fs.writeFile(file, 'x');
+    const before = await packageCount();
+    const r = await call(agent.url, 'POST', '/portals/uploads', { body: { subdomain: 'with-form', sender_email: 'a@example.com', paths: [file] } });
+    expect(r.status, JSON.stringify(r.body)).toBe(400);
+    expect(r.body.message).toMatch(/metadata form/);
+    expect(await packageCount()).toBe(before);
+  });
 });

@@ -27,7 +27,10 @@ interface World {
   spaceA: string; doomedSpaceA: string; tsmA: string; memberMid: string;
   /** A Package of A in spaceA, one from a private Portal of A (no Teamspace), and that Portal. */
   pkgS: PkgRef; pkgP: PkgRef; privatePortalA: string;
+  /** Custom metadata objects of Team A (forms.md). */
+  forms: FormWorld;
 }
+interface FormWorld { bare: string; portal: string; form: string; delForm: string; tpl: string; delTpl: string; withMetadata: PkgRef }
 interface Row {
   route: string; method: string; kind: Kind; ok: number;
   /** `secret` is the Link secret or ZIP token of link-secret / zip-token rows: undefined = the right one, null = none. */
@@ -114,9 +117,49 @@ const ROWS: Row[] = [
   { route: 'GET /v1/spaces/{space_id}/members', method: 'GET', kind: 'user', ok: 200, scoped: true, space: true, path: (w) => `/v1/spaces/${w.spaceA}/members` },
   { route: 'DELETE /v1/spaces/{space_id}/members/{id}', method: 'DELETE', kind: 'user', ok: 204, scoped: true, space: true, path: (w) => `/v1/spaces/${w.spaceA}/members/${w.tsmA}` },
   { route: 'GET /v1.1/portals/{portal_id}/packages (private Portal)', method: 'GET', kind: 'user', ok: 200, scoped: true, path: (w) => `/v1.1/portals/${w.privatePortalA}/packages` },
+  ...formRows(),
   { route: 'GET /v1/packages/{id}/events', method: 'GET', kind: 'package-read', ok: 200, stream: true, path: (_w, p) => `/v1/packages/${p.id}/events` },
   { route: 'GET /v1/teams/{team_id}/events', method: 'GET', kind: 'user', ok: 200, scoped: true, stream: true, path: (w) => `/v1/teams/${T(w)}/events` },
 ];
+
+function formRows(): Row[] {
+  const FORM = { name: 'Sheet', delivery_formats: ['json'] };
+  const F = (w: World) => w.forms;
+  return [
+    { route: 'POST /v1/portals/{portal_id}/form', method: 'POST', kind: 'user', ok: 201, scoped: true, admin: true, path: (w) => `/v1/portals/${F(w).bare}/form`, body: () => FORM },
+    { route: 'GET /v1/portals/{portal_id}/form', method: 'GET', kind: 'user', ok: 200, scoped: true, path: (w) => `/v1/portals/${F(w).portal}/form` },
+    { route: 'GET /v1/metadata/forms/{id}', method: 'GET', kind: 'user', ok: 200, scoped: true, path: (w) => `/v1/metadata/forms/${F(w).form}` },
+    { route: 'PUT /v1/metadata/forms/{id}', method: 'PUT', kind: 'user', ok: 200, scoped: true, admin: true, path: (w) => `/v1/metadata/forms/${F(w).form}`, body: () => FORM },
+    { route: 'DELETE /v1/metadata/forms/{id}', method: 'DELETE', kind: 'user', ok: 204, scoped: true, admin: true, path: (w) => `/v1/metadata/forms/${F(w).delForm}` },
+    { route: 'POST /v1/teams/{team_id}/forms/templates', method: 'POST', kind: 'user', ok: 201, scoped: true, admin: true, path: (w) => `/v1/teams/${T(w)}/forms/templates`, body: () => FORM },
+    { route: 'GET /v1/teams/{team_id}/forms/templates', method: 'GET', kind: 'user', ok: 200, scoped: true, path: (w) => `/v1/teams/${T(w)}/forms/templates` },
+    { route: 'GET /v1/metadata/forms/templates/{id}', method: 'GET', kind: 'user', ok: 200, scoped: true, path: (w) => `/v1/metadata/forms/templates/${F(w).tpl}` },
+    { route: 'PUT /v1/metadata/forms/templates/{id}', method: 'PUT', kind: 'user', ok: 200, scoped: true, admin: true, path: (w) => `/v1/metadata/forms/templates/${F(w).tpl}`, body: () => FORM },
+    { route: 'DELETE /v1/metadata/forms/templates/{id}', method: 'DELETE', kind: 'user', ok: 204, scoped: true, admin: true, path: (w) => `/v1/metadata/forms/templates/${F(w).delTpl}` },
+    { route: 'GET /v1/packages/{id}/metadata', method: 'GET', kind: 'package-full', ok: 200, target: (w) => F(w).withMetadata, path: (_w, p) => `/v1/packages/${p.id}/metadata` },
+  ];
+}
+
+/** A Portal without a form, one with a form and a Package that took a response, a form to delete, two templates. */
+async function formWorld(A: Actor): Promise<FormWorld> {
+  const post = async (path: string, body: unknown) => {
+    const r = await call(svc.url, 'POST', path, { headers: A.h, body });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    return r.body.id as string;
+  };
+  const portal = (sub: string) => post(`/v1/teams/${A.teamId}/portals`, { name: sub, subdomain: sub, active: true });
+  const FORM = { name: 'Sheet', delivery_formats: ['json'] };
+  const [bare, withForm, other] = [await portal('auth-bare'), await portal('auth-form'), await portal('auth-del')];
+  const form = await post(`/v1/portals/${withForm}/form`, FORM);
+  const response = await post(`/v1/portals/${withForm}/form/responses`, {});
+  const pkg = await call(svc.url, 'POST', `/v1/portals/${withForm}/packages`, { headers: A.h, body: { name: 'with metadata', description: '', sender: 'a@example.com', form_data_id: response } });
+  expect(pkg.status, JSON.stringify(pkg.body)).toBe(201);
+  return {
+    bare, portal: withForm, form, delForm: await post(`/v1/portals/${other}/form`, FORM),
+    tpl: await post(`/v1/teams/${A.teamId}/forms/templates`, FORM), delTpl: await post(`/v1/teams/${A.teamId}/forms/templates`, FORM),
+    withMetadata: { id: pkg.body.id, token: pkg.body.access_token, fileId: 'none' },
+  };
+}
 
 interface Attempt {
   label: string; status: number; headers?: (w: World, p: PkgRef) => Promise<Record<string, string>> | Record<string, string>; secret?: (w: World) => string | null; onPkgA?: boolean;
@@ -233,6 +276,8 @@ async function snapshot() {
     links: await db.selectFrom('links').selectAll().orderBy('id').execute(),
     teamspaces: await db.selectFrom('teamspaces').selectAll().orderBy('id').execute(),
     teamspaceMembers: await db.selectFrom('teamspace_members').selectAll().orderBy('id').execute(),
+    forms: await db.selectFrom('metadata_forms').selectAll().orderBy('id').execute(),
+    responses: await db.selectFrom('form_responses').selectAll().orderBy('id').execute(),
   };
 }
 
@@ -301,6 +346,7 @@ beforeAll(async () => {
     forgedZip: await new SignJWT({ typ: 'zip', var: 'zip_mac' }).setProtectedHeader({ alg: 'HS256' }).setSubject(pkgA.id).setExpirationTime('1h').sign(secret),
     forgedPkg: (id) => new SignJWT({ typ: 'pkg', acc: 'full' }).setProtectedHeader({ alg: 'HS256' }).setSubject(id).sign(secret),
     unsignedPkg: (id) => new UnsecuredJWT({ typ: 'pkg', acc: 'full' }).setSubject(id).encode(),
+    forms: await formWorld(A),
   };
 });
 afterAll(async () => svc?.close());

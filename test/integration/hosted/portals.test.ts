@@ -259,7 +259,8 @@ describe('GET /v1/subdomains/portals/{subdomain}', () => {
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
       id: p.id, name: 'Public', subdomain: 'pub-view', message: 'Welcome', has_access_code: true, user_authentication_required: false,
-      custom_metadata: [], restrictions: { max_file_size: 100, file_types: ['.txt'] },
+      custom_metadata: [], custom_metadata_required: false, terms_of_service_enabled: false, terms_of_service: null,
+      restrictions: { max_file_size: 100, file_types: ['.txt'] },
     });
   });
 

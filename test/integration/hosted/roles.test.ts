@@ -34,7 +34,11 @@ const make = {
   /** A Teamspace the member is in (so that they see it and the refusal is about the role). */
   space: async () => (await call(svc.url, 'POST', `/v1/teams/${T()}/spaces`, { headers: owner.h, body: { name: uniq(), membership_ids: [memberMid] } })).body as { id: string; members: { id: string }[] },
   tag: async () => (await call(svc.url, 'POST', `/v1/teams/${T()}/tags`, { headers: owner.h, body: { name: uniq() } })).body.id as string,
+  /** A Portal's custom metadata form (forms.md). */
+  form: async () => (await call(svc.url, 'POST', `/v1/portals/${await make.portal()}/form`, { headers: owner.h, body: SHEET })).body.id as string,
+  template: async () => (await call(svc.url, 'POST', `/v1/teams/${T()}/forms/templates`, { headers: owner.h, body: SHEET })).body.id as string,
 };
+const SHEET = { name: 'Sheet', delivery_formats: ['json'] };
 
 interface Row { action: string; allowed: Who[]; ok: number; setup?: () => Promise<string>; send: (who: Actor, target: string) => Promise<{ status: number; body: any }> }
 const req = (method: string, path: string, body?: unknown) => (who: Actor) => call(svc.url, method, path, { headers: who.h, ...(body === undefined ? {} : { body }) });
@@ -65,14 +69,22 @@ const ROWS: Row[] = [
   { action: 'list Teamspaces', allowed: EVERYONE, ok: 200, send: (who) => req('GET', `/v1.1/teams/${T()}/spaces`)(who) },
   { action: 'list Tags', allowed: EVERYONE, ok: 200, send: (who) => req('GET', `/v1/teams/${T()}/tags`)(who) },
   { action: 'list Portals', allowed: EVERYONE, ok: 200, send: (who) => req('GET', `/v1.1/teams/${T()}/portals`)(who) },
+  { action: 'create a metadata form', allowed: OWNER_ADMIN, ok: 201, setup: make.portal, send: (who, id) => req('POST', `/v1/portals/${id}/form`, SHEET)(who) },
+  { action: 'update a metadata form', allowed: OWNER_ADMIN, ok: 200, setup: make.form, send: (who, id) => req('PUT', `/v1/metadata/forms/${id}`, { ...SHEET, disabled: true })(who) },
+  { action: 'delete a metadata form', allowed: OWNER_ADMIN, ok: 204, setup: make.form, send: (who, id) => req('DELETE', `/v1/metadata/forms/${id}`)(who) },
+  { action: 'create a form template', allowed: OWNER_ADMIN, ok: 201, send: (who) => req('POST', `/v1/teams/${T()}/forms/templates`, SHEET)(who) },
+  { action: 'update a form template', allowed: OWNER_ADMIN, ok: 200, setup: make.template, send: (who, id) => req('PUT', `/v1/metadata/forms/templates/${id}`, { ...SHEET, name: 'Renamed' })(who) },
+  { action: 'delete a form template', allowed: OWNER_ADMIN, ok: 204, setup: make.template, send: (who, id) => req('DELETE', `/v1/metadata/forms/templates/${id}`)(who) },
+  { action: 'read a metadata form', allowed: EVERYONE, ok: 200, setup: make.form, send: (who, id) => req('GET', `/v1/metadata/forms/${id}`)(who) },
+  { action: 'list form templates', allowed: EVERYONE, ok: 200, send: (who) => req('GET', `/v1/teams/${T()}/forms/templates`)(who) },
 ];
 
 /** The tables a refused row could have written. */
 async function snapshot() {
   const db = svc.ctx.db;
-  const all = async (t: 'api_keys' | 'portals' | 'teamspaces' | 'teamspace_members' | 'tags' | 'filters' | 'custom_webhooks') =>
+  const all = async (t: 'api_keys' | 'portals' | 'teamspaces' | 'teamspace_members' | 'tags' | 'filters' | 'custom_webhooks' | 'metadata_forms') =>
     (await db.selectFrom(t).selectAll().execute()).map((r) => ({ ...r, last_request_at: undefined })).sort((a, b) => (a.id < b.id ? -1 : 1));
-  return { keys: await all('api_keys'), portals: await all('portals'), spaces: await all('teamspaces'), members: await all('teamspace_members'), tags: await all('tags'), filters: await all('filters'), hooks: await all('custom_webhooks') };
+  return { keys: await all('api_keys'), portals: await all('portals'), spaces: await all('teamspaces'), members: await all('teamspace_members'), tags: await all('tags'), filters: await all('filters'), hooks: await all('custom_webhooks'), forms: await all('metadata_forms') };
 }
 
 describe.each(ROWS)('$action', (row) => {
