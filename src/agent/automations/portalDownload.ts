@@ -34,6 +34,7 @@ const STOP_WAIT_MS = 5_000;
 export class PortalDownload implements Runner {
   private readonly stopping = new AbortController();
   private wake = new AbortController();
+  private nudge = new AbortController();
   private loop: Promise<void> = Promise.resolve();
   private following: Promise<void> = Promise.resolve();
   /** A full poll is asked for before its time (kick). */
@@ -63,6 +64,9 @@ export class PortalDownload implements Runner {
   kick(): void {
     this.pollNow = true;
     this.wake.abort();
+    // A stream waiting to reconnect (no session a moment ago) tries at once.
+    this.nudge.abort();
+    this.nudge = new AbortController();
   }
 
   async stop(): Promise<void> {
@@ -189,6 +193,7 @@ export class PortalDownload implements Runner {
       teamId,
       credentials: () => this.host.session.credentials(),
       signal: this.stopping.signal,
+      nudged: () => this.nudge.signal,
       log: this.host.ctx.log.child({ automation: this.spec.id }),
       finalized: (n) => this.arrived(n),
       // Events may have been missed (before the stream opened, or a replay that could not be complete): look at the lists.

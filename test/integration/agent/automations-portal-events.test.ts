@@ -2,7 +2,8 @@
 // poll interval far longer than the test, a Package finalized into a watched
 // Portal is fetched anyway (its package.finalized event), once; a Portal made
 // after the automation started is found through the event too (all Portals);
-// and a Package of an unwatched Portal is left alone. Against a service without
+// and a Package of an unwatched Portal is left alone; signing out ends the
+// streams. Against a service without
 // the stream (404), the automation polls, and does not ask for the stream again.
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -94,6 +95,16 @@ describe('Portal downloads follow the Team event stream', () => {
     const arrived = await arrive(late.id, 'late');
     await vi.waitFor(async () => expect((await records(id)).filter((p) => p.state === 'complete' && p.package_id === arrived)).toHaveLength(1), WAIT);
   });
+});
+
+describe('signing out', () => {
+  test("ends the automations' streams (a stream never outlives the session it was opened with); signing in opens them again", async () => {
+    await streamsOpen(2);
+    expect((await call(agent.url, 'DELETE', '/login')).status).toBe(200);
+    await vi.waitFor(() => expect(svc.ctx.events.listening()).toBe(0), { timeout: 30_000, interval: 200 });
+    await signInAgent(agent.url, svc);
+    await streamsOpen(2);
+  }, 60_000);
 });
 
 describe('a service without the Team event stream', () => {
