@@ -45,6 +45,7 @@ async function startingPoint(ctx: HostedContext, last: number | undefined): Prom
 const message = (e: StreamEvent) => `id: ${e.id}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
 
 export async function serveEventStream(ctx: HostedContext, req: FastifyRequest, reply: FastifyReply, scope: EventScope, last: number | undefined): Promise<void> {
+  const opened = performance.now();
   const start = await startingPoint(ctx, last);
   let cursor = start.cursor;
   const res = reply.raw;
@@ -56,6 +57,8 @@ export async function serveEventStream(ctx: HostedContext, req: FastifyRequest, 
     // nginx and the like would hold the stream back in their buffers.
     'x-accel-buffering': 'no',
   });
+  // A HEAD (Fastify answers one for every GET) learns the headers and no more.
+  if (req.method === 'HEAD') return void res.end();
   res.write(`retry: ${RETRY_MS}\n\n`);
   if (start.reset) {
     const data: ResetEvent = { reason: 'replay_unavailable', last_event_id: cursor };
@@ -123,6 +126,8 @@ export async function serveEventStream(ctx: HostedContext, req: FastifyRequest, 
   function end() {
     if (closed) return;
     closed = true;
+    // A hijacked reply gets no request line from the app's onResponse hook: this is it.
+    req.log.info({ url: req.url.split('?')[0], status: 200, ms: Math.round(performance.now() - opened), sent: cursor }, 'event stream closed');
     clearInterval(heartbeat);
     unsubscribe?.();
     if (!res.writableEnded) res.end();

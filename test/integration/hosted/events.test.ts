@@ -93,6 +93,16 @@ describe('who may open a stream', () => {
     expect((await stream(`/v1/teams/${owner.teamId}`, stranger.h)).status).toBe(404);
   });
 
+  it('HEAD answers the headers of a stream and ends', async () => {
+    const pkg = await createPackage(svc, owner);
+    const before = svc.ctx.events.listening();
+    const r = await fetch(`${svc.url}/v1/packages/${pkg.id}/events`, { method: 'HEAD', headers: pkg.h });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    // No stream was left listening for it.
+    expect(svc.ctx.events.listening()).toBe(before);
+  });
+
   it('400 for a Last-Event-ID that is no event id', async () => {
     const pkg = await createPackage(svc, owner);
     const r = await pkgStream(pkg, { ...pkg.h, 'last-event-id': 'yesterday' });
