@@ -103,3 +103,11 @@ test('a file put in one request goes to the external store, and its finalize che
   const got = await downloadAll(svc, await makeLink(svc, pkg));
   expect(got.get('single.bin')!.toString()).toBe('one request, one object');
 });
+
+test('an external store reports no stored parts: its uploads raise registrations and finalizes, no progress (events.md)', async () => {
+  const pkg = await createPackage(svc, await ownerActor(svc), { name: 'no progress' });
+  await uploadFile(svc, pkg, 'six.bin', '', Buffer.alloc(6 * MiB, 1));
+  await finalizePackage(svc, pkg);
+  const types = (await svc.ctx.db.selectFrom('events').select('type').where('package_id', '=', pkg.id).orderBy('id').execute()).map((e) => e.type);
+  expect(types).toEqual(['package.created', 'file.registered', 'file.finalized', 'package.finalized']);
+});
