@@ -359,6 +359,27 @@ ALTER TABLE cloud_connections ADD COLUMN gateway_info TEXT;
 CREATE UNIQUE INDEX cloud_connections_gateway_secret ON cloud_connections(gateway_secret_hash) WHERE gateway_secret_hash IS NOT NULL;
 `,
   },
+  {
+    version: 12,
+    name: 'rate limit counters, wrong-secret lockouts',
+    sql: `
+CREATE TABLE rate_limits (
+  key TEXT PRIMARY KEY,
+  window_start INTEGER NOT NULL,
+  count INTEGER NOT NULL
+);
+CREATE INDEX rate_limits_window ON rate_limits(window_start);
+CREATE TABLE secret_failures (
+  subject TEXT NOT NULL,
+  address TEXT NOT NULL,
+  failures INTEGER NOT NULL,
+  last_failure_at INTEGER NOT NULL,
+  locked_until INTEGER,
+  PRIMARY KEY (subject, address)
+);
+CREATE INDEX secret_failures_last ON secret_failures(last_failure_at);
+`,
+  },
 ];
 
 /** Applies every migration newer than the database, each in its own transaction. */

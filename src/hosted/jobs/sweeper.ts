@@ -1,11 +1,16 @@
 // Runs the expiry sweep on an interval; one sweep at a time.
 import type { HostedContext } from '../context.js';
 import { sweepExpired } from '../services/expiry.js';
+import { sweepSecretFailures } from '../services/lockouts.js';
+import { sweepRateLimits } from '../ratelimit/store.js';
 
 export function startSweeper(ctx: HostedContext, intervalMs: number): { stop(): Promise<void> } {
   let running: Promise<unknown> = Promise.resolve();
   const tick = () => {
-    running = running.then(() => sweepExpired(ctx)).catch((err) => ctx.log.error({ err }, 'sweep failed'));
+    running = running
+      .then(() => sweepExpired(ctx))
+      .then(() => sweepRateLimits(ctx.db, ctx.config.rateLimits.windowMs))
+      .then(() => sweepSecretFailures(ctx.db, ctx.config.lockout)).catch((err) => ctx.log.error({ err }, 'sweep failed'));
   };
   const timer = setInterval(tick, intervalMs);
   timer.unref();

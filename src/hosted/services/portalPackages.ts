@@ -20,6 +20,8 @@ export interface Uploader {
   who?: UserPrincipal;
   /** The raw X-Access-Code header. */
   accessCode?: string;
+  /** The client's address, for the access code's lockout. */
+  address: string;
 }
 
 const overLimit = (code: string, message: string) => new HttpError(413, code, message);
@@ -39,7 +41,7 @@ export async function createPortalPackage(ctx: HostedContext, portalId: string, 
     if (uploader.who) throw forbidden("only members of the Portal's Team may upload to it");
     throw unauthorized('this Portal requires a signed-in Team member (X-API-KEY or X-User-Token)');
   }
-  if (!member) await checkAccessCode(portal, uploader.accessCode);
+  if (!member) await checkAccessCode(ctx, portal, uploader.accessCode, uploader.address);
 
   if (portal.package_name_format && !new RegExp(portal.package_name_format, 'u').test(body.name)) {
     throw badRequest(`name must match the Portal's format ${portal.package_name_format}`, 'package_name_format');
