@@ -36,7 +36,7 @@ const HELP = `usage: ferry serve [options]
   --rate-limit-public N     requests without a credential (Links, the /l/ page, access codes)
                             per address and window (default 60)
   --rate-limit-api N        requests per API key or user token and window (default 600)
-  --rate-limit-package N    requests per package token's Package and window (default 1200)
+  --rate-limit-package N    requests per package token's Package and window (default 6000)
   --rate-limit-window-ms N  the rate limits' window (default 60000); a limit of 0 turns it off
   --lockout-free N          wrong Link passwords / access codes per address that cost nothing (default 3)
   --lockout-delay-ms N      then the wait before the next try, doubling each time (default 1000)

@@ -200,7 +200,7 @@ export function resolveHostedConfig(flags: Flags, env: NodeJS.ProcessEnv = proce
       signIn: intSetting(get('rate-limit-sign-in'), 10, '--rate-limit-sign-in'),
       public: intSetting(get('rate-limit-public'), 60, '--rate-limit-public'),
       api: intSetting(get('rate-limit-api'), 600, '--rate-limit-api'),
-      package: intSetting(get('rate-limit-package'), 1200, '--rate-limit-package'),
+      package: intSetting(get('rate-limit-package'), 6000, '--rate-limit-package'),
     },
     lockout: {
       freeFailures: intSetting(get('lockout-free'), 3, '--lockout-free'),

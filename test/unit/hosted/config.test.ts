@@ -159,9 +159,9 @@ describe('SMTP', () => {
 });
 
 describe('rate limits, lockouts, trust proxy', () => {
-  test('defaults: 10 sign-ins, 60 public, 600 per credential, 1200 per Package a minute; 3 free wrong secrets, lock at 10 for 15 min; no proxy trusted', () => {
+  test('defaults: 10 sign-ins, 60 public, 600 per credential, 6000 per Package a minute; 3 free wrong secrets, lock at 10 for 15 min; no proxy trusted', () => {
     const c = resolveHostedConfig({}, env);
-    expect(c.rateLimits).toEqual({ windowMs: 60_000, signIn: 10, public: 60, api: 600, package: 1200 });
+    expect(c.rateLimits).toEqual({ windowMs: 60_000, signIn: 10, public: 60, api: 600, package: 6000 });
     expect(c.lockout).toEqual({ freeFailures: 3, delayMs: 1000, lockAfter: 10, lockMs: 900_000, forgetMs: 900_000 });
     expect(c.trustProxy).toBe(false);
   });
