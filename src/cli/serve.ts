@@ -43,8 +43,8 @@ const HELP = `usage: ferry serve [options]
   --lockout-after N         wrong tries after which that Link or Portal is locked for the address (default 10)
   --lockout-ms N            how long the lock lasts (default 900000, 15 min)
   --lockout-forget-ms N     wrong tries are forgotten this long after the last one (default 900000)
-  --trust-proxy VALUE       take the client address from X-Forwarded-For: true, a hop count, or the
-                            proxies' addresses (e.g. 127.0.0.1,10.0.0.0/8); default off (the socket's address)
+  --trust-proxy VALUE       take the client address from X-Forwarded-For: the proxies' addresses
+                            (e.g. 127.0.0.1,10.0.0.0/8), or true to trust any; default off (the socket's address)
   --log-level LEVEL         pino level (default info)
 
 Every option can also be set as FERRY_<OPTION> in the environment, e.g. FERRY_DATA_DIR.`;

@@ -18,11 +18,6 @@ export type RouteModule = (app: HostedApp, ctx: HostedContext) => void | Promise
 /** Query values that must never reach a log file. */
 const redactUrl = (url: string) => url.replace(/([?&](secret|token|X-Amz-Signature)=)[^&]*/gi, '$1***');
 
-/** A hop count trusts that many proxies nearest to the service (Fastify's types leave the number out). */
-function trustProxyOption(v: boolean | number | string) {
-  return typeof v === 'number' ? (_addr: string, hop: number) => hop < v : v;
-}
-
 export async function buildApp(ctx: HostedContext): Promise<HostedApp> {
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
@@ -30,7 +25,7 @@ export async function buildApp(ctx: HostedContext): Promise<HostedApp> {
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 1024 * 1024,
     // Off unless --trust-proxy: then req.ip comes from X-Forwarded-For (rate limits, lockouts).
-    trustProxy: trustProxyOption(ctx.config.trustProxy),
+    trustProxy: ctx.config.trustProxy,
     // Idle keep-alive sockets must not hold shutdown up.
     forceCloseConnections: true,
     routerOptions: { ignoreTrailingSlash: true },

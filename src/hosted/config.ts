@@ -69,8 +69,8 @@ export interface HostedConfig {
   rateLimits: RateLimits;
   /** Wrong Link passwords and Portal access codes, per (Link or Portal, address). */
   lockout: LockoutSettings;
-  /** Fastify's trustProxy: false (the socket's address), true, a hop count, or the proxies' addresses. */
-  trustProxy: boolean | number | string;
+  /** Fastify's trustProxy: false (the socket's address), true, or the proxies' addresses. */
+  trustProxy: boolean | string;
   logLevel: string;
 }
 
@@ -214,10 +214,13 @@ export function resolveHostedConfig(flags: Flags, env: NodeJS.ProcessEnv = proce
   };
 }
 
-/** `--trust-proxy`: off by default; `true`, a hop count, or comma-separated proxy addresses/CIDRs. */
-function trustProxySetting(v: string | undefined): boolean | number | string {
+/**
+ * `--trust-proxy`: off by default; `true`, or the proxies' comma-separated addresses/CIDRs.
+ * No hop count: it cannot tell a proxy from a client that connects directly (Fastify refuses it too).
+ */
+function trustProxySetting(v: string | undefined): boolean | string {
   if (v === undefined || /^(0|false|no|off)$/i.test(v)) return false;
   if (/^(1|true|yes|on)$/i.test(v)) return true;
-  if (/^\d+$/.test(v)) return Number(v);
+  if (/^\d+$/.test(v)) throw new Error(`--trust-proxy takes true or the proxies' addresses, not a hop count ("${v}")`);
   return v;
 }

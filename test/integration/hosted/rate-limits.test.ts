@@ -116,6 +116,23 @@ describe('rate limit windows', () => {
   });
 });
 
+describe('--trust-proxy with the proxy\'s address', () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    // The test client at 127.0.0.1 plays the proxy.
+    svc = await startTestService({ 'trust-proxy': '127.0.0.1', 'rate-limit-public': '2' });
+  });
+  afterAll(async () => svc?.close());
+
+  it('counts the address the trusted proxy saw, not what the client wrote before it', async () => {
+    const probe = (xff: string) => call(svc.url, 'GET', '/v1/links/lnk_nothing?secret=x', { headers: { 'x-forwarded-for': xff } });
+    expect((await probe('198.51.100.1, 203.0.113.9')).status).toBe(404);
+    expect((await probe('198.51.100.2, 203.0.113.9')).status).toBe(404);
+    expect((await probe('198.51.100.3, 203.0.113.9')).status).toBe(429);
+    expect((await probe('198.51.100.1, 203.0.113.10')).status).toBe(404);
+  });
+});
+
 describe('a limit of 0 turns its class off', () => {
   let svc: TestService;
   beforeAll(async () => {

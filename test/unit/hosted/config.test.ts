@@ -173,10 +173,10 @@ describe('rate limits, lockouts, trust proxy', () => {
     expect(() => resolveHostedConfig({ 'rate-limit-sign-in': '-1' }, env)).toThrow(/--rate-limit-sign-in/);
   });
 
-  test('--trust-proxy: true, a hop count, or addresses', () => {
+  test('--trust-proxy: true, or addresses; a hop count is refused', () => {
     expect(resolveHostedConfig({ 'trust-proxy': 'true' }, env).trustProxy).toBe(true);
     expect(resolveHostedConfig({ 'trust-proxy': 'off' }, env).trustProxy).toBe(false);
-    expect(resolveHostedConfig({}, { ...env, FERRY_TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(() => resolveHostedConfig({}, { ...env, FERRY_TRUST_PROXY: '2' })).toThrow(/hop count/);
     expect(resolveHostedConfig({ 'trust-proxy': '127.0.0.1,10.0.0.0/8' }, env).trustProxy).toBe('127.0.0.1,10.0.0.0/8');
   });
 });
