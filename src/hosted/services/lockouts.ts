@@ -25,37 +25,40 @@ const isStale = (row: Pick<SecretFailuresTable, 'last_failure_at' | 'locked_unti
 
 const minutes = (ms: number) => Math.max(1, Math.ceil(ms / 60_000));
 
-/** 429 when this address is locked out of the subject or must still wait; else nothing. */
-async function refuseIfHeld(db: Db, s: LockoutSettings, subject: SecretSubject, address: string, now: number): Promise<void> {
+/** The wait a pair owes after `failures` wrong tries: none for the free ones, then doubling. */
+const waitAfter = (s: LockoutSettings, failures: number) => (failures < s.freeFailures ? 0 : s.delayMs * 2 ** (failures - s.freeFailures));
+
+const lockedOut = (subject: SecretSubject, ms: number) =>
+  new HttpError(429, 'locked_out', `too many wrong attempts: this ${WHAT[subject.kind]} is locked for your address for ${minutes(ms)} min`, {
+    'retry-after': String(Math.max(1, Math.ceil(ms / 1000))),
+  });
+
+const mustWait = (ms: number) =>
+  new HttpError(429, 'too_many_attempts', `too many wrong attempts: wait ${Math.max(1, Math.ceil(ms / 1000))} s before trying again`, {
+    'retry-after': String(Math.max(1, Math.ceil(ms / 1000))),
+  });
+
+/** 429 when this address is locked out of the subject or must still wait; else the wrong tries counted so far. */
+async function refuseIfHeld(db: Db, s: LockoutSettings, subject: SecretSubject, address: string, now: number): Promise<number> {
   const row = await db
     .selectFrom('secret_failures')
     .selectAll()
     .where('subject', '=', subjectKey(subject))
     .where('address', '=', address)
     .executeTakeFirst();
-  if (!row || isStale(row, s, now)) return;
-  if (row.locked_until !== null) {
-    const ms = row.locked_until - now;
-    throw new HttpError(429, 'locked_out', `too many wrong attempts: this ${WHAT[subject.kind]} is locked for your address for ${minutes(ms)} min`, {
-      'retry-after': String(Math.ceil(ms / 1000)),
-    });
-  }
-  if (row.failures < s.freeFailures) return;
-  const wait = s.delayMs * 2 ** (row.failures - s.freeFailures);
-  const ms = row.last_failure_at + wait - now;
-  if (ms > 0) {
-    throw new HttpError(429, 'too_many_attempts', `too many wrong attempts: wait ${Math.ceil(ms / 1000)} s before trying again`, {
-      'retry-after': String(Math.ceil(ms / 1000)),
-    });
-  }
+  if (!row || isStale(row, s, now)) return 0;
+  if (row.locked_until !== null) throw lockedOut(subject, row.locked_until - now);
+  const ms = row.last_failure_at + waitAfter(s, row.failures) - now;
+  if (ms > 0) throw mustWait(ms);
+  return row.failures;
 }
 
-/** Counts one wrong try in one statement (concurrent tries each count); locks at `lockAfter`. */
-async function recordFailure(db: Db, s: LockoutSettings, subject: SecretSubject, address: string, now: number): Promise<void> {
+/** Counts one try as wrong in one statement (concurrent tries each count); locks at `lockAfter`. Returns the count. */
+async function countTry(db: Db, s: LockoutSettings, subject: SecretSubject, address: string, now: number): Promise<number> {
   const stale = sql<boolean>`(secret_failures.locked_until IS NOT NULL AND secret_failures.locked_until <= ${now})
     OR (secret_failures.locked_until IS NULL AND secret_failures.last_failure_at <= ${now - s.forgetMs})`;
   const failures = sql<number>`CASE WHEN ${stale} THEN 1 ELSE secret_failures.failures + 1 END`;
-  await db
+  const row = await db
     .insertInto('secret_failures')
     .values({ subject: subjectKey(subject), address, failures: 1, last_failure_at: now, locked_until: s.lockAfter <= 1 ? now + s.lockMs : null })
     .onConflict((oc) =>
@@ -65,23 +68,28 @@ async function recordFailure(db: Db, s: LockoutSettings, subject: SecretSubject,
         locked_until: sql<number | null>`CASE WHEN ${failures} >= ${s.lockAfter} THEN ${now + s.lockMs} ELSE NULL END`,
       }),
     )
-    .execute();
+    .returning('failures')
+    .executeTakeFirstOrThrow();
+  return row.failures;
 }
 
 /**
  * The one gate of a secret a caller guesses: refuses (429) while the address must
- * wait or is locked out, else runs `check`, counts a wrong answer and forgets the
- * wrong ones after a right one. Returns what `check` said; the caller answers 401.
+ * wait or is locked out, else counts the try as wrong *before* running `check`, so
+ * that concurrent guesses cannot all pass on one look at the count: a try that finds
+ * others counted since its look, past the free ones, is refused unchecked. A right
+ * secret then forgets the wrong ones. Returns what `check` said; the caller answers 401.
  */
 export async function guardSecret(ctx: HostedContext, subject: SecretSubject, address: string, check: () => Promise<boolean>): Promise<boolean> {
   const s = ctx.config.lockout;
-  await refuseIfHeld(ctx.db, s, subject, address, Date.now());
-  const right = await check();
-  if (right) {
-    await ctx.db.deleteFrom('secret_failures').where('subject', '=', subjectKey(subject)).where('address', '=', address).execute();
-  } else {
-    await recordFailure(ctx.db, s, subject, address, Date.now());
+  const seen = await refuseIfHeld(ctx.db, s, subject, address, Date.now());
+  const now = Date.now();
+  const counted = await countTry(ctx.db, s, subject, address, now);
+  if (counted > seen + 1 && counted > s.freeFailures) {
+    throw counted >= s.lockAfter ? lockedOut(subject, s.lockMs) : mustWait(waitAfter(s, counted));
   }
+  const right = await check();
+  if (right) await ctx.db.deleteFrom('secret_failures').where('subject', '=', subjectKey(subject)).where('address', '=', address).execute();
   return right;
 }
 

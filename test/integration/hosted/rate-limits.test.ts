@@ -213,6 +213,16 @@ describe('wrong Link passwords and Portal access codes', () => {
     expect((await open(other, 'right one', ip)).status).toBe(200);
   });
 
+  it('concurrent guesses cannot all slip through one look at the count: at most the lock count are checked', async () => {
+    const l = await lockedLink();
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => open(l, `burst ${i}`, '203.0.113.8')));
+    const checked = answers.filter((r) => r.status === 401).length;
+    expect(checked).toBeGreaterThanOrEqual(1);
+    expect(checked).toBeLessThanOrEqual(5);
+    expect(answers.every((r) => r.status === 401 || r.status === 429)).toBe(true);
+    expect(answers.filter((r) => r.status === 429).length).toBe(20 - checked);
+  });
+
   it('the download page counts the same tries and answers a readable page', async () => {
     const l = await lockedLink();
     const post = (password: string) =>
