@@ -45,6 +45,19 @@ export async function buildDesktop(outdir = path.join(OUTDIR, 'desktop')) {
   await build({ ...common, entryPoints: [path.join(root, 'src', 'ipc', 'agentProcess.ts')], outfile: path.join(outdir, 'agent.mjs'), format: 'esm', packages: 'external' });
 }
 
+/** The Portal upload page's script (web/portal/), served by the service (src/hosted/webAssets.ts). */
+export async function buildWeb() {
+  const opts = {
+    entryPoints: [path.join(root, 'web', 'portal', 'main.ts')],
+    bundle: true,
+    format: 'esm',
+    target: 'es2022',
+    minify: true,
+    logLevel: 'warning',
+  };
+  await build({ ...opts, outfile: path.join(OUTDIR, 'web', 'portal-upload.js') });
+}
+
 /** The app's window (renderer/), bundled by Vite into dist/renderer. */
 export async function buildRenderer() {
   const { build: vite } = await import('vite');
@@ -55,6 +68,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   // --renderer: the window alone (the test run's, after the CLI build of npm install); --cli: the command alone.
   const only = process.argv.find((a) => a === '--renderer' || a === '--cli');
   if (only !== '--renderer') await buildCli();
+  if (only !== '--renderer') await buildWeb();
   if (!only) await buildDesktop();
   if (only !== '--cli') await buildRenderer();
 }

@@ -20,6 +20,12 @@ const rules = [
   { from: 'src/client', denyDirs: ['src/hosted', 'src/agent', 'src/objectstore', 'src/cli', 'src/ipc'] },
   { from: 'src/agent', denyDirs: ['src/hosted', 'src/objectstore', 'src/cli'] },
   { from: 'main', denyDirs: ['renderer'] },
+  // The service's web page scripts run in the browser: wire types and the app's formatting only.
+  {
+    from: 'web',
+    denyDirs: ['main', 'src/hosted', 'src/agent', 'src/objectstore', 'src/client', 'src/cli', 'src/http', 'renderer/screens', 'renderer/components', 'renderer/store', 'renderer/transport'],
+    denyNode: true,
+  },
   {
     from: 'renderer',
     denyDirs: ['main', 'src/hosted', 'src/agent', 'src/objectstore', 'src/client', 'src/cli', 'src/http'],

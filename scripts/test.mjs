@@ -29,6 +29,7 @@ function check(name, cmd, args) {
 
 check('typecheck', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']);
 check('typecheck renderer', bin('tsc'), ['-p', 'renderer/tsconfig.json', '--noEmit']);
+check('typecheck web pages', bin('tsc'), ['-p', 'web/tsconfig.json', '--noEmit']);
 check('layers', process.execPath, ['scripts/check-layers.mjs']);
 
 // The command, the desktop app and its window, built from the sources as they are: some tests run the builds.

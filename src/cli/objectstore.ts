@@ -18,6 +18,8 @@ const HELP = `usage: ferry objectstore [options]
                        in DATA_DIR are used
   --bucket B           a bucket to create at start; repeat for several
   --region R           the region clients sign for (default us-east-1)
+  --cors-origin LIST   browser origins allowed to call the store, comma-separated
+                       (https://app.example.com, or https://*.example.com for its subdomains)
   --log-level LEVEL    pino level (default info)
 
 Every option can also be set as FERRY_OBJECTSTORE_<OPTION>, e.g. FERRY_OBJECTSTORE_SECRET_KEY,
@@ -30,6 +32,7 @@ const options = {
   'secret-key': { type: 'string' },
   bucket: { type: 'string', multiple: true },
   region: { type: 'string' },
+  'cors-origin': { type: 'string' },
   'log-level': { type: 'string' },
 } as const;
 
@@ -58,7 +61,8 @@ export const objectstore: Command = {
     const buckets = values.bucket ?? (env.FERRY_OBJECTSTORE_BUCKET ? env.FERRY_OBJECTSTORE_BUCKET.split(',') : []);
     const region = get('region') ?? 'us-east-1';
     const log = pino({ level: get('log-level') ?? 'info' });
-    const store = await startObjectStore({ ...listen, dataDir, accessKey, secretKey, region, buckets, logger: log });
+    const corsOrigins = (get('cors-origin') ?? '').split(',').map((o) => o.trim()).filter(Boolean);
+    const store = await startObjectStore({ ...listen, dataDir, accessKey, secretKey, region, buckets, corsOrigins, logger: log });
     const signalled = untilSignal(); // before the ready line, so a signal right after it is handled
     // The secret itself is not logged: logs travel further than terminals.
     log.info(

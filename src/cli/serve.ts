@@ -9,6 +9,10 @@ const HELP = `usage: ferry serve [options]
   --listen HOST:PORT        where the API listens (default 127.0.0.1:7400)
   --data-dir DIR            records, objects and keys (default $XDG_DATA_HOME/ferry/hosted)
   --public-url URL          the address clients use (default http://LISTEN)
+  --portal-domain DOMAIN    Portal pages also answer at SUBDOMAIN.DOMAIN (a wildcard DNS name
+                            pointing at this service), besides PUBLIC_URL/p/SUBDOMAIN
+  --cors-origin LIST        more browser origins the embedded store accepts uploads from,
+                            comma-separated (https://app.example.com, https://*.example.com)
   --init-owner EMAIL:PASS   create the first owner and their Team if missing
   --smtp-host H --smtp-port N --smtp-secure --smtp-user U --smtp-pass P --smtp-from ADDR
                             send e-mail through SMTP (default: .eml files in DATA_DIR/outbox)
@@ -30,6 +34,11 @@ const HELP = `usage: ferry serve [options]
   --gateway-recheck-ms N    a transfer waiting for its storage gateway looks again this often (default 60000)
   --gateway-wait-ms N       a transfer whose storage gateway stays away this long is given up
                             (default 604800000, 7 days)
+  --clamd SOCKET|HOST:PORT  scan every uploaded file with clamd (INSTREAM); flagged files are
+                            refused for download (default: no scanning)
+  --clamd-timeout-ms N      how long clamd may stay silent during a scan (default 300000, 5 min)
+  --clamd-attempts N        tries of one scan before the file is marked scan failed (default 8)
+  --clamd-retry-base-ms N   the wait after a scan's first failed try, doubling (default 30000)
   --updates-dir DIR         serve the desktop app's update feed from DIR at /updates/
                             (latest.yml, latest-mac.yml, latest-linux.yml, installers, blockmaps)
   --rate-limit-sign-in N    sign-ins (POST /v1/auth) per address and window (default 10)
@@ -54,6 +63,8 @@ export const serveOptions = {
   'data-dir': { type: 'string' },
   'public-url': { type: 'string' },
   'link-url': { type: 'string' },
+  'portal-domain': { type: 'string' },
+  'cors-origin': { type: 'string' },
   'init-owner': { type: 'string' },
   'smtp-host': { type: 'string' },
   'smtp-port': { type: 'string' },
@@ -82,6 +93,10 @@ export const serveOptions = {
   'gateway-heartbeat-ms': { type: 'string' },
   'gateway-recheck-ms': { type: 'string' },
   'gateway-wait-ms': { type: 'string' },
+  clamd: { type: 'string' },
+  'clamd-timeout-ms': { type: 'string' },
+  'clamd-attempts': { type: 'string' },
+  'clamd-retry-base-ms': { type: 'string' },
   'updates-dir': { type: 'string' },
   'rate-limit-sign-in': { type: 'string' },
   'rate-limit-public': { type: 'string' },

@@ -27,6 +27,10 @@ export interface HostedConfig {
   dataDir: string;
   publicUrl: string;
   linkUrl: string;
+  /** Portal pages also answer at `{subdomain}.{portalDomain}` (--portal-domain). */
+  portalDomain?: string;
+  /** Browser origins the embedded store answers CORS for, beyond the public URL's (and the Portal domain's). */
+  corsOrigins: string[];
   initOwner?: { email: string; password: string };
   smtp?: SmtpSettings;
   /** Where the embedded store listens; ignored when `s3` points at an external store. */
@@ -63,6 +67,14 @@ export interface HostedConfig {
   gatewayRecheckMs: number;
   /** A transfer whose storage gateway stays away this long after the transfer was raised is given up. */
   gatewayWaitMs: number;
+  /** clamd to scan every finalized file with (INSTREAM); no scanning when absent. */
+  clamd?: ClamdAddress;
+  /** How long clamd may stay silent during one scan (it is, while it scans a large file) before the attempt fails. */
+  clamdTimeoutMs: number;
+  /** Attempts of one scan (clamd unreachable or answering ERROR) before the file is marked scan failed. */
+  clamdAttempts: number;
+  /** The wait after a scan's first failed attempt; each later wait doubles (at most 10 minutes). */
+  clamdRetryBaseMs: number;
   /** The desktop app's update feed served at /updates/ (latest*.yml, installers, blockmaps), when given. */
   updatesDir?: string;
   /** Requests per window and class (0: no limit); see docs/hosted-api-notes/rate-limits.md. */
@@ -98,6 +110,15 @@ export interface LockoutSettings {
   forgetMs: number;
 }
 
+/** A clamd socket: a Unix socket path, or HOST:PORT for TCP. */
+export type ClamdAddress = { path: string } | { host: string; port: number };
+
+/** `--clamd SOCKET|HOST:PORT`: a value with a slash (or no colon) is a Unix socket path. */
+export function parseClamd(value: string): ClamdAddress {
+  if (value.includes('/') || !value.includes(':')) return { path: path.resolve(value) };
+  return parseHostPort(value, '--clamd');
+}
+
 export type Flags = Record<string, string | boolean | undefined>;
 
 export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -129,11 +150,30 @@ function intSetting(v: string | undefined, fallback: number, what: string, min =
 
 const truthy = (v: string | undefined) => v !== undefined && /^(1|true|yes|on)$/i.test(v);
 
+/**
+ * Who may upload to the embedded store from a browser: the service's own pages
+ * (the public URL's origin, and every Portal subdomain's with --portal-domain)
+ * and the comma-separated --cors-origin list (exact origins or `https://*.domain`).
+ */
+function storeCorsOrigins(publicUrl: string, portalDomain: string | undefined, extra: string | undefined): string[] {
+  const own = new URL(publicUrl);
+  // Port 0: the port is chosen at listen, after the store has started; any port of this host then.
+  const out = [own.port === '0' ? `${own.protocol}//${own.hostname}:*` : own.origin];
+  if (portalDomain) out.push(`${own.protocol}//*.${portalDomain}`);
+  for (const o of (extra ?? '').split(',').map((x) => x.trim()).filter(Boolean)) {
+    if (!/^https?:\/\/(\*\.)?[^/*\s]+$/i.test(o)) throw new Error(`--cors-origin takes origins like https://app.example.com or https://*.example.com, got "${o}"`);
+    out.push(o.replace(/\/+$/, ''));
+  }
+  return out;
+}
+
 export function resolveHostedConfig(flags: Flags, env: NodeJS.ProcessEnv = process.env): HostedConfig {
   const get = (f: string) => flagOrEnv(flags, env, f);
   const listen = parseHostPort(get('listen') ?? '127.0.0.1:7400', '--listen');
   const dataDir = path.resolve(get('data-dir') ?? defaultDataDir(env));
   const publicUrl = (get('public-url') ?? `http://${listen.host.includes(':') ? `[${listen.host}]` : listen.host}:${listen.port}`).replace(/\/+$/, '');
+  const portalDomain = get('portal-domain')?.toLowerCase().replace(/^\.+|\.+$/g, '');
+  if (portalDomain !== undefined && !/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(portalDomain)) throw new Error(`--portal-domain must be a domain name, got "${portalDomain}"`);
   const initOwnerRaw = get('init-owner');
   let initOwner: HostedConfig['initOwner'];
   if (initOwnerRaw) {
@@ -172,6 +212,8 @@ export function resolveHostedConfig(flags: Flags, env: NodeJS.ProcessEnv = proce
     ...listen,
     dataDir,
     publicUrl,
+    portalDomain,
+    corsOrigins: storeCorsOrigins(publicUrl, portalDomain, get('cors-origin')),
     linkUrl: (get('link-url') ?? `${publicUrl}/l`).replace(/\/+$/, ''),
     initOwner,
     smtp,
@@ -194,6 +236,10 @@ export function resolveHostedConfig(flags: Flags, env: NodeJS.ProcessEnv = proce
     gatewayRecheckMs: intSetting(get('gateway-recheck-ms'), 60_000, '--gateway-recheck-ms', 10),
     gatewayWaitMs: intSetting(get('gateway-wait-ms'), 7 * 24 * 3600 * 1000, '--gateway-wait-ms', 1000),
     ...(get('cloud-aws-endpoint') ? { cloudAwsEndpoint: get('cloud-aws-endpoint')!.replace(/\/+$/, '') } : {}),
+    ...(get('clamd') ? { clamd: parseClamd(get('clamd')!) } : {}),
+    clamdTimeoutMs: intSetting(get('clamd-timeout-ms'), 300_000, '--clamd-timeout-ms', 100),
+    clamdAttempts: intSetting(get('clamd-attempts'), 8, '--clamd-attempts', 1),
+    clamdRetryBaseMs: intSetting(get('clamd-retry-base-ms'), 30_000, '--clamd-retry-base-ms', 1),
     ...(get('updates-dir') ? { updatesDir: path.resolve(get('updates-dir')!) } : {}),
     rateLimits: {
       windowMs: intSetting(get('rate-limit-window-ms'), 60_000, '--rate-limit-window-ms', 100),

@@ -77,6 +77,7 @@ export async function startHostedService(config: HostedConfig, log: Logger = pin
         dataDir: path.join(config.dataDir, 'objects'),
         ...creds,
         buckets: [config.bucket],
+        corsOrigins: config.corsOrigins,
         logLevel: log.level,
       });
       cleanups.push(() => store!.close());

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { Catalog } from './catalog.js';
+import { corsMatcher } from './cors.js';
 import { KeyedLock, Layout, removeQuietly } from './disk.js';
 import { localStore, type LocalStore } from './local.js';
 import { createHandler } from './server.js';
@@ -27,6 +28,8 @@ export interface ObjectStoreOptions {
   region?: string;
   /** Created at start if missing. */
   buckets?: string[];
+  /** Browser origins allowed to call the store (cors.ts): exact, or `https://*.domain`. */
+  corsOrigins?: string[];
   logger?: Logger;
 }
 
@@ -69,7 +72,7 @@ export async function startObjectStore(opts: ObjectStoreOptions): Promise<Runnin
       keepAliveTimeout: 65_000,
       noDelay: true,
     },
-    createHandler(ctx, { accessKey: opts.accessKey, secretKey: opts.secretKey, region }),
+    createHandler(ctx, { accessKey: opts.accessKey, secretKey: opts.secretKey, region }, corsMatcher(opts.corsOrigins ?? [])),
   );
   // A client silent for 5 minutes mid-body or mid-download is gone: free its socket and temp file.
   server.setTimeout(5 * 60_000);

@@ -4,6 +4,7 @@
 
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { handleCors } from './cors.js';
 import { createBucket, deleteBucket, headBucket, listBuckets, listObjects } from './buckets.js';
 import { validBucketName } from './catalog.js';
 import { S3Error, s3err } from './errors.js';
@@ -110,8 +111,9 @@ function answerError(ctx: StoreContext, req: IncomingMessage, res: ServerRespons
   }
 }
 
-export function createHandler(ctx: StoreContext, creds: Credentials): (req: IncomingMessage, res: ServerResponse) => void {
+export function createHandler(ctx: StoreContext, creds: Credentials, cors: (origin: string) => boolean): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
+    if (handleCors(cors, req, res)) return;
     const requestId = `${idPrefix}${(idCounter++).toString(16).toUpperCase().padStart(8, '0')}`;
     res.setHeader('x-amz-request-id', requestId);
     res.setHeader('Server', 'Ferry');

@@ -16,7 +16,15 @@ export type Failure =
   /** The whole download stops in `error`; resume tries again. */
   | { kind: 'fatal'; message: string }
   /** Only this entry fails. */
-  | { kind: 'item'; message: string };
+  | { kind: 'item'; message: string }
+  /** The service withholds this entry (flagged by its malware scan, or not scannable): it is skipped. */
+  | { kind: 'withheld'; message: string };
+
+/** The service's codes for a file it will not hand out because of its malware scan. */
+const WITHHELD: Record<string, string> = {
+  virus_detected: 'skipped: flagged with malware',
+  scan_failed: 'skipped: could not be scanned for malware',
+};
 
 /** A failure retry.ts knows as an outage or a transient one, with the answer's Retry-After. */
 function retry(err: unknown, message: string): Failure {
@@ -42,6 +50,7 @@ export function classify(err: unknown): Failure {
     return { kind: 'fatal', message };
   }
   if (err instanceof HostedApiError) {
+    if (err.status === 403 && WITHHELD[err.code]) return { kind: 'withheld', message: WITHHELD[err.code]! };
     if (err.status === 408 || err.status === 429 || err.status >= 500) return retry(err, `the service answered ${err.status}: ${message}`);
     if (err.status === 404) return { kind: 'fatal', message: `the Link or the file is gone: ${message}` };
     if (err.status === 410) return { kind: 'fatal', message: `the Package has expired: ${message}` };

@@ -158,6 +158,8 @@ export class DownloadJob implements Transfer {
       if (err instanceof RangeMismatchError) this.deps.writer.reset(item);
       return this.failItem(item, f.message);
     }
+    // Flagged after the download was planned (its scan ended later): skipped, never written.
+    if (f.kind === 'withheld') return this.skipItem(item, f.message);
     if (f.kind === 'fatal' || idx === FINALIZE) return this.fail(`${item.relPath}: ${f.message}`);
     const key = `${item.fileId}:${idx}`;
     const n = (this.attempts.get(key) ?? 0) + 1;
@@ -192,6 +194,16 @@ export class DownloadJob implements Transfer {
     item.state = 'error';
     item.error = message;
     store.setItemState(this.deps.db, this.id, item.fileId, 'error', message);
+    this.checkDone();
+  }
+
+  /** One entry is skipped (the service withholds it); its empty partial file is removed. */
+  private skipItem(item: DownloadItem, message: string): void {
+    if (item.state !== 'pending') return;
+    item.state = 'skipped';
+    item.error = message;
+    store.setItemState(this.deps.db, this.id, item.fileId, 'skipped', message);
+    void this.deps.writer.discard(item).catch((err) => this.deps.log.warn({ err, download: this.id, file: item.fileId }, 'a partial file could not be removed'));
     this.checkDone();
   }
 

@@ -177,6 +177,18 @@ export class DownloadWriter {
     return (item.fh = fh);
   }
 
+  /** Forgets an entry that will not be fetched: its partial file (nothing or little was written) goes. */
+  async discard(item: DownloadItem): Promise<void> {
+    await item.opening?.catch(() => undefined);
+    await item.closeFile();
+    const dir = this.localDir(item);
+    const name = item.localName;
+    if (!dir || !name) return;
+    item.localName = null;
+    store.setItemLocalName(this.d.db, this.d.downloadId, item.fileId, null);
+    await fs.rm(partPathOf(dir, name), { force: true });
+  }
+
   private rename(item: DownloadItem, name: string): void {
     store.setItemLocalName(this.d.db, this.d.downloadId, item.fileId, name);
     item.localName = name;

@@ -103,6 +103,8 @@ export type RetryCause = Exclude<FailureKind, 'permanent'> | 'suspect';
 export function failureKind(err: unknown): FailureKind {
   if (isAbort(err)) return 'permanent';
   const status = (err as { status?: unknown } | undefined)?.status;
+  // A file the service is still scanning for malware: the service is there, the file is not ready yet.
+  if (err instanceof HostedApiError && err.code === 'scan_pending') return 'transient';
   if (err instanceof HostedApiError || typeof status === 'number') {
     const s = status as number;
     return UNAVAILABLE.has(s) ? 'outage' : isTransientStatus(s) ? 'transient' : 'permanent';

@@ -163,7 +163,7 @@ export function setPackageToken(db: AgentDb, id: string, token: string): void {
   db.sql('UPDATE downloads SET package_token = ? WHERE id = ?').run(token, id);
 }
 
-export function setItemLocalName(db: AgentDb, id: string, fileId: string, localName: string): void {
+export function setItemLocalName(db: AgentDb, id: string, fileId: string, localName: string | null): void {
   db.sql('UPDATE download_items SET local_name = ? WHERE download_id = ? AND file_id = ?').run(localName, id, fileId);
 }
 

@@ -57,6 +57,11 @@ export const FileObject = Type.Object({
   /** Omitted for the zip kinds. */
   size: Type.Optional(Type.Integer()),
   virus_detected: Type.Boolean(),
+  /**
+   * The malware scan of a file (service started with --clamd): pending, clean,
+   * infected or failed. Omitted when the file was not scanned, and for folders and zips.
+   */
+  scan_state: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('clean'), Type.Literal('infected'), Type.Literal('failed')])),
 });
 export type FileObject = Static<typeof FileObject>;
 
@@ -190,5 +195,9 @@ export const ZipParams = Type.Object({
 });
 export type ZipParams = Static<typeof ZipParams>;
 
-export const ZipQuery = Type.Object({ token: Type.Optional(Type.String({ maxLength: 4096 })) });
+export const ZipQuery = Type.Object({
+  token: Type.Optional(Type.String({ maxLength: 4096 })),
+  /** An addition: only these files (ids, repeat the parameter), as the Link page's selection asks. */
+  file: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: 10_000 })),
+});
 export type ZipQuery = Static<typeof ZipQuery>;

@@ -39,7 +39,8 @@ export const Package = Type.Object({
   custom_metadata_id: Type.Union([Type.String(), Type.Null()]),
   expiry: Type.Union([Type.String(), Type.Null()]),
   unlimited_storage: Type.Boolean(),
-  teamspace: Type.Union([Type.Object({ id: Type.String() }), Type.Null()]),
+  /** name is absent when the Teamspace was deleted. */
+  teamspace: Type.Union([Type.Object({ id: Type.String(), name: Type.Optional(Type.String()) }), Type.Null()]),
   chunk_size: Type.Integer(),
   created_at: Type.String(),
   updated_at: Type.String(),

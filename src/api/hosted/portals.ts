@@ -33,6 +33,8 @@ export const Portal = Type.Object({
   custom_expiry_days: Type.Integer(),
   tag: Nullable(TagSummary),
   access_level: AccessLevel,
+  /** The Teamspace its Packages join; null for none. */
+  teamspace_id: Nullable(Type.String()),
   package_size_restriction_enabled: Type.Boolean(),
   max_package_size: Nullable(Type.Integer()),
   max_file_size: Nullable(Type.Integer()),
@@ -68,6 +70,8 @@ const PortalSettings = {
   custom_expiry_days: Type.Optional(Type.Integer({ minimum: -1, maximum: 65535 })),
   tag: Type.Optional(Nullable(TagRef)),
   access_level: Type.Optional(AccessLevel),
+  /** A Teamspace of the Team, or null (or '') for none; omitted: unchanged. */
+  teamspace_id: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
   package_size_restriction_enabled: Type.Optional(Type.Boolean()),
   max_package_size: Type.Optional(Limit),
   max_file_size: Type.Optional(Limit),
@@ -109,6 +113,8 @@ export const PortalListQuery = Type.Object({
   subdomain: Type.Optional(Type.String({ maxLength: 63 })),
   /** Comma-separated tag ids. */
   tags: Type.Optional(Type.String({ maxLength: 4000 })),
+  /** Comma-separated Teamspace ids. */
+  teamspaces: Type.Optional(Type.String({ maxLength: 4000 })),
 });
 export type PortalListQuery = Static<typeof PortalListQuery>;
 

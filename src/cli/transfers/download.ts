@@ -84,7 +84,7 @@ export const download = clientCommand(
     const lines = [
       `download complete: ${record.package_name}, ${record.items.length - skipped.length} item(s), ${formatBytes(record.size)} in ${formatDuration(seconds)}${seconds > 0 ? `, ${formatRate(record.size / seconds)}` : ''}`,
       `saved in: ${savedIn(record)}`,
-      ...skipped.map((i) => `skipped: ${i.path}${i.error ? ` (${i.error})` : ''}`),
+      ...skipped.map((i) => `skipped: ${i.path}${i.error ? ` (${i.error.replace(/^skipped: /, '')})` : ''}`),
     ];
     print(lines.join('\n'), record);
     return 0;

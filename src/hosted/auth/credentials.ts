@@ -7,6 +7,7 @@ import { forbidden, gone, notFound, unauthorized } from '../errors.js';
 import { hashSecret } from './passwords.js';
 import type { PackageAccess } from './tokens.js';
 import { nowIso } from '../ids.js';
+import { canReadPackage, type Viewer } from '../services/visibility.js';
 
 export interface UserPrincipal {
   userId: string;
@@ -55,6 +56,11 @@ export async function teamRole(ctx: HostedContext, who: UserPrincipal, teamId: s
     .executeTakeFirst();
   if (!m) throw notFound(what);
   return m.policy_key;
+}
+
+/** The caller as a viewer of one Team's Packages (services/visibility.ts); 404 for a non-member. */
+export async function teamViewer(ctx: HostedContext, who: UserPrincipal, teamId: string, what = 'team'): Promise<Viewer> {
+  return { userId: who.userId, teamId, role: await teamRole(ctx, who, teamId, what) };
 }
 
 export function requireRole(role: Role, allowed: Role[]): void {
@@ -107,7 +113,9 @@ export async function authorizePackage(
     const who = await authenticateUser(ctx, req);
     const pkg = await ctx.db.selectFrom('packages').selectAll().where('id', '=', packageId).executeTakeFirst();
     if (!pkg) throw notFound('package');
-    await teamRole(ctx, who, pkg.team_id, 'package');
+    // A member who may not read it (Teamspaces, private Portals) is told nothing of it.
+    const viewer = await teamViewer(ctx, who, pkg.team_id, 'package');
+    if (!(await canReadPackage(ctx.db, viewer, pkg.id))) throw notFound('package');
     grant = { pkg, access: 'full', user: who };
   } else {
     throw unauthorized('X-Package-Token required');

@@ -19,6 +19,8 @@ import type { CloudConnectionsTable, CloudTransfersTable, PackagesTable } from '
 import type { FilterRule } from '../../api/hosted/filters.js';
 import { filterMatches } from '../services/filterMatch.js';
 import { finalizedFiles } from '../services/files.js';
+import { isWithheld, SCAN_RETRY_AFTER_SECONDS } from '../services/malwareScan.js';
+import { DeferredJobError } from '../jobs/worker.js';
 import { CHUNK_LIMITS, MiB } from '../services/chunks.js';
 import { codeOf, statusOf, type S3Target } from './s3Target.js';
 import { completeItem, itemsOf, partLength, partsOf, pool, recordPart, resetItemUpload, savePlan, startItemUpload, type Item } from './progress.js';
@@ -54,7 +56,10 @@ const parseRules = (json: string | null): FilterRule[] | null => (json ? (JSON.p
  */
 export async function planDelivery(ctx: HostedContext, transfer: CloudTransfersTable, conn: CloudConnectionsTable, pkg: PackagesTable, destination: (folder: string) => string): Promise<void> {
   const rules = parseRules(transfer.filter_rules);
-  const files = (await finalizedFiles(ctx, pkg.id)).filter((f) => f.kind === 'file' && f.object_key);
+  const all = (await finalizedFiles(ctx, pkg.id)).filter((f) => f.kind === 'file' && f.object_key);
+  // Nothing unscanned leaves the service, and nothing the scan withholds.
+  if (all.some((f) => f.scan_state === 'pending')) throw new DeferredJobError('waiting for the malware scan of its files', SCAN_RETRY_AFTER_SECONDS * 1000);
+  const files = all.filter((f) => !isWithheld(f));
   const passing = rules ? files.filter((f) => filterMatches({ rules }, { name: f.name, path: f.path })) : files;
   const folder = joinKey(conn.target_directory_id ?? '', packageFolder(pkg));
   const items = passing.map((f) => ({

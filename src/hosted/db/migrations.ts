@@ -360,6 +360,42 @@ CREATE UNIQUE INDEX cloud_connections_gateway_secret ON cloud_connections(gatewa
 `,
   },
   {
+    version: 9,
+    name: 'teamspaces, their members, the Portal teamspace',
+    // teamspace_members points at the Team membership, so leaving the Team leaves its Teamspaces.
+    // Packages keep their teamspace_id when a Teamspace is deleted (no foreign key): they then
+    // stay hidden from members (see docs/hosted-api-notes/teamspaces.md).
+    sql: `
+CREATE TABLE teamspaces (
+  id TEXT PRIMARY KEY,
+  team_id TEXT NOT NULL REFERENCES teams(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX teamspaces_team ON teamspaces(team_id, name);
+CREATE TABLE teamspace_members (
+  id TEXT PRIMARY KEY,
+  teamspace_id TEXT NOT NULL REFERENCES teamspaces(id) ON DELETE CASCADE,
+  membership_id TEXT NOT NULL REFERENCES memberships(id) ON DELETE CASCADE,
+  created_at TEXT NOT NULL,
+  UNIQUE (teamspace_id, membership_id)
+);
+CREATE INDEX teamspace_members_membership ON teamspace_members(membership_id);
+ALTER TABLE portals ADD COLUMN teamspace_id TEXT REFERENCES teamspaces(id);
+ALTER TABLE packages ADD COLUMN private_access INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX packages_teamspace ON packages(teamspace_id, state);
+`,
+  },
+  {
+    version: 11,
+    name: 'malware scanning: a file\'s scan state',
+    sql: `
+ALTER TABLE files ADD COLUMN scan_state TEXT CHECK (scan_state IN ('pending','clean','infected','failed'));
+ALTER TABLE files ADD COLUMN scan_result TEXT;
+`,
+  },
+  {
     version: 12,
     name: 'rate limit counters, wrong-secret lockouts',
     sql: `

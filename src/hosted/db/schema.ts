@@ -87,6 +87,8 @@ export interface PackagesTable {
   objects_deleted: number;
   created_at: string;
   updated_at: string;
+  /** 1 once the private Portal it came through is deleted: it stays private (services/visibility.ts). */
+  private_access?: number;
 }
 
 export interface FilesTable {
@@ -102,9 +104,15 @@ export interface FilesTable {
   upload_id: string | null;
   state: 'pending' | 'finalized';
   virus_detected: number;
+  /** Malware scan (migration 11): null when no scanner was configured at its finalize. */
+  scan_state?: ScanState | null;
+  /** The scanner's signature name when infected, or why the scan failed. */
+  scan_result?: string | null;
   created_at: string;
   updated_at: string;
 }
+
+export type ScanState = 'pending' | 'clean' | 'infected' | 'failed';
 
 export interface LinksTable {
   id: string;
@@ -150,6 +158,8 @@ export interface PortalsTable {
   tag_id: string | null;
   created_at: string;
   updated_at: string;
+  /** The Teamspace its Packages join; null for none. */
+  teamspace_id: string | null;
 }
 
 export type JobState = 'queued' | 'running' | 'failed';
@@ -331,6 +341,22 @@ export interface CloudTransferPartsTable {
   etag: string;
 }
 
+export interface TeamspacesTable {
+  id: string;
+  team_id: string;
+  name: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A Team membership added to a Teamspace; `id` is the teamspace_membership_id of the API. */
+export interface TeamspaceMembersTable {
+  id: string;
+  teamspace_id: string;
+  membership_id: string;
+  created_at: string;
+}
+
 /** One fixed window of a rate limit (src/hosted/ratelimit/store.ts); times in ms since the epoch. */
 export interface RateLimitsTable {
   /** `CLASS:WHO`, e.g. `api:key_...` or `public:203.0.113.9`. */
@@ -379,4 +405,6 @@ export interface Database {
   rate_limits: RateLimitsTable;
   secret_failures: SecretFailuresTable;
   schema_migrations: MigrationsTable;
+  teamspaces: TeamspacesTable;
+  teamspace_members: TeamspaceMembersTable;
 }

@@ -39,6 +39,12 @@ export async function rateKey(ctx: HostedContext, req: FastifyRequest): Promise<
   return `${signIn ? 'signin' : 'public'}:${clientAddress(req)}`;
 }
 
+/**
+ * Files served as they are (the app's update feed, page scripts): no database, no secret, and
+ * an update's ranged downloads or a page's assets would use up a person's allowance.
+ */
+const isStaticFile = (req: FastifyRequest) => /^\/(updates|assets)\//.test(req.routeOptions.url ?? '');
+
 const LIMIT_OF: Record<RateClass, keyof RateLimits> = { signin: 'signIn', public: 'public', api: 'api', package: 'package' };
 
 export const limitFor = (limits: RateLimits, key: string): number => limits[LIMIT_OF[key.slice(0, key.indexOf(':')) as RateClass]];
@@ -53,7 +59,7 @@ export async function registerRateLimits(app: HostedApp, ctx: HostedContext): Pr
     store: databaseStore(ctx.db),
     keyGenerator: (req) => rateKey(ctx, req),
     // A limit of 0 turns that class off.
-    allowList: (_req, key) => limitFor(limits, key) === 0,
+    allowList: (req, key) => limitFor(limits, key) === 0 || isStaticFile(req),
     max: (_req, key) => limitFor(limits, key),
     errorResponseBuilder: (_req, c) => {
       const seconds = Math.max(1, Math.ceil(c.ttl / 1000));

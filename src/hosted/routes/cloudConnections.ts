@@ -12,7 +12,7 @@ import {
   TransfersQuery,
   UpdateCloudConnectionBody,
 } from '../../api/hosted/cloudConnections.js';
-import { authenticateUser, teamMember } from '../auth/credentials.js';
+import { authenticateUser, teamMember, teamViewer } from '../auth/credentials.js';
 import { connectionDto, createConnection, deleteConnection, listConnections, memberConnection, updateConnection } from '../services/cloudConnections.js';
 import { listConnectionTransfers } from '../services/cloudTransfers.js';
 
@@ -58,8 +58,10 @@ const routes: RouteModule = (app, ctx) => {
     '/v1/cloud_connections/:connection_id/transfers',
     { schema: { params: CloudConnectionParams, querystring: TransfersQuery, response: { 200: TransferList } } },
     async (req) => {
-      const conn = await memberConnection(ctx, await authenticateUser(ctx, req), req.params.connection_id);
-      return { records: await listConnectionTransfers(ctx, conn.id, req.query.limit) };
+      const who = await authenticateUser(ctx, req);
+      const conn = await memberConnection(ctx, who, req.params.connection_id);
+      // Only transfers of Packages the caller may read (services/visibility.ts).
+      return { records: await listConnectionTransfers(ctx, await teamViewer(ctx, who, conn.team_id), conn.id, req.query.limit) };
     },
   );
 };

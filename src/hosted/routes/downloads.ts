@@ -4,9 +4,9 @@ import type { RouteModule } from '../app.js';
 import { authorizePackage } from '../auth/credentials.js';
 import { DownloadAnswer, DownloadQuery, FileList, FileParams, ZipParams, ZipQuery } from '../../api/hosted/files.js';
 import { PackageParams } from '../../api/hosted/packages.js';
-import { downloadUrl, listPackageFiles } from '../services/downloads.js';
+import { downloadUrl, listPackageFiles, zipFiles, zipScanCheck } from '../services/downloads.js';
 import { finalizedFiles } from '../services/files.js';
-import { buildZip, checkZipToken, requireDownloadable, zipEntries, zipFileName } from '../services/zip.js';
+import { buildZip, checkZipToken, requireDownloadable, selectFiles, zipEntries, zipFileName } from '../services/zip.js';
 
 /** `attachment` with an ASCII fallback name and the exact UTF-8 one (RFC 6266). */
 const attachment = (name: string) =>
@@ -38,7 +38,11 @@ const routes: RouteModule = (app, ctx) => {
         ? await checkZipToken(ctx, req.query.token, packageId, variant)
         : (await authorizePackage(ctx, req, packageId, 'read')).pkg;
       requireDownloadable(pkg);
-      const zip = await buildZip(zipEntries(await finalizedFiles(ctx, pkg.id), variant), (key) => ctx.storage.read(key));
+      await zipScanCheck(ctx, pkg.id);
+      const { kept, withheld } = zipFiles(selectFiles(await finalizedFiles(ctx, pkg.id), req.query.file));
+      // Files flagged by the malware scan (or not scannable) are left out; the header says how many.
+      if (withheld > 0) reply.header('x-ferry-withheld-files', String(withheld));
+      const zip = await buildZip(zipEntries(kept, variant), (key) => ctx.storage.read(key));
       reply.raw.on('close', () => {
         if (!reply.raw.writableFinished) zip.abort();
       });

@@ -12,6 +12,7 @@ import uploads from './uploads.js';
 import links from './links.js';
 import downloads from './downloads.js';
 import pages from './pages.js';
+import portalPage from './portalPage.js';
 import portals from './portals.js';
 import updates from './updates.js';
 import customWebhooks from './customWebhooks.js';
@@ -20,5 +21,6 @@ import cloudConnections from './cloudConnections.js';
 import cloudTransfers from './cloudTransfers.js';
 import portalPackageList from './portalPackageList.js';
 import storageGateway from './storageGateway.js';
+import teamspaces from './teamspaces.js';
 
-export const routeModules: RouteModule[] = [auth, teams, apiKeys, system, packages, packageList, bulkArchive, tags, uploads, links, downloads, pages, portals, portalPackageList, customWebhooks, filters, cloudConnections, cloudTransfers, storageGateway, updates];
+export const routeModules: RouteModule[] = [auth, teams, apiKeys, system, packages, packageList, bulkArchive, tags, uploads, links, downloads, pages, portalPage, portals, portalPackageList, customWebhooks, filters, cloudConnections, cloudTransfers, storageGateway, updates, teamspaces];

@@ -1,7 +1,7 @@
 // GET /v1.1/teams/{team_id}/packages: the paged, filtered Team Package list.
 import type { RouteModule } from '../app.js';
 import { PackageListPage, PackageListQuery, TeamParams } from '../../api/hosted/packages.js';
-import { teamMember } from '../auth/credentials.js';
+import { authenticateUser, teamViewer } from '../auth/credentials.js';
 import { listTeamPackages } from '../services/packageList.js';
 
 const routes: RouteModule = (app, ctx) => {
@@ -9,8 +9,8 @@ const routes: RouteModule = (app, ctx) => {
     '/v1.1/teams/:team_id/packages',
     { schema: { params: TeamParams, querystring: PackageListQuery, response: { 200: PackageListPage } } },
     async (req) => {
-      await teamMember(ctx, req, req.params.team_id);
-      return listTeamPackages(ctx, req.params.team_id, req.query);
+      const viewer = await teamViewer(ctx, await authenticateUser(ctx, req), req.params.team_id);
+      return listTeamPackages(ctx, viewer, req.query);
     },
   );
 };

@@ -1,7 +1,7 @@
 // Team Packages: create, read, update, expiry, delete, archive and unarchive.
 import type { RouteModule } from '../app.js';
 import { CreatePackageBody, ExpiryBody, Package, PackageParams, TeamParams, UpdatePackageBody } from '../../api/hosted/packages.js';
-import { authorizePackage, teamMember } from '../auth/credentials.js';
+import { authenticateUser, authorizePackage, teamViewer } from '../auth/credentials.js';
 import { createTeamPackage, packageDto, updatePackage } from '../services/packages.js';
 import { archivePackage, deletePackage, setPackageExpiry, unarchivePackage } from '../services/packageLifecycle.js';
 
@@ -10,9 +10,9 @@ const routes: RouteModule = (app, ctx) => {
     '/v1/teams/:team_id/packages',
     { schema: { params: TeamParams, body: CreatePackageBody, response: { 201: Package } } },
     async (req, reply) => {
-      const { who } = await teamMember(ctx, req, req.params.team_id);
+      const viewer = await teamViewer(ctx, await authenticateUser(ctx, req), req.params.team_id);
       reply.code(201);
-      return createTeamPackage(ctx, req.params.team_id, who.userId, req.body);
+      return createTeamPackage(ctx, viewer, req.body);
     },
   );
 

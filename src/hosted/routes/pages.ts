@@ -34,7 +34,7 @@ const routes: RouteModule = (app, ctx) => {
     try {
       const { info, pkg, link } = await resolveLink(ctx, linkId, secret, password, address);
       const downloads = await pageDownloads(ctx, pkg, link.id);
-      return reply.code(200).headers(PAGE_HEADERS).send(renderDownloadPage(info, downloads, /windows/i.test(userAgent)));
+      return reply.code(200).headers(PAGE_HEADERS).send(renderDownloadPage(info, downloads, /windows/i.test(userAgent), `${ctx.config.publicUrl}/l/${linkId}${action}`));
     } catch (err) {
       if (!(err instanceof HttpError)) throw err;
       if (err.status === 429) return tooManyPage(reply, err);

@@ -3,7 +3,7 @@
 import type { RouteModule } from '../app.js';
 import { PortalParams } from '../../api/hosted/portals.js';
 import { PortalPackageListPage, PortalPackageListQuery } from '../../api/hosted/portalPackages.js';
-import { authenticateUser } from '../auth/credentials.js';
+import { authenticateUser, teamViewer } from '../auth/credentials.js';
 import { memberPortal } from '../services/portals.js';
 import { listPortalPackages } from '../services/portalPackageList.js';
 
@@ -13,7 +13,8 @@ const routes: RouteModule = (app, ctx) => {
     { schema: { params: PortalParams, querystring: PortalPackageListQuery, response: { 200: PortalPackageListPage } } },
     async (req) => {
       const who = await authenticateUser(ctx, req);
-      return listPortalPackages(ctx, await memberPortal(ctx, who, req.params.portal_id), req.query);
+      const portal = await memberPortal(ctx, who, req.params.portal_id);
+      return listPortalPackages(ctx, await teamViewer(ctx, who, portal.team_id, 'portal'), portal, req.query);
     },
   );
 };

@@ -7,8 +7,9 @@ import { notFound } from '../errors.js';
 import { createTag, deleteTag, findTag, listTags } from '../services/tags.js';
 
 const routes: RouteModule = (app, ctx) => {
+  // Owners and Admins (docs/hosted-api-notes/roles.md); a tag reference by name on a Package still creates one.
   app.post('/v1/teams/:team_id/tags', { schema: { params: TeamParams, body: CreateTagBody, response: { 201: Tag } } }, async (req, reply) => {
-    await teamMember(ctx, req, req.params.team_id);
+    await teamMember(ctx, req, req.params.team_id, ['owner', 'admin']);
     reply.code(201);
     return createTag(ctx, req.params.team_id, req.body.name);
   });

@@ -118,7 +118,7 @@ export async function teamsOfUser(db: Db, userId: string, onlyTeamId?: string) {
   return (await q.orderBy('teams.created_at').orderBy('teams.id').execute()).map(teamView);
 }
 
-/** Every membership of a Team, oldest first. Teamspaces are listed by their own routes. */
+/** Every membership of a Team, oldest first, each with the Teamspaces it belongs to (by name). */
 export async function teamMembers(db: Db, teamId: string) {
   const rows = await db
     .selectFrom('memberships')
@@ -131,6 +131,16 @@ export async function teamMembers(db: Db, teamId: string) {
     .orderBy('memberships.created_at')
     .orderBy('memberships.id')
     .execute();
+  const spaces = await db
+    .selectFrom('teamspace_members')
+    .innerJoin('teamspaces', 'teamspaces.id', 'teamspace_members.teamspace_id')
+    .select(['teamspace_members.membership_id', 'teamspaces.id', 'teamspaces.name'])
+    .where('teamspaces.team_id', '=', teamId)
+    .orderBy((eb) => eb.fn('lower', ['teamspaces.name']))
+    .orderBy('teamspaces.id')
+    .execute();
+  const spacesOf = new Map<string, { id: string; name: string }[]>();
+  for (const s of spaces) spacesOf.set(s.membership_id, [...(spacesOf.get(s.membership_id) ?? []), { id: s.id, name: s.name }]);
   return rows.map((m) => ({
     id: m.id,
     name: m.name,
@@ -140,7 +150,7 @@ export async function teamMembers(db: Db, teamId: string) {
     policy_key: m.policy_key,
     approved: m.approved === 1,
     invitation_accepted: m.invitation_accepted,
-    teamspaces: [] as { id: string; name: string }[],
+    teamspaces: spacesOf.get(m.id) ?? [],
   }));
 }
 

@@ -13,6 +13,7 @@ import { newId } from '../ids.js';
 import { enqueueJob } from '../jobs/queue.js';
 import { deliveryOf, providerInfo, storedVariant } from './cloudAuthorization.js';
 import { normalizeFolder, openAuthorization, parseFolders } from './cloudConnections.js';
+import { visiblePackages, type Viewer } from './visibility.js';
 
 type Conn = Kysely<Database> | Transaction<Database>;
 
@@ -204,11 +205,12 @@ export async function getPackageTransfer(ctx: HostedContext, packageId: string, 
   return transferDto(row);
 }
 
-export async function listConnectionTransfers(ctx: HostedContext, connectionId: string, limit: number): Promise<Transfer[]> {
+export async function listConnectionTransfers(ctx: HostedContext, viewer: Viewer, connectionId: string, limit: number): Promise<Transfer[]> {
   const rows = await ctx.db
     .selectFrom('cloud_transfers')
     .selectAll()
     .where('cloud_connection_id', '=', connectionId)
+    .where('package_id', 'in', (eb) => eb.selectFrom('packages').select('packages.id').where('packages.team_id', '=', viewer.teamId).where(visiblePackages(viewer)))
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .limit(limit)

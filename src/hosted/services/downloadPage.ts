@@ -1,8 +1,9 @@
 // The HTML of the web download page behind a Link: self-contained (inline CSS,
-// no script, no external asset), every value escaped.
+// no script, no external asset; the frame is pageLayout.ts), every value escaped.
 import type { LinkInfo } from '../../api/hosted/links.js';
 import type { PageDownloads } from './downloads.js';
 import { DEFAULT_PRIMARY_COLOR } from './links.js';
+import { renderPage } from './pageLayout.js';
 import { escapeHtml as e, humanSize } from './notify.js';
 
 /** Headers the page is served with: nothing may load, frame it, or leak its secret URL. */
@@ -14,22 +15,8 @@ export const PAGE_HEADERS = {
   'cache-control': 'no-store',
 };
 
-const safeColor = (c: string) => (/^#[0-9a-fA-F]{3,8}$/.test(c) ? c : DEFAULT_PRIMARY_COLOR);
-
 function layout(title: string, color: string, body: string): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex"><title>${e(title)}</title>
-<style>
-body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;background:#f5f6f8;color:#1d2330}
-main{max-width:760px;margin:40px auto;background:#fff;border-radius:10px;padding:28px 32px;box-shadow:0 1px 4px #0002}
-h1{font-size:22px;margin:0 0 6px}.muted{color:#667085}.err{color:#b42318}
-a.btn,button{display:inline-block;background:${safeColor(color)};color:#fff;border:0;border-radius:6px;padding:10px 18px;font-size:15px;text-decoration:none;cursor:pointer}
-table{width:100%;border-collapse:collapse;margin:18px 0}td{padding:7px 4px;border-top:1px solid #eaecf0;word-break:break-all}
-td.size{text-align:right;white-space:nowrap;color:#667085}input{font-size:15px;padding:9px;border:1px solid #d0d5dd;border-radius:6px;width:260px}
-</style></head><body><main>
-${body}
-</main></body></html>`;
+  return renderPage({ title, accent: color, body });
 }
 
 export function renderErrorPage(message: string): string {
@@ -45,16 +32,26 @@ export function renderPasswordPage(action: string, error?: string): string {
 <p class="muted">The sender protected this download with a password.</p>
 ${error ? `<p class="err">${e(error)}</p>` : ''}
 <form method="post" action="${e(action)}">
-<input type="password" name="password" autocomplete="current-password" autofocus required aria-label="Password">
+<input type="password" name="password" autocomplete="current-password" autofocus required aria-label="Password" style="width:260px">
 <button type="submit">Open</button>
 </form>`,
   );
 }
 
-export function renderDownloadPage(info: LinkInfo, d: PageDownloads, preferWindows: boolean): string {
+/**
+ * The file list, each with a checkbox of a GET form to the ZIP route (no script:
+ * the form sends the chosen ids, `file=...`, with the page's ZIP token), and
+ * "Open in Ferry" (the app's ferry:// scheme with this Link) for recipients who have the app.
+ */
+export function renderDownloadPage(info: LinkInfo, d: PageDownloads, preferWindows: boolean, linkUrl: string): string {
   const [main, other] = preferWindows ? (['zip_windows', 'zip_mac'] as const) : (['zip_mac', 'zip_windows'] as const);
+  const zip = new URL(d.zip[main]);
   const rows = d.files
-    .map((f) => `<tr><td><a href="${e(f.url)}" download>${e(f.rel)}</a></td><td class="size">${e(humanSize(f.size))}</td></tr>`)
+    .map(
+      (f) =>
+        `<tr><td class="pick"><input type="checkbox" name="file" value="${e(f.id)}" form="pick" aria-label="Choose ${e(f.rel)}"></td>` +
+        `<td><a href="${e(f.url)}" download>${e(f.rel)}</a></td><td class="size">${e(humanSize(f.size))}</td></tr>`,
+    )
     .join('\n');
   const count = `${d.files.length} ${d.files.length === 1 ? 'file' : 'files'}, ${humanSize(info.package_size)}`;
   return layout(
@@ -62,11 +59,25 @@ export function renderDownloadPage(info: LinkInfo, d: PageDownloads, preferWindo
     info.branding.primary_color,
     `<h1>${e(info.name)}</h1>
 <p class="muted">From ${e(info.sender_email)} &middot; ${e(count)}${info.expiry ? ` &middot; available until ${e(info.expiry.slice(0, 16).replace('T', ' '))} UTC` : ''}</p>
-<p><a class="btn" href="${e(d.zip[main])}">Download all (ZIP)</a>
-<span class="muted">&nbsp;or as a ZIP <a href="${e(d.zip[other])}">for ${other === 'zip_windows' ? 'Windows' : 'macOS'}</a></span></p>
+<div class="actions"><a class="btn" href="${e(d.zip[main])}">Download all (ZIP)</a>
+<a class="btn ghost" href="${e(`ferry://receive?url=${encodeURIComponent(linkUrl)}`)}">Open in Ferry</a>
+<span class="muted">or as a ZIP <a href="${e(d.zip[other])}">for ${other === 'zip_windows' ? 'Windows' : 'macOS'}</a></span></div>
+<form id="pick" method="get" action="${e(zip.origin + zip.pathname)}"><input type="hidden" name="token" value="${e(zip.searchParams.get('token') ?? '')}"></form>
 <table>
+<caption class="muted" style="text-align:left">Choose files to get them as one ZIP, or click a name to download that file.</caption>
 ${rows}
 </table>
-<p class="muted">These download addresses work until ${e(d.until.toISOString().slice(0, 16).replace('T', ' '))} UTC; open this page again for fresh ones.</p>`,
+${withheldNote(d)}
+<p><button type="submit" form="pick" class="ghost">Download chosen files (ZIP)</button></p>
+<p class="muted">These download addresses work until ${e(d.until.toISOString().slice(0, 16).replace('T', ' '))} UTC; open this page again for fresh ones.
+&ldquo;Open in Ferry&rdquo; needs the Ferry app on this computer.</p>`,
   );
+}
+
+/** Says which files the page (and its ZIPs) leave out because of the malware scan. */
+function withheldNote(d: PageDownloads): string {
+  if (!d.withheld?.length) return '';
+  const why = { virus_detected: 'flagged with malware', scan_failed: 'could not be scanned for malware', scan_pending: 'still being scanned; open this page again shortly' };
+  const items = d.withheld.map((w) => `<li>${e(w.rel)}: ${e(why[w.why])}</li>`).join('');
+  return `<p class="err">Not offered for download:</p><ul class="withheld">${items}</ul>`;
 }

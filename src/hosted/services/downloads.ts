@@ -7,6 +7,7 @@ import { ZIP_KINDS, type ZipVariant } from '../../api/hosted/files.js';
 import { badRequest, gone, notFound } from '../errors.js';
 import { fileObject, finalizedFiles, getFile } from './files.js';
 import { requireDownloadable, zipFileName, zipUrl } from './zip.js';
+import { isWithheld, refusalFor } from './malwareScan.js';
 
 export const DEFAULT_URL_TTL_MS = 3600 * 1000;
 /** Pre-signed S3 URLs cannot live longer than this (SigV4). */
@@ -61,17 +62,23 @@ export async function downloadUrl(ctx: HostedContext, grant: Grant, fileId: stri
   const now = new Date();
   const deadline = downloadDeadline(now, requestedExpiry, [await linkExpiry(ctx, grant.linkId), pkg.expiry]);
   if ((ZIP_KINDS as readonly string[]).includes(fileId)) {
+    // The ZIP leaves withheld files out, but cannot be handed out while a scan is pending.
+    await zipScanCheck(ctx, pkg.id);
     return { method: 'GET', url: await zipUrl(ctx, pkg.id, fileId as ZipVariant, deadline, grant.linkId) };
   }
   const f = await getFile(ctx, pkg.id, fileId);
   if (f.state !== 'finalized') throw notFound('file');
   if (f.kind !== 'file' || !f.object_key) throw badRequest('a directory has no content to download', 'not_a_file');
+  const refusal = refusalFor(f);
+  if (refusal) throw refusal;
   const seconds = Math.max(1, Math.floor((deadline.getTime() - now.getTime()) / 1000));
   return { method: 'GET', url: await ctx.storage.downloadUrl(f.object_key, f.name, seconds) };
 }
 
 export interface PageDownloads {
-  files: { rel: string; size: number; url: string }[];
+  files: { id: string; rel: string; size: number; url: string }[];
+  /** Files left out by the malware scan: flagged, not scannable, or still being scanned. */
+  withheld: { rel: string; why: 'virus_detected' | 'scan_failed' | 'scan_pending' }[];
   zip: Record<ZipVariant, string>;
   /** When the URLs above stop working. */
   until: Date;
@@ -84,16 +91,40 @@ export async function pageDownloads(ctx: HostedContext, pkg: PackagesTable, link
   const until = downloadDeadline(now, undefined, [await linkExpiry(ctx, linkId), pkg.expiry]);
   const seconds = Math.max(1, Math.floor((until.getTime() - now.getTime()) / 1000));
   const files: PageDownloads['files'] = [];
+  const withheld: PageDownloads['withheld'] = [];
   for (const f of await finalizedFiles(ctx, pkg.id)) {
     if (f.kind !== 'file' || !f.object_key) continue;
-    files.push({ rel: f.path ? `${f.path}/${f.name}` : f.name, size: f.size ?? 0, url: await ctx.storage.downloadUrl(f.object_key, f.name, seconds) });
+    const rel = f.path ? `${f.path}/${f.name}` : f.name;
+    const refusal = refusalFor(f);
+    if (refusal) withheld.push({ rel, why: refusal.code as PageDownloads['withheld'][number]['why'] });
+    else files.push({ id: f.id, rel, size: f.size ?? 0, url: await ctx.storage.downloadUrl(f.object_key, f.name, seconds) });
   }
   return {
     files,
+    withheld,
     zip: {
       zip_windows: await zipUrl(ctx, pkg.id, 'zip_windows', until, linkId),
       zip_mac: await zipUrl(ctx, pkg.id, 'zip_mac', until, linkId),
     },
     until,
   };
+}
+
+/** 503 scan_pending while a file of the Package is still being scanned: a ZIP must not include it unscanned. */
+export async function zipScanCheck(ctx: HostedContext, packageId: string): Promise<void> {
+  const pending = await ctx.db
+    .selectFrom('files')
+    .select('id')
+    .where('package_id', '=', packageId)
+    .where('state', '=', 'finalized')
+    .where('scan_state', '=', 'pending')
+    .limit(1)
+    .executeTakeFirst();
+  if (pending) throw refusalFor({ scan_state: 'pending', virus_detected: 0, scan_result: null })!;
+}
+
+/** The entries a ZIP holds: withheld files (flagged or unscannable) are left out and counted. */
+export function zipFiles<T extends Parameters<typeof isWithheld>[0]>(files: T[]): { kept: T[]; withheld: number } {
+  const kept = files.filter((f) => !isWithheld(f));
+  return { kept, withheld: files.length - kept.length };
 }

@@ -82,9 +82,10 @@ export async function finalizeFiles(ctx: HostedContext, pkg: Pkg, files: Finaliz
   // Completed files no longer pending: finalized by a concurrent request, or dropped by the Package's finalize.
   const gone = await ctx.db.transaction().execute(async (trx) => {
     const out = new Set<FilesTable>();
-    for (const [i, f] of completed.entries()) if (f && !isRefusal(f) && !(await markFinalized(trx, f, files[i]!))) out.add(f);
+    for (const [i, f] of completed.entries()) if (f && !isRefusal(f) && !(await markFinalized(ctx, trx, f, files[i]!))) out.add(f);
     return out;
   });
+  if (ctx.config.clamd) ctx.jobs.notify();
   return Promise.all(
     files.map(async ({ file_id }, i) => {
       const f = completed[i];

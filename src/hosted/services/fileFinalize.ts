@@ -12,6 +12,7 @@ import { CHUNK_LIMITS } from './chunks.js';
 import { checkPortalFinalSize } from './portalPackages.js';
 import { isMissingUpload, storageFailure } from '../storage/failure.js';
 import type { StoredPart } from '../storage/s3.js';
+import { queueScan } from './malwareScan.js';
 import { abortQuietly, adoptUpload, getFile, pending, requireNew, type Pkg } from './files.js';
 
 const unquote = (etag: string) => etag.trim().replace(/^"+|"+$/g, '');
@@ -121,15 +122,21 @@ export async function completeFile(ctx: HostedContext, pkg: Pkg, fileId: string,
   return f;
 }
 
-/** Marks a completed file finalized; false when it is no longer pending. */
-export async function markFinalized(db: Db, f: FilesTable, body: FinalizeFileBody): Promise<boolean> {
+/**
+ * Marks a completed file finalized, and queues its malware scan when a scanner
+ * is configured (`db` should be a transaction; wake the jobs worker after it
+ * commits). False when the file is no longer pending.
+ */
+export async function markFinalized(ctx: HostedContext, db: Db, f: FilesTable, body: FinalizeFileBody): Promise<boolean> {
   const r = await db
     .updateTable('files')
     .set({ state: 'finalized', size: body.size, chunk_size: body.chunk_size ?? f.chunk_size, upload_id: null, updated_at: nowIso() })
     .where('id', '=', f.id)
     .where('state', '=', 'pending')
     .executeTakeFirst();
-  return r.numUpdatedRows > 0n;
+  if (r.numUpdatedRows === 0n) return false;
+  await queueScan(ctx, db, f.id);
+  return true;
 }
 
 /**
@@ -147,5 +154,8 @@ export async function notMarked(ctx: HostedContext, f: FilesTable, body: Finaliz
 
 export async function finalizeFile(ctx: HostedContext, pkg: Pkg, fileId: string, body: FinalizeFileBody): Promise<void> {
   const f = await completeFile(ctx, pkg, fileId, body);
-  if (f && !(await markFinalized(ctx.db, f, body))) await notMarked(ctx, f, body);
+  if (!f) return;
+  const marked = await ctx.db.transaction().execute((trx) => markFinalized(ctx, trx, f, body));
+  if (!marked) return notMarked(ctx, f, body);
+  if (ctx.config.clamd) ctx.jobs.notify();
 }

@@ -28,6 +28,7 @@ export const fileObject = (f: FilesTable): FileObject => ({
   last_modified: f.last_modified,
   size: f.size ?? 0,
   virus_detected: f.virus_detected === 1,
+  ...(f.scan_state ? { scan_state: f.scan_state } : {}),
 });
 
 export async function getFile(ctx: HostedContext, packageId: string, fileId: string): Promise<FilesTable> {

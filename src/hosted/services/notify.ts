@@ -5,9 +5,9 @@ import type { PackagesTable } from '../db/schema.js';
 
 export interface Delivery { email: string; url: string }
 
-const UNITS = ['bytes', 'KB', 'MB', 'GB', 'TB', 'PB'];
+const UNITS = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
 
-/** 1536 -> "1.5 KB" (powers of 1024, the way file managers count). */
+/** 1536 -> "1.5 KiB": binary units, as the app, the CLI and the pages all show sizes. */
 export function humanSize(bytes: number): string {
   let v = bytes, u = 0;
   while (v >= 1024 && u < UNITS.length - 1) {

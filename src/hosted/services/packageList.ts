@@ -7,6 +7,7 @@ import type { PackageListPage, PackageListQuery, SortField } from '../../api/hos
 import type { TagSummary } from '../../api/hosted/tags.js';
 import { badRequest } from '../errors.js';
 import { packageDto } from './packages.js';
+import { visiblePackages, type Viewer } from './visibility.js';
 
 type Q = SelectQueryBuilder<Database, 'packages', object>;
 type SortColumn = 'name' | 'created_at' | 'size' | 'expiry' | 'sender' | 'state' | 'teamspace_id';
@@ -85,9 +86,10 @@ export function applySort<O>(q: SelectQueryBuilder<Database, 'packages', O>, sor
   return q.orderBy(column, dir).orderBy('id', dir);
 }
 
-export async function listTeamPackages(ctx: HostedContext, teamId: string, query: PackageListQuery): Promise<PackageListPage> {
+/** The viewer's Team's Packages that the viewer may read (services/visibility.ts). */
+export async function listTeamPackages(ctx: HostedContext, viewer: Viewer, query: PackageListQuery): Promise<PackageListPage> {
   const { page, limit } = query;
-  const base = applyFilters(ctx.db.selectFrom('packages'), teamId, query);
+  const base = applyFilters(ctx.db.selectFrom('packages'), viewer.teamId, query).where(visiblePackages(viewer));
   const { n } = await base.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
   const rows = await applySort(base.selectAll(), query.sort)
     .limit(limit)

@@ -12,6 +12,7 @@ import { normalizeEmail } from './accounts.js';
 import { CHUNK_LIMITS } from './chunks.js';
 import { resolveTagRef } from './tags.js';
 import { eventsRaised, raisePackageEvent } from './webhookEvents.js';
+import { checkTeamspaceChoice, type Viewer } from './visibility.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -43,12 +44,18 @@ export async function packageDto(ctx: HostedContext, row: PackagesTable, tag?: T
     custom_metadata_id: row.custom_metadata_id,
     expiry: row.expiry,
     unlimited_storage: row.unlimited_storage === 1,
-    teamspace: row.teamspace_id ? { id: row.teamspace_id } : null,
+    teamspace: row.teamspace_id ? await teamspaceRef(ctx, row.teamspace_id) : null,
     chunk_size: row.chunk_size,
     created_at: row.created_at,
     updated_at: row.updated_at,
     tag: tag ? { id: tag.id, name: tag.name } : null,
   };
+}
+
+/** `{id, name}`; a deleted Teamspace keeps its id on its Packages and shows without a name. */
+async function teamspaceRef(ctx: HostedContext, id: string): Promise<{ id: string; name?: string }> {
+  const space = await ctx.db.selectFrom('teamspaces').select('name').where('id', '=', id).executeTakeFirst();
+  return space ? { id, name: space.name } : { id };
 }
 
 export function parseRecipients(json: string): string[] {
@@ -91,9 +98,14 @@ export async function getPackageRow(ctx: HostedContext, packageId: string): Prom
   return row;
 }
 
-/** A Package sent by a Team member, in state `new`; its expiry starts at finalization. */
-export async function createTeamPackage(ctx: HostedContext, teamId: string, userId: string, body: CreatePackageBody): Promise<Package> {
+/**
+ * A Package sent by a Team member, in state `new`; its expiry starts at finalization.
+ * Its Teamspace must be one of the Team's that the sender may use.
+ */
+export async function createTeamPackage(ctx: HostedContext, viewer: Viewer, body: CreatePackageBody): Promise<Package> {
+  const { teamId, userId } = viewer;
   const team = await loadTeam(ctx, teamId);
+  const teamspaceId = await checkTeamspaceChoice(ctx.db, viewer, body.teamspace_id);
   const recipients = checkRecipients(team, body.recipients);
   const chunkSize = checkChunkSize(body.chunk_size);
   const user = await ctx.db.selectFrom('users').select('email').where('id', '=', userId).executeTakeFirstOrThrow();
@@ -106,7 +118,7 @@ export async function createTeamPackage(ctx: HostedContext, teamId: string, user
       id: newId('pkg'),
       team_id: teamId,
       portal_id: null,
-      teamspace_id: body.teamspace_id || null,
+      teamspace_id: teamspaceId,
       created_by: userId,
       name: body.name,
       description: body.description,

@@ -8,11 +8,13 @@ import type { PackageListQuery } from '../../api/hosted/packages.js';
 import type { TagSummary } from '../../api/hosted/tags.js';
 import { applyFilters, applySort } from './packageList.js';
 import { packageDto } from './packages.js';
+import { visiblePackages, type Viewer } from './visibility.js';
 
-export async function listPortalPackages(ctx: HostedContext, portal: PortalsTable, query: PortalPackageListQuery): Promise<PortalPackageListPage> {
+/** Narrowed to what the viewer may read: a private Portal lists nothing to a member outside its Teamspace. */
+export async function listPortalPackages(ctx: HostedContext, viewer: Viewer, portal: PortalsTable, query: PortalPackageListQuery): Promise<PortalPackageListPage> {
   const { page, limit } = query;
   const { finalized_at_start: finalizedStart, sort, ...rest } = query;
-  let base = applyFilters(ctx.db.selectFrom('packages'), portal.team_id, rest as PackageListQuery).where('portal_id', '=', portal.id);
+  let base = applyFilters(ctx.db.selectFrom('packages'), portal.team_id, rest as PackageListQuery).where('portal_id', '=', portal.id).where(visiblePackages(viewer));
   if (finalizedStart !== undefined) base = base.where('finalized_at', '>=', new Date(finalizedStart).toISOString());
   const { n } = await base.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
   const field = sort?.replace(/^-/, '');

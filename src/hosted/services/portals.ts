@@ -18,6 +18,7 @@ import { parseRecipients } from './packages.js';
 import { resolveTagRef } from './tags.js';
 import { portalWebhooks, setPortalWebhooks } from './customWebhooks.js';
 import { portalConnections, setPortalConnections } from './cloudConnections.js';
+import { keepPortalPackagesPrivate, teamspaceOfTeam } from './visibility.js';
 
 const flag = (b: boolean) => (b ? 1 : 0);
 
@@ -37,6 +38,7 @@ export function portalDto(row: PortalsTable, tag: TagSummary | null, webhooks: W
     custom_expiry_days: row.custom_expiry_days,
     tag,
     access_level: row.access_level,
+    teamspace_id: row.teamspace_id,
     package_size_restriction_enabled: row.package_size_restriction_enabled === 1,
     max_package_size: row.max_package_size,
     max_file_size: row.max_file_size,
@@ -136,7 +138,7 @@ const DEFAULTS: Settings = {
   download_password_hash: null, has_download_password: 0, custom_expiry_days: 0, access_level: 'regular',
   package_size_restriction_enabled: 0, max_package_size: null, max_file_size: null, max_file_count: null,
   file_type_restriction_enabled: 0, file_types: '[]', expiry_enabled: 0, expiry: null, package_name_format: '',
-  user_authentication_required: 0,
+  user_authentication_required: 0, teamspace_id: null,
 };
 
 /**
@@ -165,6 +167,7 @@ async function settingsFrom(ctx: HostedContext, teamId: string, body: PortalBody
   }
   if (body.custom_expiry_days !== undefined) s.custom_expiry_days = body.custom_expiry_days;
   if (body.access_level !== undefined) s.access_level = body.access_level;
+  if (body.teamspace_id !== undefined) s.teamspace_id = await teamspaceOfTeam(ctx.db, teamId, body.teamspace_id);
   if (body.package_size_restriction_enabled !== undefined) s.package_size_restriction_enabled = flag(body.package_size_restriction_enabled);
   if (body.max_package_size !== undefined) s.max_package_size = body.max_package_size;
   if (body.max_file_size !== undefined) s.max_file_size = body.max_file_size;
@@ -238,8 +241,11 @@ export async function updatePortal(ctx: HostedContext, portal: PortalsTable, bod
 
 /** Packages received through the Portal stay in the Team; they keep its id. */
 export async function deletePortal(ctx: HostedContext, portalId: string): Promise<void> {
-  const res = await ctx.db.deleteFrom('portals').where('id', '=', portalId).executeTakeFirst();
-  if (Number(res.numDeletedRows) === 0) throw notFound('portal');
+  await ctx.db.transaction().execute(async (trx) => {
+    await keepPortalPackagesPrivate(trx, portalId);
+    const res = await trx.deleteFrom('portals').where('id', '=', portalId).executeTakeFirst();
+    if (Number(res.numDeletedRows) === 0) throw notFound('portal');
+  });
 }
 
 const csv = (v: string | undefined) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean);
@@ -253,6 +259,8 @@ export async function listPortals(ctx: HostedContext, teamId: string, query: Por
   if (query.subdomain) base = base.where(sql<boolean>`${sql.ref('subdomain')} like ${likeContains(query.subdomain)} escape '\\'`);
   const tags = csv(query.tags);
   if (tags.length) base = base.where('tag_id', 'in', tags);
+  const spaces = csv(query.teamspaces);
+  if (spaces.length) base = base.where('teamspace_id', 'in', spaces);
   const { n } = await base.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
 
   // Default: by name. Names sort case-insensitively; the id breaks ties so pages never overlap.

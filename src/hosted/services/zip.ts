@@ -1,4 +1,4 @@
-// The whole Package as one streamed ZIP (yazl). Entries are STORED, not deflated:
+// The whole Package (or the files chosen on the Link page) as one streamed ZIP (yazl). Entries are STORED, not deflated:
 // media files do not compress, and stored sizes let the answer carry a
 // Content-Length. Files are read from storage one after another, never whole;
 // yazl switches to ZIP64 by itself when a size or an offset passes 4 GiB.
@@ -7,7 +7,7 @@ import yazl from 'yazl';
 import type { HostedContext } from '../context.js';
 import type { FilesTable, PackagesTable } from '../db/schema.js';
 import type { ZipVariant } from '../../api/hosted/files.js';
-import { gone, unauthorized } from '../errors.js';
+import { badRequest, gone, unauthorized } from '../errors.js';
 import { nowIso } from '../ids.js';
 import { isMacNoise, joinRel, windowsNames, windowsSegment } from './relpath.js';
 
@@ -17,6 +17,18 @@ export interface ZipEntry {
   size: number;
   mtime: Date;
   key: string | null;
+}
+
+/**
+ * The files a ZIP holds: all, or only the chosen ones (by id; each must be a
+ * finalized file of the Package, else 400, so a stale selection is not silently short).
+ */
+export function selectFiles(files: FilesTable[], ids: string[] | undefined): FilesTable[] {
+  if (!ids) return files;
+  const wanted = new Set(ids);
+  const chosen = files.filter((f) => f.kind === 'file' && wanted.has(f.id));
+  if (chosen.length !== wanted.size) throw badRequest('a chosen file is not a file of this Package', 'unknown_file');
+  return chosen;
 }
 
 /** The archive's entries: Windows-safe names, or UTF-8 names without Finder noise. */

@@ -33,6 +33,8 @@ export interface StoredPart { partNumber: number; etag: string; size: number }
 
 export interface Storage {
   readonly bucket: string;
+  /** The origin blueprint and download URLs point at (what a page's CSP must let it connect to). */
+  readonly origin: string;
   ensureBucket(): Promise<void>;
   createUploadBlueprint(key: string): Promise<Blueprint>;
   /** Starts a multipart upload of `key` itself (what the create blueprint does for a client); resolves its id. */
@@ -85,8 +87,10 @@ export function createS3Storage(s: S3Settings, blueprintTtlSeconds: number): Sto
   const blueprint = async (method: PresignMethod, key: string, query: Record<string, string>): Promise<Blueprint> =>
     ({ url: await presign(method, key, query), method, headers: {}, body: '' });
 
+  const endpoint = new URL(s.endpoint);
   return {
     bucket: Bucket,
+    origin: s.pathStyle ? endpoint.origin : `${endpoint.protocol}//${Bucket}.${endpoint.host}`,
     async ensureBucket() {
       try {
         await client.send(new HeadBucketCommand({ Bucket }));

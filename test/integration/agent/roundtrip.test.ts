@@ -142,7 +142,7 @@ describe('a folder tree, uploaded twice and downloaded back', () => {
       const mail = mails.find((t) => new RegExp(`^To: ${to.replace('.', '\\.')}$`, 'm').test(t));
       expect(mail, `mail to ${to}`).toBeDefined();
       expect(mail).toMatch(/^Subject: .*Roundtrip mailed/m);
-      expect(mail).toContain(`"Roundtrip mailed" (${Object.keys(files).length} files, 30 MB)`);
+      expect(mail).toContain(`"Roundtrip mailed" (${Object.keys(files).length} files, 30 MiB)`);
       const m = /\/(lnk_[A-Za-z0-9]+)\?secret=([A-Za-z0-9_-]+)/.exec(mail!);
       expect(m, mail).not.toBeNull();
       secrets.add(m![2]!);

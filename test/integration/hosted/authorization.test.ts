@@ -23,6 +23,10 @@ interface World {
   linkA: { id: string; secret: string }; pageLinkA: { id: string; secret: string }; delLinkA: { id: string; secret: string }; linkB: { id: string; secret: string };
   readA: string; readB: string; zipA: string; zipB: string; tagA: string; keyA: string; inactiveKey: string; expiredKey: string;
   forgedUser: string; forgedZip: string; forgedPkg: (id: string) => Promise<string>; unsignedPkg: (id: string) => string;
+  /** Teamspaces of A that `member` is not in, a membership of one, `member`'s Team membership id. */
+  spaceA: string; doomedSpaceA: string; tsmA: string; memberMid: string;
+  /** A Package of A in spaceA, one from a private Portal of A (no Teamspace), and that Portal. */
+  pkgS: PkgRef; pkgP: PkgRef; privatePortalA: string;
 }
 interface Row {
   route: string; method: string; kind: Kind; ok: number;
@@ -35,6 +39,10 @@ interface Row {
   admin?: boolean;
   /** Addresses an object of Team A (a Team id or a Team object): Team B's credentials answer 404. */
   scoped?: boolean;
+  /** Addresses a Teamspace: a member outside it answers 404. */
+  space?: boolean;
+  /** The path does not name the target Package (so the Teamspace and private-Portal attempts do not apply). */
+  notOnPackage?: boolean;
 }
 
 const T = (w: World) => w.A.teamId;
@@ -62,7 +70,7 @@ const ROWS: Row[] = [
   ...(['archive', 'unarchive', 'inbox/archive', 'inbox/unarchive'] as const).map((op): Row => ({
     route: `PUT /v1/teams/{team_id}/${op}`, method: 'PUT', kind: 'user', ok: 200, scoped: true, admin: true, path: (w) => `/v1/teams/${T(w)}/${op}`, body: () => RANGE,
   })),
-  { route: 'POST /v1/teams/{team_id}/tags', method: 'POST', kind: 'user', ok: 201, scoped: true, path: (w) => `/v1/teams/${T(w)}/tags`, body: () => ({ name: 'fresh' }) },
+  { route: 'POST /v1/teams/{team_id}/tags', method: 'POST', kind: 'user', ok: 201, scoped: true, admin: true, path: (w) => `/v1/teams/${T(w)}/tags`, body: () => ({ name: 'fresh' }) },
   { route: 'GET /v1/teams/{team_id}/tags', method: 'GET', kind: 'user', ok: 200, scoped: true, path: (w) => `/v1/teams/${T(w)}/tags` },
   { route: 'DELETE /v1/tags/{tag_id}', method: 'DELETE', kind: 'user', ok: 204, scoped: true, admin: true, path: (w) => `/v1/tags/${w.tagA}` },
   { route: 'GET /v1/packages/{id}', method: 'GET', kind: 'package-full', ok: 200, path: (_w, p) => `/v1/packages/${p.id}` },
@@ -87,15 +95,30 @@ const ROWS: Row[] = [
   { route: 'POST /v1/packages/{id}/finalize', method: 'POST', kind: 'package-full', ok: 204, target: (w) => w.newA, path: (_w, p) => `/v1/packages/${p.id}/finalize` },
   { route: 'POST /v1/packages/{id}/links', method: 'POST', kind: 'package-full', ok: 201, path: (_w, p) => `/v1/packages/${p.id}/links`, body: () => ({ access_limit: 2 }) },
   { route: 'GET /v1/packages/{id}/links', method: 'GET', kind: 'package-full', ok: 200, path: (_w, p) => `/v1/packages/${p.id}/links` },
-  { route: 'DELETE /v1/links/{link_id}', method: 'DELETE', kind: 'package-full', ok: 204, path: (w) => `/v1/links/${w.delLinkA.id}` },
+  { route: 'DELETE /v1/links/{link_id}', method: 'DELETE', kind: 'package-full', ok: 204, notOnPackage: true, path: (w) => `/v1/links/${w.delLinkA.id}` },
   { route: 'GET /v1/links/{link_id}?secret=', method: 'GET', kind: 'link-secret', ok: 200, path: (w, _p, s) => `/v1/links/${w.linkA.id}${q('secret', s === undefined ? w.linkA.secret : s)}` },
   { route: 'GET /v1/packages/{id}/files', method: 'GET', kind: 'package-read', ok: 200, path: (_w, p) => `/v1/packages/${p.id}/files` },
   { route: 'GET /v1/packages/{id}/files/{file_id}/download', method: 'GET', kind: 'package-read', ok: 200, path: (_w, p) => `/v1/packages/${p.id}/files/${p.fileId}/download` },
   { route: 'GET /v1/packages/{id}/zip/{variant} (X-Package-Token)', method: 'GET', kind: 'package-read', ok: 200, path: (_w, p) => `/v1/packages/${p.id}/zip/zip_windows` },
   { route: 'GET /v1/packages/{id}/zip/{variant}?token=', method: 'GET', kind: 'zip-token', ok: 200, path: (w, _p, s) => `/v1/packages/${w.pkgA.id}/zip/zip_mac${q('token', s === undefined ? w.zipA : s)}` },
+  // Teamspaces (teamspaces.md): Owners and Admins manage; a member reads only the Teamspaces they are in.
+  { route: 'POST /v1/teams/{team_id}/spaces', method: 'POST', kind: 'user', ok: 201, scoped: true, admin: true, path: (w) => `/v1/teams/${T(w)}/spaces`, body: () => ({ name: 'fresh space' }) },
+  { route: 'GET /v1.1/teams/{team_id}/spaces', method: 'GET', kind: 'user', ok: 200, scoped: true, path: (w) => `/v1.1/teams/${T(w)}/spaces` },
+  { route: 'GET /v1/spaces/{space_id}', method: 'GET', kind: 'user', ok: 200, scoped: true, space: true, path: (w) => `/v1/spaces/${w.spaceA}` },
+  { route: 'PUT /v1/spaces/{space_id}', method: 'PUT', kind: 'user', ok: 200, scoped: true, space: true, path: (w) => `/v1/spaces/${w.spaceA}`, body: () => ({ name: 'renamed space' }) },
+  { route: 'DELETE /v1/spaces/{space_id}', method: 'DELETE', kind: 'user', ok: 204, scoped: true, space: true, path: (w) => `/v1/spaces/${w.doomedSpaceA}` },
+  { route: 'GET /v1.1/spaces/{space_id}/packages', method: 'GET', kind: 'user', ok: 200, scoped: true, space: true, path: (w) => `/v1.1/spaces/${w.spaceA}/packages` },
+  { route: 'POST /v1/spaces/{space_id}/members', method: 'POST', kind: 'user', ok: 201, scoped: true, space: true, path: (w) => `/v1/spaces/${w.spaceA}/members`, body: (w) => ({ member_ids: [w.memberMid] }) },
+  { route: 'GET /v1/spaces/{space_id}/members', method: 'GET', kind: 'user', ok: 200, scoped: true, space: true, path: (w) => `/v1/spaces/${w.spaceA}/members` },
+  { route: 'DELETE /v1/spaces/{space_id}/members/{id}', method: 'DELETE', kind: 'user', ok: 204, scoped: true, space: true, path: (w) => `/v1/spaces/${w.spaceA}/members/${w.tsmA}` },
+  { route: 'GET /v1.1/portals/{portal_id}/packages (private Portal)', method: 'GET', kind: 'user', ok: 200, scoped: true, path: (w) => `/v1.1/portals/${w.privatePortalA}/packages` },
 ];
 
-interface Attempt { label: string; status: number; headers?: (w: World, p: PkgRef) => Promise<Record<string, string>> | Record<string, string>; secret?: (w: World) => string | null; onPkgA?: boolean }
+interface Attempt {
+  label: string; status: number; headers?: (w: World, p: PkgRef) => Promise<Record<string, string>> | Record<string, string>; secret?: (w: World) => string | null; onPkgA?: boolean;
+  /** Sent against another Package than the row's target. */
+  on?: (w: World) => PkgRef;
+}
 
 const none: Attempt = { label: 'no credential', status: 401, headers: () => ({}) };
 const bogusUser: Attempt[] = [
@@ -126,8 +149,17 @@ const otherPkg: Attempt[] = [
   { label: 'the token of another Package of the same Team', status: 404, headers: (w, p) => ({ 'x-package-token': p.id === w.pkgA.id ? w.newA.token : w.pkgA.token }) },
 ];
 
+/** A member's own credential on a Package they may not read (services/visibility.ts). */
+const hiddenFromMember = (row: Row): Attempt[] => (row.notOnPackage ? [] : [
+  { label: "a member outside the Package's Teamspace", status: 404, headers: (w) => w.member.h, on: (w) => w.pkgS },
+  { label: "a member on a private Portal's Package", status: 404, headers: (w) => ({ 'x-user-token': w.member.userToken }), on: (w) => w.pkgP },
+]);
+
 function attempts(row: Row): Attempt[] {
-  const member = (h: (w: World) => Record<string, string>): Attempt[] => (row.admin ? [{ label: 'a member (not owner or admin)', status: 403, headers: h }] : []);
+  const member = (h: (w: World) => Record<string, string>): Attempt[] => [
+    ...(row.admin ? [{ label: 'a member (not owner or admin)', status: 403, headers: h }] : []),
+    ...(row.space ? [{ label: 'a member outside the Teamspace', status: 404, headers: h }] : []),
+  ];
   switch (row.kind) {
     case 'public': return [];
     case 'user':
@@ -141,9 +173,9 @@ function attempts(row: Row): Attempt[] {
       ];
     case 'package-full':
       return [none, ...bogusPkg, ...bogusKey, ...bogusUser, ...otherPkg,
-        { label: 'a read-only Link token of the Package', status: 403, headers: (w) => ({ 'x-package-token': w.readA }), onPkgA: true }];
+        { label: 'a read-only Link token of the Package', status: 403, headers: (w) => ({ 'x-package-token': w.readA }), onPkgA: true }, ...hiddenFromMember(row)];
     case 'package-read':
-      return [none, ...bogusPkg, ...bogusKey, ...bogusUser, ...otherPkg];
+      return [none, ...bogusPkg, ...bogusKey, ...bogusUser, ...otherPkg, ...hiddenFromMember(row)];
     case 'link-secret':
       return [
         { label: 'no secret (404: no existence leak)', status: 404, secret: () => null },
@@ -186,6 +218,8 @@ async function snapshot() {
     packages: await db.selectFrom('packages').selectAll().orderBy('id').execute(),
     files: await db.selectFrom('files').selectAll().orderBy('id').execute(),
     links: await db.selectFrom('links').selectAll().orderBy('id').execute(),
+    teamspaces: await db.selectFrom('teamspaces').selectAll().orderBy('id').execute(),
+    teamspaceMembers: await db.selectFrom('teamspace_members').selectAll().orderBy('id').execute(),
   };
 }
 
@@ -230,6 +264,12 @@ beforeAll(async () => {
   const secret = new Uint8Array(randomBytes(32));
   const [linkA, linkB] = [await mk(pkgA), await mk(pkgB)];
   const tag = await call(svc.url, 'POST', `/v1/teams/${A.teamId}/tags`, { headers: A.h, body: { name: 'doomed' } });
+  const mid = async (a: Actor) => (await svc.ctx.db.selectFrom('memberships').select('id').where('user_id', '=', a.userId).where('team_id', '=', A.teamId).executeTakeFirstOrThrow()).id;
+  const space = async (name: string, ids: string[] = []) => (await call(svc.url, 'POST', `/v1/teams/${A.teamId}/spaces`, { headers: A.h, body: { name, membership_ids: ids } })).body;
+  const spaceA = await space('A space', [await mid(dual)]);
+  const pkgS = await createPackage(svc, A, { name: 'A in a Teamspace', teamspace_id: spaceA.id });
+  const privatePortal = await call(svc.url, 'POST', `/v1/teams/${A.teamId}/portals`, { headers: A.h, body: { name: 'private', subdomain: 'authz-private', access_level: 'private', active: true } });
+  const pkgP = await call(svc.url, 'POST', `/v1/portals/${privatePortal.body.id}/packages`, { body: { name: 'A private', description: '', sender: 'x@example.com' } });
   w = {
     A, B, member, dual, pkgA, pkgB, newB,
     newA: { id: created.id, token: created.token, fileId: reg.file.id },
@@ -238,6 +278,9 @@ beforeAll(async () => {
     linkA, pageLinkA: await mk(pkgA), delLinkA: await mk(pkgA), linkB,
     readA: await readToken(linkA), readB: await readToken(linkB), zipA: await zipToken(pkgA), zipB: await zipToken(pkgB),
     tagA: tag.body.id,
+    spaceA: spaceA.id, doomedSpaceA: (await space('A doomed space')).id, tsmA: spaceA.members[0].id, memberMid: await mid(member),
+    pkgS: { id: pkgS.id, token: pkgS.token, fileId: 'none' }, pkgP: { id: pkgP.body.id, token: pkgP.body.access_token, fileId: 'none' },
+    privatePortalA: privatePortal.body.id,
     keyA: (await issueApiKey(svc.ctx.db, { teamId: A.teamId, userId: A.userId, name: 'target' })).row.id,
     inactiveKey: (await issueApiKey(svc.ctx.db, { teamId: A.teamId, userId: A.userId, name: 'off', state: 'inactive' })).secret,
     expiredKey: (await issueApiKey(svc.ctx.db, { teamId: A.teamId, userId: A.userId, name: 'old', expiry: '2000-01-01T00:00:00.000Z' })).secret,
@@ -251,7 +294,7 @@ afterAll(async () => svc?.close());
 
 describe.each(ROWS.filter((r) => r.kind !== 'public'))('$route ($kind)', (row) => {
   it.each(attempts(row))('refuses $label with $status and changes nothing', async (a) => {
-    const p = a.onPkgA ? w.pkgA : target(row);
+    const p = a.on ? a.on(w) : a.onPkgA ? w.pkgA : target(row);
     const path = row.path(w, p, a.secret ? a.secret(w) : undefined);
     const before = await snapshot();
     const r = await send(row, path, (await a.headers?.(w, p)) ?? {});

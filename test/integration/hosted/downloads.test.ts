@@ -110,6 +110,40 @@ describe('web download page', () => {
     expect(sha256(entries.get('docs/report <draft> & "final".txt')!)).toBe(sha256(data));
   });
 
+  it('gives the chosen files as one ZIP through the page form, refuses a stale choice, and offers "Open in Ferry"', async () => {
+    const owner = await ownerActor(svc);
+    const three = await createPackage(svc, owner, { name: 'Three takes' });
+    const bodies = [Buffer.from('take one\n'), Buffer.from('take two\n'), Buffer.from('take three\n')];
+    const ids = [
+      await uploadFile(svc, three, 'one.mov', 'day1', bodies[0]!),
+      await uploadFile(svc, three, 'two.mov', 'day1', bodies[1]!),
+      await uploadFile(svc, three, 'three.mov', '', bodies[2]!),
+    ];
+    await finalizePackage(svc, three);
+    const l = await makeLink(svc, three);
+    const html = await (await fetch(l.url)).text();
+
+    // One checkbox per file, named for screen readers, all in the one GET form.
+    const boxes = [...html.matchAll(/<input type="checkbox" name="file" value="([^"]+)" form="pick" aria-label="Choose ([^"]+)">/g)];
+    expect(boxes.map((m) => m[2]).sort()).toEqual(['day1/one.mov', 'day1/two.mov', 'three.mov']);
+    const action = /<form id="pick" method="get" action="([^"]+)">/.exec(html)![1]!;
+    const token = /<input type="hidden" name="token" value="([^"]+)">/.exec(html)![1]!;
+    expect(action).toBe(`${svc.url}/v1/packages/${three.id}/zip/zip_mac`);
+
+    // What the browser sends for two ticked boxes: ?token=...&file=A&file=B.
+    const chosen = new URLSearchParams([['token', token.replace(/&amp;/g, '&')], ['file', ids[0]!], ['file', ids[2]!]]);
+    const zip = await fetchBytes(`${action}?${chosen}`);
+    const entries = await readZip(zip.data);
+    expect([...entries.keys()].filter((k) => !k.endsWith('/')).sort()).toEqual(['day1/one.mov', 'three.mov']);
+    expect(entries.get('three.mov')!.equals(bodies[2]!)).toBe(true);
+
+    const stale = await fetch(`${action}?${new URLSearchParams([['token', token], ['file', ids[1]!], ['file', 'fil_gone']])}`);
+    expect(stale.status).toBe(400);
+    expect(await stale.json()).toMatchObject({ code: 'unknown_file' });
+
+    expect(html).toContain(`href="ferry://receive?url=${encodeURIComponent(l.url).replace(/&/g, '&amp;')}"`);
+  });
+
   it('asks for the password of a locked Link and opens with the right one', async () => {
     const l = await makeLink(svc, pkg, { password: 'päss wörd' });
     const first = await fetch(l.url);

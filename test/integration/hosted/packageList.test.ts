@@ -7,7 +7,7 @@ import type { PackagesTable } from '../../../src/hosted/db/schema.js';
 
 let svc: TestService;
 let owner: Actor;
-let member: Actor;
+let admin: Actor;
 let stranger: Actor;
 const ids: Record<string, string> = {};
 const tagIds: Record<string, string> = {};
@@ -25,7 +25,7 @@ const seeds: Seed[] = [
 
 beforeAll(async () => {
   svc = await startTestService();
-  ({ owner, member, stranger } = await teamActors(svc, 'list'));
+  ({ owner, admin, stranger } = await teamActors(svc, 'list'));
   for (const { key, tag, ...values } of seeds) {
     const res = await call(svc.url, 'POST', `/v1/teams/${owner.teamId}/packages`, {
       headers: owner.h,
@@ -52,8 +52,9 @@ const keys = async (query: string) => {
 const sorted = (xs: (string | undefined)[]) => [...xs].sort();
 
 describe('Team Package list: filters', () => {
+  // An admin sees every Package; what a member sees is in teamspaces.test.ts.
   it('lists finalized and expired Packages by default, newest first, as full Package objects', async () => {
-    const res = await list('', member);
+    const res = await list('', admin);
     expect(res.status).toBe(200);
     expect(res.body.metadata).toEqual({ total: 4, page: 1, limit: 50 });
     expect(keysOf(res.body.records)).toEqual(['zeta', 'gamma', 'beta', 'alpha']);

@@ -52,10 +52,13 @@ describe('POST /v1/teams/{team_id}/packages', () => {
     expect(res.body.password).toBe('');
   });
 
-  it('lets a member create with a user token; the sender is that member', async () => {
-    const res = await create({ teamspace_id: 'space_1', unlimited_storage: true }, { 'x-user-token': member.userToken });
+  it('lets a member create with a user token, in a Teamspace of theirs; the sender is that member', async () => {
+    const m = await svc.ctx.db.selectFrom('memberships').select('id').where('user_id', '=', member.userId).executeTakeFirstOrThrow();
+    const space = await call(svc.url, 'POST', `/v1/teams/${owner.teamId}/spaces`, { headers: owner.h, body: { name: 'Editors', membership_ids: [m.id] } });
+    expect(space.status, JSON.stringify(space.body)).toBe(201);
+    const res = await create({ teamspace_id: space.body.id, unlimited_storage: true }, { 'x-user-token': member.userToken });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ sender: member.email, teamspace: { id: 'space_1' }, unlimited_storage: true });
+    expect(res.body).toMatchObject({ sender: member.email, teamspace: { id: space.body.id, name: 'Editors' }, unlimited_storage: true });
   });
 
   it('answers 404 for another Team and 401 without credentials', async () => {

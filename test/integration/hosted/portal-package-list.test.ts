@@ -79,3 +79,49 @@ describe('Portal Package list', () => {
     }
   });
 });
+
+// Every filter the spec gives the route (tags, sender, created_at_*, expiry_*, extra_storage),
+// plus name and teamspaces, each on its own.
+describe('Portal Package list: the spec\'s filters', () => {
+  let filterPortal: string;
+  let spaceId: string;
+  const keyed: Record<string, string> = {};
+  beforeAll(async () => {
+    filterPortal = await portal('ppl-filters');
+    const space = await call(svc.url, 'POST', `/v1/teams/${owner.teamId}/spaces`, { headers: owner.h, body: { name: 'ppl space' } });
+    spaceId = space.body.id;
+    const tag = await call(svc.url, 'POST', `/v1/teams/${owner.teamId}/tags`, { headers: owner.h, body: { name: 'ppl-tag' } });
+    keyed.tag = tag.body.id;
+    const seeds: [string, Record<string, unknown>][] = [
+      ['f1', { sender: 'one@example.com', created_at: '2024-05-01T10:00:00.000Z', expiry: '2024-06-01T00:00:00.000Z', unlimited_storage: 0, tag_id: keyed.tag, teamspace_id: spaceId }],
+      ['f2', { sender: 'two@example.com', created_at: '2024-05-02T10:00:00.000Z', expiry: '2024-07-01T00:00:00.000Z', unlimited_storage: 1, tag_id: null, teamspace_id: null }],
+      ['f3', { sender: 'one@example.com', created_at: '2024-05-03T10:00:00.000Z', expiry: '2024-08-01T00:00:00.000Z', unlimited_storage: 0, tag_id: null, teamspace_id: null }],
+    ];
+    for (const [key, values] of seeds) {
+      const r = await call(svc.url, 'POST', `/v1/portals/${filterPortal}/packages`, { body: { name: `${key} delivery`, description: '', sender: 'x@example.com' } });
+      keyed[key] = r.body.id;
+      await svc.ctx.db.updateTable('packages').set({ ...values, state: 'finalized' }).where('id', '=', r.body.id).execute();
+    }
+  });
+  const keysOf = async (q: string) => {
+    const r = await list(q, owner, filterPortal);
+    expect(r.status, q).toBe(200);
+    expect(r.body.metadata.total).toBe(r.body.records.length);
+    return r.body.records.map((p: { id: string }) => Object.keys(keyed).find((k) => keyed[k] === p.id)).sort();
+  };
+
+  it('filters by tags, sender, created_at, expiry, extra_storage, name and teamspaces', async () => {
+    expect(await keysOf(`tags=${keyed.tag}`)).toEqual(['f1']);
+    expect(await keysOf('sender=ONE@example.com')).toEqual(['f1', 'f3']);
+    expect(await keysOf('created_at_start=2024-05-02&created_at_end=2024-05-03')).toEqual(['f2', 'f3']);
+    expect(await keysOf('created_at_end=2024-05-01T10:00:00Z')).toEqual(['f1']);
+    expect(await keysOf('expiry_start=2024-06-15T00:00:00Z&expiry_end=2024-07-01T00:00:00Z')).toEqual(['f2']);
+    expect(await keysOf('extra_storage=true')).toEqual(['f2']);
+    expect(await keysOf('extra_storage=false')).toEqual(['f1', 'f3']);
+    expect(await keysOf('name=F3')).toEqual(['f3']);
+    expect(await keysOf(`teamspaces=${spaceId}`)).toEqual(['f1']);
+    const page = await list('sort=-sender&limit=1&page=2', owner, filterPortal);
+    expect(page.body.metadata).toEqual({ total: 3, page: 2, limit: 1 });
+    expect(page.body.records.map((p: { sender: string }) => p.sender)).toEqual(['one@example.com']);
+  });
+});

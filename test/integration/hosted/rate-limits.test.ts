@@ -57,6 +57,8 @@ describe('rate limits', () => {
     expectRetryAfter(over.headers, 60);
     // A credential that does not verify is no way around it either.
     expect((await call(svc.url, 'GET', '/v1/me', { headers: { 'x-api-key': 'not-a-key' } })).status).toBe(429);
+    // Files served as they are (the update feed, page scripts) are not counted.
+    expect((await call(svc.url, 'GET', '/updates/latest.yml')).status).toBe(404);
   });
 
   it('API keys and user tokens are limited per key and per user, not per address', async () => {

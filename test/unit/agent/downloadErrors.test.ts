@@ -6,6 +6,7 @@ import { LocalWriteError } from '../../../src/agent/engine/batchedWriter.js';
 import { classify, ItemError } from '../../../src/agent/engine/downloadErrors.js';
 import { RangeHttpError } from '../../../src/agent/engine/rangeFetch.js';
 import { UnsafePathError } from '../../../src/agent/engine/safePath.js';
+import { failureKind } from '../../../src/agent/engine/retry.js';
 
 const errno = (code: string, path?: string) => Object.assign(new Error(code), { code, ...(path ? { path } : {}) });
 
@@ -25,6 +26,21 @@ describe('classify', () => {
     const f = classify(err);
     expect(f.kind).toBe('fatal');
     expect(f.message).toMatch(message);
+  });
+
+  test('a file still being scanned (503 scan_pending) is waited for with its Retry-After, not taken for an outage', () => {
+    const err = new HostedApiError(503, 'scan_pending', 'being scanned', '5');
+    expect(classify(err)).toMatchObject({ kind: 'retry', cause: 'transient', retryAfter: '5' });
+    expect(failureKind(err)).toBe('transient');
+    expect(failureKind(new HostedApiError(503, 'unavailable', 'x'))).toBe('outage');
+  });
+
+  test.each([
+    ['virus_detected', 'skipped: flagged with malware'],
+    ['scan_failed', 'skipped: could not be scanned for malware'],
+  ])('a file the service withholds (403 %s) is skipped', (code, message) => {
+    expect(classify(new HostedApiError(403, code, 'x'))).toEqual({ kind: 'withheld', message });
+    expect(classify(new HostedApiError(403, 'forbidden', 'x')).kind).toBe('fatal');
   });
 
   test('a wrong size or an unusable path fails only its entry', () => {
