@@ -2,6 +2,8 @@
 import type { HostedContext } from '../context.js';
 import { sweepExpired } from '../services/expiry.js';
 import { sweepUnusedResponses } from '../services/formResponses.js';
+import { sweepSecretFailures } from '../services/lockouts.js';
+import { sweepRateLimits } from '../ratelimit/store.js';
 
 export function startSweeper(ctx: HostedContext, intervalMs: number): { stop(): Promise<void> } {
   let running: Promise<unknown> = Promise.resolve();
@@ -9,6 +11,8 @@ export function startSweeper(ctx: HostedContext, intervalMs: number): { stop(): 
     running = running
       .then(() => sweepExpired(ctx))
       .then(() => sweepUnusedResponses(ctx))
+      .then(() => sweepRateLimits(ctx.db, ctx.config.rateLimits.windowMs))
+      .then(() => sweepSecretFailures(ctx.db, ctx.config.lockout))
       .catch((err) => ctx.log.error({ err }, 'sweep failed'));
   };
   const timer = setInterval(tick, intervalMs);
