@@ -21,7 +21,7 @@ WORK=${WORK:-$(mktemp -d)}
 cd "$WORK"
 
 ferry() { node "$HERE/../bin/ferry.cjs" "$@"; }
-json() { node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>console.log(eval('JSON.parse(s)'+process.argv[1])))" "$1"; }
+json() { node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>console.log(String(eval('JSON.parse(s)'+process.argv[1]))))" "$1"; }
 post() { curl -sSf -X POST -H 'content-type: application/json' "$@"; }
 # until_true WHAT CMD: runs CMD every second until it prints "true" (WAIT_S at most).
 until_true() {

@@ -14,7 +14,7 @@ WORK=${WORK:-$(mktemp -d)}
 cd "$WORK"
 
 # json EXPR: prints a field of the JSON on stdin (Node is already installed for Ferry).
-json() { node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>console.log(eval('JSON.parse(s)'+process.argv[1])))" "$1"; }
+json() { node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>console.log(String(eval('JSON.parse(s)'+process.argv[1]))))" "$1"; }
 post() { curl -sSf -X POST -H 'content-type: application/json' "$@"; }
 
 # 1. Sign in and pick your Team.

@@ -41,6 +41,19 @@ const HELP = `usage: ferry serve [options]
   --clamd-retry-base-ms N   the wait after a scan's first failed try, doubling (default 30000)
   --updates-dir DIR         serve the desktop app's update feed from DIR at /updates/
                             (latest.yml, latest-mac.yml, latest-linux.yml, installers, blockmaps)
+  --rate-limit-sign-in N    sign-ins (POST /v1/auth) per address and window (default 10)
+  --rate-limit-public N     requests without a credential (Links, the /l/ page, access codes)
+                            per address and window (default 60)
+  --rate-limit-api N        requests per API key or user token and window (default 600)
+  --rate-limit-package N    requests per package token's Package and window (default 6000)
+  --rate-limit-window-ms N  the rate limits' window (default 60000); a limit of 0 turns it off
+  --lockout-free N          wrong Link passwords / access codes per address that cost nothing (default 3)
+  --lockout-delay-ms N      then the wait before the next try, doubling each time (default 1000)
+  --lockout-after N         wrong tries after which that Link or Portal is locked for the address (default 10)
+  --lockout-ms N            how long the lock lasts (default 900000, 15 min)
+  --lockout-forget-ms N     wrong tries are forgotten this long after the last one (default 900000)
+  --trust-proxy VALUE       take the client address from X-Forwarded-For: the proxies' addresses
+                            (e.g. 127.0.0.1,10.0.0.0/8), or true to trust any; default off (the socket's address)
   --log-level LEVEL         pino level (default info)
 
 Every option can also be set as FERRY_<OPTION> in the environment, e.g. FERRY_DATA_DIR.`;
@@ -85,6 +98,17 @@ export const serveOptions = {
   'clamd-attempts': { type: 'string' },
   'clamd-retry-base-ms': { type: 'string' },
   'updates-dir': { type: 'string' },
+  'rate-limit-sign-in': { type: 'string' },
+  'rate-limit-public': { type: 'string' },
+  'rate-limit-api': { type: 'string' },
+  'rate-limit-package': { type: 'string' },
+  'rate-limit-window-ms': { type: 'string' },
+  'lockout-free': { type: 'string' },
+  'lockout-delay-ms': { type: 'string' },
+  'lockout-after': { type: 'string' },
+  'lockout-ms': { type: 'string' },
+  'lockout-forget-ms': { type: 'string' },
+  'trust-proxy': { type: 'string' },
   'log-level': { type: 'string' },
 } as const;
 

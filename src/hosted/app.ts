@@ -10,6 +10,7 @@ import { validatorCompiler } from '../http/validation.js';
 import { acceptJsonBodies } from '../http/json.js';
 import { routeModules } from './routes/index.js';
 import { GATEWAY_MAX_FRAME } from '../api/hosted/storageGateway.js';
+import { registerRateLimits } from './ratelimit/plugin.js';
 
 export type HostedApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
 export type RouteModule = (app: HostedApp, ctx: HostedContext) => void | Promise<void>;
@@ -23,7 +24,8 @@ export async function buildApp(ctx: HostedContext): Promise<HostedApp> {
     // Our onResponse hook writes the one line per request instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 1024 * 1024,
-    trustProxy: false,
+    // Off unless --trust-proxy: then req.ip comes from X-Forwarded-For (rate limits, lockouts).
+    trustProxy: ctx.config.trustProxy,
     // Idle keep-alive sockets must not hold shutdown up.
     forceCloseConnections: true,
     routerOptions: { ignoreTrailingSlash: true },
@@ -68,6 +70,8 @@ export async function buildApp(ctx: HostedContext): Promise<HostedApp> {
 
   // Storage gateways connect with a WebSocket (routes/storageGateway.ts); registered first so that every route knows an upgrade.
   await app.register(websocket, { options: { maxPayload: GATEWAY_MAX_FRAME } });
+  // Before the routes: it hooks every route added after it.
+  await registerRateLimits(app, ctx);
   for (const register of routeModules) await register(app, ctx);
   return app;
 }

@@ -77,7 +77,37 @@ export interface HostedConfig {
   clamdRetryBaseMs: number;
   /** The desktop app's update feed served at /updates/ (latest*.yml, installers, blockmaps), when given. */
   updatesDir?: string;
+  /** Requests per window and class (0: no limit); see docs/hosted-api-notes/rate-limits.md. */
+  rateLimits: RateLimits;
+  /** Wrong Link passwords and Portal access codes, per (Link or Portal, address). */
+  lockout: LockoutSettings;
+  /** Fastify's trustProxy: false (the socket's address), true, or the proxies' addresses. */
+  trustProxy: boolean | string;
   logLevel: string;
+}
+
+export interface RateLimits {
+  windowMs: number;
+  /** POST /v1/auth, per address. */
+  signIn: number;
+  /** Requests without a valid credential (Links, the /l/ page, access codes, subdomains), per address. */
+  public: number;
+  /** X-API-KEY or X-User-Token, per key or user. */
+  api: number;
+  /** X-Package-Token, per Package. */
+  package: number;
+}
+
+export interface LockoutSettings {
+  /** Wrong attempts that cost nothing; each one after these makes the next wait. */
+  freeFailures: number;
+  /** The first wait; each further wrong attempt doubles it. */
+  delayMs: number;
+  /** Wrong attempts after which the pair is locked. */
+  lockAfter: number;
+  lockMs: number;
+  /** Wrong attempts are forgotten this long after the last one. */
+  forgetMs: number;
 }
 
 /** A clamd socket: a Unix socket path, or HOST:PORT for TCP. */
@@ -211,6 +241,32 @@ export function resolveHostedConfig(flags: Flags, env: NodeJS.ProcessEnv = proce
     clamdAttempts: intSetting(get('clamd-attempts'), 8, '--clamd-attempts', 1),
     clamdRetryBaseMs: intSetting(get('clamd-retry-base-ms'), 30_000, '--clamd-retry-base-ms', 1),
     ...(get('updates-dir') ? { updatesDir: path.resolve(get('updates-dir')!) } : {}),
+    rateLimits: {
+      windowMs: intSetting(get('rate-limit-window-ms'), 60_000, '--rate-limit-window-ms', 100),
+      signIn: intSetting(get('rate-limit-sign-in'), 10, '--rate-limit-sign-in'),
+      public: intSetting(get('rate-limit-public'), 60, '--rate-limit-public'),
+      api: intSetting(get('rate-limit-api'), 600, '--rate-limit-api'),
+      package: intSetting(get('rate-limit-package'), 6000, '--rate-limit-package'),
+    },
+    lockout: {
+      freeFailures: intSetting(get('lockout-free'), 3, '--lockout-free'),
+      delayMs: intSetting(get('lockout-delay-ms'), 1000, '--lockout-delay-ms', 1),
+      lockAfter: intSetting(get('lockout-after'), 10, '--lockout-after', 1),
+      lockMs: intSetting(get('lockout-ms'), 15 * 60_000, '--lockout-ms', 1),
+      forgetMs: intSetting(get('lockout-forget-ms'), 15 * 60_000, '--lockout-forget-ms', 1),
+    },
+    trustProxy: trustProxySetting(get('trust-proxy')),
     logLevel: get('log-level') ?? 'info',
   };
+}
+
+/**
+ * `--trust-proxy`: off by default; `true`, or the proxies' comma-separated addresses/CIDRs.
+ * No hop count: it cannot tell a proxy from a client that connects directly (Fastify refuses it too).
+ */
+function trustProxySetting(v: string | undefined): boolean | string {
+  if (v === undefined || /^(0|false|no|off)$/i.test(v)) return false;
+  if (/^(1|true|yes|on)$/i.test(v)) return true;
+  if (/^\d+$/.test(v)) throw new Error(`--trust-proxy takes true or the proxies' addresses, not a hop count ("${v}")`);
+  return v;
 }

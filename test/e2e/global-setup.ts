@@ -41,7 +41,9 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-e2e-'));
   const [api, agentPort] = [await freePort(), await freePort()];
   const owner = { email: 'owner@example.com', password: 'correct horse battery' };
-  const serve = await start(['serve', '--listen', `127.0.0.1:${api}`, '--s3-listen', `127.0.0.1:${await freePort()}`, '--data-dir', path.join(tmp, 'hosted'), '--init-owner', `${owner.email}:${owner.password}`], 'ferry hosted service ready');
+  const serve = await start(['serve', '--listen', `127.0.0.1:${api}`, '--s3-listen', `127.0.0.1:${await freePort()}`, '--data-dir', path.join(tmp, 'hosted'), '--init-owner', `${owner.email}:${owner.password}`,
+    // The suite signs in from one address far more often than a person would.
+    '--rate-limit-sign-in', '1000', '--rate-limit-public', '10000'], 'ferry hosted service ready');
   const agentArgs = ['agent', '--ui', '--listen', `127.0.0.1:${agentPort}`, '--hosted-url', `http://127.0.0.1:${api}`, '--config-dir', path.join(tmp, 'agent'), '--chunk-size', String(5 * 1024 * 1024), '--concurrency', '1'];
   const agent = await start(agentArgs, 'ferry agent ready');
   // A second agent, started with an API key: its page asks for the key first.

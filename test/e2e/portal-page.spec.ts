@@ -1,13 +1,17 @@
 // The Portal upload page and the Link page, in Debian's Chromium against the
-// `ferry serve` of global-setup.ts: a folder of about 40 MiB (a file the Portal
-// does not take is marked and removed first) sent with its access code arrives
-// byte-identical; the page reloaded mid-upload carries on with the same files
-// chosen again, and the store answers no part twice; the Link page gives one
-// file and a ZIP of chosen files, compared by SHA-256. Pages checked with axe and
-// photographed light and dark into docs/screenshots/.
+// `ferry serve` of global-setup.ts: a Portal's limits are shown on the files
+// before anything is sent; the README's Portal walk-through (docs/portal-walkthrough.sh:
+// a private Portal in a Teamspace with an access code, terms and a form) takes a
+// folder of about 40 MiB that arrives byte-identical with its metadata files, seen
+// by the Teamspace's member only, while the page reloaded mid-upload carries on
+// with the same files chosen again and the store answers no part twice; the Link
+// page gives one file and a ZIP of chosen files, compared by SHA-256. Pages are
+// checked with axe and photographed light and dark into docs/screenshots/.
+import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { expect, test, type Page, type Request } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
 import yauzl from 'yauzl';
@@ -59,8 +63,6 @@ test.beforeAll(async ({ browser }) => {
     await fs.writeFile(path.join(folder, rel), data);
     files.set(`Day 1 rushes/${rel}`, data);
   }
-  // Not a type this Portal takes: marked on the page, removed before sending.
-  await fs.writeFile(path.join(folder, 'setup.exe'), 'MZ');
 });
 
 test.afterAll(async () => {
@@ -82,37 +84,60 @@ function partsLog(): { stored: Map<string, number>; dispose(): void } {
   return { stored, dispose: () => page.context().off('requestfinished', onDone) };
 }
 
-async function chooseFolderAndFill(): Promise<void> {
-  await page.locator('#pick-folder').setInputFiles(folder);
-  await expect(page.getByRole('list', { name: 'Files to send' }).getByRole('listitem')).toHaveCount(6);
-  await page.getByLabel('Your e-mail').fill('camera@example.com');
-  await page.getByLabel('Access code').fill('rushes-2026');
+/** The README's walk-through script, one step, against the e2e service. */
+async function walkthrough(step: 'setup' | 'check'): Promise<string> {
+  const { stdout } = await promisify(execFile)('bash', [path.resolve('docs/portal-walkthrough.sh'), step], {
+    env: { ...process.env, FERRY: service(), EMAIL: process.env.FERRY_E2E_EMAIL, PASSWORD: process.env.FERRY_E2E_PASSWORD, DATA_DIR: path.join(process.env.FERRY_E2E_TMP!, 'hosted') },
+  });
+  return stdout;
 }
 
-test('the Portal page sends a folder: limits shown before the first byte, a reload mid-upload carries on, and the bytes arrive identical', async () => {
-  const portal = await call('POST', `/v1/teams/${teamId}/portals`, {
-    name: 'Dailies drop — production office', subdomain: 'dailies', active: true, access_code: 'rushes-2026',
+/** The folder, the sender, the access code, the form and the terms, as an uploader fills them in. */
+async function chooseFolderAndFill(): Promise<void> {
+  await page.locator('#pick-folder').setInputFiles(folder);
+  await expect(page.getByRole('list', { name: 'Files to send' }).getByRole('listitem')).toHaveCount(5);
+  await page.getByLabel('Your e-mail').fill('camera@example.com');
+  await page.getByLabel('Reel title').fill('Reel 2 graded');
+  await page.getByLabel('Camera').selectOption('Venice');
+  await page.getByLabel('Notes for the editor (optional)').fill('Warmer in the second half.');
+  await page.getByLabel('Access code').fill('reel-2026');
+  await page.getByLabel('I accept these terms').check();
+}
+
+test('a Portal\'s limits are shown on the files before anything is sent', async () => {
+  await call('POST', `/v1/teams/${teamId}/portals`, {
+    name: 'Dailies drop — production office', subdomain: 'dailies', active: true,
     message: 'Camera and sound rolls for the edit. Name the folder after the shoot day.',
-    file_type_restriction_enabled: true, file_types: ['.mov', '.wav', '.txt'],
+    file_type_restriction_enabled: true, file_types: ['.mov', '.wav'],
     package_size_restriction_enabled: true, max_file_size: 1024 * MiB,
   });
-
   await page.goto(`${service()}/p/unknown-portal`);
   await expect(page.getByRole('heading', { name: 'Portal not found' })).toBeVisible();
 
   await page.goto(`${service()}/p/dailies`);
   await expect(page.getByRole('heading', { name: 'Send files to Dailies drop — production office' })).toBeVisible();
-  await expect(page.getByText('Only .mov, .wav, .txt files · Up to 1.0 GiB per file')).toBeVisible();
+  await expect(page.getByText('Only .mov, .wav files · Up to 1.0 GiB per file')).toBeVisible();
   await expect(page.locator('#why')).toHaveText('Add at least one file.');
   await photograph('portal-empty');
 
-  await chooseFolderAndFill();
-  const exe = page.getByRole('listitem').filter({ hasText: 'setup.exe' });
-  await expect(exe).toContainText('Not allowed here: only .mov, .wav, .txt files');
+  await page.locator('#pick-folder').setInputFiles(folder);
+  const txt = page.getByRole('listitem').filter({ hasText: 'notes.txt' });
+  await expect(txt).toContainText('Not allowed here: only .mov, .wav files');
   await expect(page.locator('#why')).toHaveText('Remove the files marked above.');
+  await expect(page.getByRole('button', { name: 'Send' })).toBeEnabled();
+  await page.getByRole('button', { name: 'Send' }).click();
+  await expect(page.getByText('Enter your e-mail address.')).toBeVisible();
   await photograph('portal-restricted');
-  await exe.getByRole('button', { name: 'Remove Day 1 rushes/setup.exe' }).click();
+  for (const name of ['Day 1 rushes/empty.txt', 'Day 1 rushes/sound/notes.txt']) await page.getByRole('button', { name: `Remove ${name}` }).click();
   await expect(page.locator('#why')).toHaveText('');
+});
+
+test('the README Portal walk-through: a folder with a form, terms and an access code, a reload mid-upload, and the Package in its Teamspace only', async () => {
+  expect(await walkthrough('setup')).toContain(`Portal page: ${service()}/p/grading (access code reel-2026)`);
+  await page.goto(`${service()}/p/grading`);
+  await expect(page.getByRole('heading', { name: 'Delivery terms' })).toBeVisible();
+  await chooseFolderAndFill();
+  await photograph('portal-form');
 
   // Slow the store down so that the reload lands mid-upload.
   const storeOrigin = new URL((await call('POST', `/v1/teams/${teamId}/packages`, { name: 'probe', description: '', recipients: [] }).then(async (p) => {
@@ -133,7 +158,6 @@ test('the Portal page sends a folder: limits shown before the first byte, a relo
   // The page remembers the upload: the same folder chosen again sends only what is missing.
   await expect(page.locator('#resume-note')).toContainText('Choose the same files again');
   await chooseFolderAndFill();
-  await page.getByRole('button', { name: 'Remove Day 1 rushes/setup.exe' }).click();
   await page.getByRole('button', { name: 'Send' }).click();
   await expect(page.locator('#stats')).toContainText(' of 38.');
   await page.screenshot({ path: path.join(SHOTS, 'portal-sending-light.png'), fullPage: true });
@@ -148,14 +172,20 @@ test('the Portal page sends a folder: limits shown before the first byte, a relo
   expect(before).toBeGreaterThanOrEqual(2);
   expect(before).toBeLessThan(7);
 
-  const list = await call('GET', `/v1.1/portals/${portal.id}/packages`);
-  expect(list.records).toHaveLength(1);
-  const pkg = list.records[0];
-  expect(pkg).toMatchObject({ name: 'Day 1 rushes', sender: 'camera@example.com', state: 'finalized' });
-  const entries = (await call('GET', `/v1/packages/${pkg.id}/files`)).filter((f: { kind: string }) => f.kind === 'file');
+  const check = await walkthrough('check');
+  const pkgId = /^Package: (\S+) "Reel 2 graded" in Grading$/m.exec(check)?.[1];
+  expect(pkgId, check).toBeTruthy();
+  expect(check).toContain('Files: metadata.csv, metadata.json');
+  expect(check).toContain('Form answers: Venice');
+  expect(check).toContain('colorist sees it: true');
+  expect(check).toContain('editor sees it: false');
+
+  const pkg = await call('GET', `/v1/packages/${pkgId}`);
+  expect(pkg).toMatchObject({ sender: 'camera@example.com', state: 'finalized', terms_accepted_at: expect.any(String) });
+  const entries = (await call('GET', `/v1/packages/${pkgId}/files`)).filter((f: { kind: string; path: string }) => f.kind === 'file' && f.path !== '');
   expect(entries).toHaveLength(5);
   for (const f of entries) {
-    const { url } = await call('GET', `/v1/packages/${pkg.id}/files/${f.id}/download`);
+    const { url } = await call('GET', `/v1/packages/${pkgId}/files/${f.id}/download`);
     const data = Buffer.from(await (await fetch(url)).arrayBuffer());
     expect(sha(data), `${f.path}/${f.name}`).toBe(sha(files.get(`${f.path}/${f.name}`)!));
   }
@@ -184,12 +214,11 @@ function unzip(buf: Buffer): Promise<Map<string, Buffer>> {
 }
 
 test('the Link page downloads one file, and a ZIP of the files chosen, byte-identical', async () => {
-  const list = await call('GET', `/v1.1/teams/${teamId}/portals?subdomain=dailies`);
-  const pkgs = await call('GET', `/v1.1/portals/${list.records[0].id}/packages`);
-  const pkg = pkgs.records[0];
+  const list = await call('GET', `/v1.1/teams/${teamId}/portals?subdomain=grading`);
+  const pkg = (await call('GET', `/v1.1/portals/${list.records[0].id}/packages`)).records[0];
   const link = await call('POST', `/v1/packages/${pkg.id}/links`, {});
   await page.goto(link.url);
-  await expect(page.getByRole('heading', { name: 'Day 1 rushes' })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Reel 2 graded' })).toBeVisible();
   await expect(page.getByRole('link', { name: 'Open in Ferry' })).toHaveAttribute('href', `ferry://receive?url=${encodeURIComponent(link.url)}`);
   await photograph('link-page');
 

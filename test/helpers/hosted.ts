@@ -14,12 +14,25 @@ export interface TestService extends RunningHosted {
   stop(): Promise<void>;
 }
 
+/**
+ * Every test talks from 127.0.0.1 and signs in or guesses more than a user would:
+ * the limits stay on (their code runs) but out of reach. Tests of the limits set their own.
+ */
+export const GENEROUS_LIMITS: Flags = {
+  'rate-limit-sign-in': '100000',
+  'rate-limit-public': '100000',
+  'rate-limit-api': '100000',
+  'rate-limit-package': '100000',
+  'lockout-free': '1000',
+  'lockout-after': '10000',
+};
+
 /** With `dataDir`, starts on an existing data dir (a restart); else on a new temporary one. */
 export async function startTestService(flags: Flags = {}, dataDir?: string): Promise<TestService> {
   dataDir ??= await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-hosted-'));
   const owner = { email: 'owner@example.com', password: 'correct horse battery' };
   const config = resolveHostedConfig(
-    { listen: '127.0.0.1:0', 's3-listen': '127.0.0.1:0', 'data-dir': dataDir, 'init-owner': `${owner.email}:${owner.password}`, ...flags },
+    { listen: '127.0.0.1:0', 's3-listen': '127.0.0.1:0', 'data-dir': dataDir, 'init-owner': `${owner.email}:${owner.password}`, ...GENEROUS_LIMITS, ...flags },
     {},
   );
   const running = await startHostedService(config, pino({ level: process.env.FERRY_TEST_LOG ?? 'silent' }));

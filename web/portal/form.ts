@@ -1,16 +1,7 @@
 // The Portal's custom metadata form as page fields, and the response body the
 // service takes: `{field_name: {value}}`. Fields of type package_name,
 // package_description and sender_email stand in for the page's own fields.
-
-export interface FormField {
-  name: string;
-  label: string;
-  type: string;
-  visibility: 'required' | 'optional' | 'readonly' | 'hidden';
-  default_value?: string | null;
-  position?: number;
-  options?: string[] | null;
-}
+import type { FormField } from '../../src/api/hosted/forms.js';
 
 const INPUT_TYPES: Record<string, string> = {
   short_text: 'text', package_name: 'text', number: 'number', url: 'url', email: 'email', sender_email: 'email', date: 'date',

@@ -8,21 +8,15 @@ import { Meter, speed, timeLeft } from '../../renderer/format.js';
 import { api, ApiError } from './api.js';
 import { fileProblem, nameProblem, packageProblem } from './checks.js';
 import { PortalUpload } from './engine.js';
-import { h, renderField, responseBody, visibleFields, type FormField, type RenderedField } from './form.js';
+import { h, renderField, responseBody, visibleFields, type RenderedField } from './form.js';
 import { fromDrop, fromInput, merge, relOf, type Item } from './pick.js';
 import { load } from './resume.js';
 
-type Portal = Omit<PublicPortal, 'custom_metadata'> & {
-  custom_metadata: FormField[];
-  terms_of_service?: { title: string; text: string } | null;
-  terms_of_service_enabled?: boolean;
-};
-
-const portal = JSON.parse(document.getElementById('portal-data')!.textContent!) as Portal;
+const portal = JSON.parse(document.getElementById('portal-data')!.textContent!) as PublicPortal;
 const app = document.getElementById('app')!;
 const fields = portal.custom_metadata ?? [];
 const has = (type: string) => fields.some((f) => f.type === type);
-const terms = portal.terms_of_service_enabled !== false && portal.terms_of_service ? portal.terms_of_service : undefined;
+const terms = portal.terms_of_service_enabled && portal.terms_of_service ? portal.terms_of_service : undefined;
 
 let items: Item[] = [];
 let upload: PortalUpload | undefined;
@@ -240,7 +234,9 @@ async function makeBody() {
 
 formEl.onsubmit = async (e) => {
   e.preventDefault();
-  if (upload || blocker() || !check()) {
+  // Both: every field's error shows at once, beside the files' reason.
+  const ready = check();
+  if (upload || blocker() || !ready) {
     render();
     formEl.querySelector<HTMLElement>('.err:not(:empty)')?.closest('.field')?.querySelector<HTMLElement>('input,textarea,select')?.focus();
     return;

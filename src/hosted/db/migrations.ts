@@ -433,6 +433,27 @@ ALTER TABLE files ADD COLUMN scan_result TEXT;
 `,
   },
   {
+    version: 12,
+    name: 'rate limit counters, wrong-secret lockouts',
+    sql: `
+CREATE TABLE rate_limits (
+  key TEXT PRIMARY KEY,
+  window_start INTEGER NOT NULL,
+  count INTEGER NOT NULL
+);
+CREATE INDEX rate_limits_window ON rate_limits(window_start);
+CREATE TABLE secret_failures (
+  subject TEXT NOT NULL,
+  address TEXT NOT NULL,
+  failures INTEGER NOT NULL,
+  last_failure_at INTEGER NOT NULL,
+  locked_until INTEGER,
+  PRIMARY KEY (subject, address)
+);
+CREATE INDEX secret_failures_last ON secret_failures(last_failure_at);
+`,
+  },
+  {
     version: 13,
     name: 'realtime events',
     // AUTOINCREMENT: an id is never used twice, even after the retention sweep

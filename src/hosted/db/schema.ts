@@ -392,6 +392,24 @@ export interface FormResponsesTable {
   created_at: string;
 }
 
+/** One fixed window of a rate limit (src/hosted/ratelimit/store.ts); times in ms since the epoch. */
+export interface RateLimitsTable {
+  /** `CLASS:WHO`, e.g. `api:key_...` or `public:203.0.113.9`. */
+  key: string;
+  window_start: number;
+  count: number;
+}
+
+/** Wrong Link passwords and Portal access codes from one address (services/lockouts.ts). */
+export interface SecretFailuresTable {
+  /** `link:ID` or `portal:ID`. */
+  subject: string;
+  address: string;
+  failures: number;
+  last_failure_at: number;
+  locked_until: number | null;
+}
+
 /** One realtime event (services/events.ts), written in the transaction of the change it tells of. */
 export interface EventsTable {
   id: Generated<number>;
@@ -430,6 +448,8 @@ export interface Database {
   cloud_transfers: CloudTransfersTable;
   cloud_transfer_items: CloudTransferItemsTable;
   cloud_transfer_parts: CloudTransferPartsTable;
+  rate_limits: RateLimitsTable;
+  secret_failures: SecretFailuresTable;
   schema_migrations: MigrationsTable;
   teamspaces: TeamspacesTable;
   teamspace_members: TeamspaceMembersTable;

@@ -20,6 +20,7 @@ import { authenticateUser, authorizePackage, hasUserCredential, teamMember } fro
 import { notFound } from '../errors.js';
 import { memberPortal } from '../services/portals.js';
 import { ADMINS, createForm, createTemplate, deleteForm, formDto, listTemplates, memberForm, portalForm, templateDto, updateForm } from '../services/forms.js';
+import { clientAddress } from '../ratelimit/plugin.js';
 import { createResponse } from '../services/formSubmit.js';
 import { packageMetadata } from '../services/formResponses.js';
 
@@ -106,7 +107,7 @@ const routes: RouteModule = (app, ctx) => {
     async (req, reply) => {
       const who = hasUserCredential(req) ? await authenticateUser(ctx, req) : undefined;
       const accessCode = accessCodeOf(req);
-      const r = await createResponse(ctx, req.params.portal_id, { ...(who ? { who } : {}), ...(accessCode !== undefined ? { accessCode } : {}) }, req.body);
+      const r = await createResponse(ctx, req.params.portal_id, { ...(who ? { who } : {}), ...(accessCode !== undefined ? { accessCode } : {}), address: clientAddress(req) }, req.body);
       reply.code(201);
       return r;
     },

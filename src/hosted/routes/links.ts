@@ -3,6 +3,7 @@
 import type { RouteModule } from '../app.js';
 import { authorizePackage, hasUserCredential } from '../auth/credentials.js';
 import { unauthorized } from '../errors.js';
+import { clientAddress } from '../ratelimit/plugin.js';
 import { CreateLinkBody, CreatedLink, LinkInfo, LinkList, LinkParams, ResolveLinkQuery } from '../../api/hosted/links.js';
 import { PackageParams } from '../../api/hosted/packages.js';
 import { createLink, deleteLink, findLink, listLinks, resolveLink } from '../services/links.js';
@@ -50,7 +51,7 @@ const routes: RouteModule = (app, ctx) => {
     '/v1/links/:link_id',
     { schema: { params: LinkParams, querystring: ResolveLinkQuery, response: { 200: LinkInfo } } },
     async (req) => {
-      const { info } = await resolveLink(ctx, req.params.link_id, req.query.secret, linkPassword(req.headers['x-link-password']));
+      const { info } = await resolveLink(ctx, req.params.link_id, req.query.secret, linkPassword(req.headers['x-link-password']), clientAddress(req));
       return info;
     },
   );

@@ -8,6 +8,7 @@ import type { RouteModule } from '../app.js';
 import { HttpError } from '../errors.js';
 import { LinkParams, ResolveLinkQuery } from '../../api/hosted/links.js';
 import { resolveLink } from '../services/links.js';
+import { clientAddress } from '../ratelimit/plugin.js';
 import { pageDownloads } from '../services/downloads.js';
 import { PAGE_HEADERS, renderDownloadPage, renderErrorPage, renderPasswordPage } from '../services/downloadPage.js';
 
@@ -19,15 +20,24 @@ const MESSAGES: Record<number, string> = {
   410: 'This download has expired.',
 };
 
+/** A 429 (rate limit, or wrong passwords: lockouts.ts) as a sentence, with how long to wait. */
+function tooManyPage(reply: FastifyReply, err: HttpError) {
+  const seconds = Number(err.headers['retry-after'] ?? 60);
+  const wait = seconds >= 90 ? `${Math.ceil(seconds / 60)} minutes` : `${seconds} second${seconds === 1 ? '' : 's'}`;
+  const why = err.code === 'rate_limited' ? 'Too many requests came from your address.' : 'Too many wrong passwords were tried from your address.';
+  return reply.code(429).headers({ ...PAGE_HEADERS, ...err.headers }).send(renderErrorPage(`${why} Try again in ${wait}.`));
+}
+
 const routes: RouteModule = (app, ctx) => {
-  async function page(reply: FastifyReply, linkId: string, secret: string | undefined, password: string | undefined, userAgent: string) {
+  async function page(reply: FastifyReply, linkId: string, secret: string | undefined, password: string | undefined, userAgent: string, address: string) {
     const action = `?secret=${encodeURIComponent(secret ?? '')}`;
     try {
-      const { info, pkg, link } = await resolveLink(ctx, linkId, secret, password);
+      const { info, pkg, link } = await resolveLink(ctx, linkId, secret, password, address);
       const downloads = await pageDownloads(ctx, pkg, link.id);
       return reply.code(200).headers(PAGE_HEADERS).send(renderDownloadPage(info, downloads, /windows/i.test(userAgent), `${ctx.config.publicUrl}/l/${linkId}${action}`));
     } catch (err) {
       if (!(err instanceof HttpError)) throw err;
+      if (err.status === 429) return tooManyPage(reply, err);
       if (err.status === 401) {
         return reply.code(password === undefined ? 200 : 401).headers(PAGE_HEADERS).send(renderPasswordPage(action, password === undefined ? undefined : 'Wrong password, try again.'));
       }
@@ -41,13 +51,18 @@ const routes: RouteModule = (app, ctx) => {
     scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16 * 1024 }, (_req, body, done) => {
       done(null, Object.fromEntries(new URLSearchParams(body as string)));
     });
+    // The rate limit refuses in a hook, before the handler: the page shows it too, not JSON.
+    scope.setErrorHandler((err, _req, reply) => {
+      if (err instanceof HttpError && err.status === 429) return tooManyPage(reply, err);
+      throw err;
+    });
 
     scope.get('/l/:link_id', { schema: { params: LinkParams, querystring: ResolveLinkQuery } }, async (req, reply) =>
-      page(reply, req.params.link_id, req.query.secret, undefined, req.headers['user-agent'] ?? ''),
+      page(reply, req.params.link_id, req.query.secret, undefined, req.headers['user-agent'] ?? '', clientAddress(req)),
     );
 
     scope.post('/l/:link_id', { schema: { params: LinkParams, querystring: ResolveLinkQuery, body: PasswordForm } }, async (req, reply) =>
-      page(reply, req.params.link_id, req.query.secret, req.body.password, req.headers['user-agent'] ?? ''),
+      page(reply, req.params.link_id, req.query.secret, req.body.password, req.headers['user-agent'] ?? '', clientAddress(req)),
     );
   });
 };

@@ -17,6 +17,7 @@ import {
 import { authenticateUser, hasUserCredential, teamMember } from '../auth/credentials.js';
 import { createPortal, deletePortal, listPortals, memberPortal, portalByAccessCode, publicPortal, toDto, updatePortal } from '../services/portals.js';
 import { createPortalPackage } from '../services/portalPackages.js';
+import { clientAddress } from '../ratelimit/plugin.js';
 
 const ADMINS = ['owner', 'admin'] as const;
 
@@ -50,7 +51,7 @@ const routes: RouteModule = (app, ctx) => {
   app.get('/v1/portals/:portal_id', { schema: { params: PortalParams, response: { 200: Portal } } }, async (req) => {
     const portal = hasUserCredential(req)
       ? await memberPortal(ctx, await authenticateUser(ctx, req), req.params.portal_id)
-      : await portalByAccessCode(ctx, req.params.portal_id, accessCodeOf(req));
+      : await portalByAccessCode(ctx, req.params.portal_id, accessCodeOf(req), clientAddress(req));
     return toDto(ctx, portal);
   });
 
@@ -79,7 +80,7 @@ const routes: RouteModule = (app, ctx) => {
     async (req, reply) => {
       const who = hasUserCredential(req) ? await authenticateUser(ctx, req) : undefined;
       const accessCode = accessCodeOf(req);
-      const pkg = await createPortalPackage(ctx, req.params.portal_id, { ...(who ? { who } : {}), ...(accessCode !== undefined ? { accessCode } : {}) }, req.body);
+      const pkg = await createPortalPackage(ctx, req.params.portal_id, { ...(who ? { who } : {}), ...(accessCode !== undefined ? { accessCode } : {}), address: clientAddress(req) }, req.body);
       reply.code(201);
       return pkg;
     },

@@ -14,16 +14,20 @@ export const DEFAULT_URL_TTL_MS = 3600 * 1000;
 export const MAX_URL_TTL_MS = 7 * 24 * 3600 * 1000;
 
 /**
- * When a download URL stops working: the requested time (default one hour),
- * never after the caps (Link and Package expiry) nor seven days from now.
+ * When a download URL stops working: the requested time, or one hour capped by
+ * the Link's and the Package's expiry and seven days from now. A requested time
+ * past that cap is refused (the spec's limits table), not shortened in silence.
  */
 export function downloadDeadline(now: Date, requested: string | undefined, caps: (string | null)[]): Date {
-  let t = requested ? new Date(requested).getTime() : now.getTime() + DEFAULT_URL_TTL_MS;
+  const t = requested ? new Date(requested).getTime() : now.getTime() + DEFAULT_URL_TTL_MS;
   if (t <= now.getTime()) throw badRequest('expiry must lie in the future', 'invalid_expiry');
-  for (const cap of caps) if (cap) t = Math.min(t, new Date(cap).getTime());
-  t = Math.min(t, now.getTime() + MAX_URL_TTL_MS);
-  if (t <= now.getTime()) throw gone('this package is no longer available');
-  return new Date(t);
+  let cap = now.getTime() + MAX_URL_TTL_MS;
+  for (const c of caps) if (c) cap = Math.min(cap, new Date(c).getTime());
+  if (cap <= now.getTime()) throw gone('this package is no longer available');
+  if (requested && t > cap) {
+    throw badRequest(`expiry must not be later than ${new Date(cap).toISOString()} (the earlier of the Link's and the Package's expiry and 7 days from now)`, 'expiry_too_late');
+  }
+  return new Date(Math.min(t, cap));
 }
 
 interface Grant {

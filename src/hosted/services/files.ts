@@ -50,10 +50,22 @@ export interface Prepared {
 /** A file that can go up in one PutObject: its size is known, and one part may hold it. */
 const fitsOnePut = (size: number | null | undefined): boolean => !!size && size <= CHUNK_LIMITS.max_chunk_size;
 
+/** The spec's limits table at registration: a chunk size within the store's bounds, a size that fits in max_chunk_count of the largest. */
+function checkChunkLimits(body: RegisterFileBody): void {
+  const { min_chunk_size: min, max_chunk_size: max, max_chunk_count: count } = CHUNK_LIMITS;
+  if (body.chunk_size && (body.chunk_size < min || body.chunk_size > max)) {
+    throw badRequest(`chunk_size must be 0 or between ${min} and ${max}`);
+  }
+  if (body.size !== undefined && body.size > count * max) {
+    throw badRequest(`a file may hold at most ${count} chunks of ${max} bytes (${count * max} bytes)`, 'file_too_large');
+  }
+}
+
 export async function prepare(ctx: HostedContext, pkg: Pkg, body: RegisterFileBody, { count, single }: RegisterFileQuery = {}): Promise<Prepared> {
   requireNew(pkg);
   const problem = nameProblem(body.name) ?? pathProblem(body.path);
   if (problem) throw badRequest(problem, 'invalid_path');
+  if (body.kind === 'file') checkChunkLimits(body);
   const path = normalizePath(body.path);
   const now = nowIso();
   const id = newId('file');

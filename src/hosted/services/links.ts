@@ -6,6 +6,7 @@ import type { Db } from '../db/open.js';
 import type { LinksTable, PackagesTable } from '../db/schema.js';
 import type { CreateLinkBody, CreatedLink, LinkInfo, LinkObject } from '../../api/hosted/links.js';
 import { hashPassword, hashSecret, verifyPassword } from '../auth/passwords.js';
+import { guardSecret } from './lockouts.js';
 import { HttpError, badRequest, conflict, gone, notFound, unauthorized } from '../errors.js';
 import { newId, newSecret, nowIso } from '../ids.js';
 
@@ -107,7 +108,14 @@ export interface ResolvedLink {
  * secret, inactive), 410 (Link or Package expired), 401 (password), 403 (access
  * limit), then counts one access and hands out a read-only package token.
  */
-export async function resolveLink(ctx: HostedContext, linkId: string, secret: string | undefined, password: string | undefined): Promise<ResolvedLink> {
+export async function resolveLink(
+  ctx: HostedContext,
+  linkId: string,
+  secret: string | undefined,
+  password: string | undefined,
+  /** The client's address: wrong passwords are counted per Link and address (lockouts.ts). */
+  address: string,
+): Promise<ResolvedLink> {
   const link = await ctx.db.selectFrom('links').selectAll().where('id', '=', linkId).executeTakeFirst();
   if (!link || !secret || !sameHash(hashSecret(secret), link.secret_hash) || link.active !== 1) throw notFound('link');
   const pkg = await ctx.db.selectFrom('packages').selectAll().where('id', '=', link.package_id).executeTakeFirst();
@@ -115,7 +123,8 @@ export async function resolveLink(ctx: HostedContext, linkId: string, secret: st
   const now = nowIso();
   if (link.expiry && link.expiry <= now) throw gone('this link has expired');
   if (pkg.state !== 'finalized' || (pkg.expiry && pkg.expiry <= now)) throw gone('this package is no longer available');
-  if (link.password_hash && !(password && (await verifyPassword(password, link.password_hash)))) {
+  const hash = link.password_hash;
+  if (hash && !(password && (await guardSecret(ctx, { kind: 'link', id: link.id }, address, () => verifyPassword(password, hash))))) {
     throw unauthorized(password ? 'wrong link password' : 'this link needs a password (X-Link-Password)');
   }
   // One statement, so concurrent openings cannot both take the last access.

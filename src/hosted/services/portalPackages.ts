@@ -22,6 +22,8 @@ export interface Uploader {
   who?: UserPrincipal;
   /** The raw X-Access-Code header. */
   accessCode?: string;
+  /** The client's address, for the access code's lockout. */
+  address: string;
 }
 
 const overLimit = (code: string, message: string) => new HttpError(413, code, message);
@@ -41,7 +43,7 @@ export async function admitUploader(ctx: HostedContext, portalId: string, upload
     if (uploader.who) throw forbidden("only members of the Portal's Team may upload to it");
     throw unauthorized('this Portal requires a signed-in Team member (X-API-KEY or X-User-Token)');
   }
-  if (!member) await checkAccessCode(portal, uploader.accessCode);
+  if (!member) await checkAccessCode(ctx, portal, uploader.accessCode, uploader.address);
   return { portal, member };
 }
 

@@ -10,6 +10,7 @@ import type { PortalCloudConnection } from '../../api/hosted/cloudConnections.js
 import type { UserPrincipal } from '../auth/credentials.js';
 import { requireRole, teamRole } from '../auth/credentials.js';
 import { hashPassword, verifyPassword } from '../auth/passwords.js';
+import { guardSecret } from './lockouts.js';
 import { HttpError, badRequest, conflict, gone, notFound, unauthorized } from '../errors.js';
 import { newId, nowIso } from '../ids.js';
 import { isValidSubdomain, normalizeEmail } from './accounts.js';
@@ -112,9 +113,11 @@ export const isExpired = (p: Pick<PortalsTable, 'expiry_enabled' | 'expiry'>, no
 
 /**
  * X-Access-Code arrives URI-encoded; a value that is not valid encoding is taken
- * as written. 401 when the code is missing or wrong (it is a credential).
+ * as written. 401 when the code is missing or wrong (it is a credential); 429 while
+ * the client's address (clientAddress in ratelimit/plugin.ts) is held back after
+ * wrong codes (lockouts.ts). Every route that takes an access code checks it here.
  */
-export async function checkAccessCode(portal: PortalsTable, header: string | undefined): Promise<void> {
+export async function checkAccessCode(ctx: HostedContext, portal: PortalsTable, header: string | undefined, address: string): Promise<void> {
   if (!portal.access_code_hash) return;
   if (header === undefined) throw new HttpError(401, 'access_code_required', 'this Portal needs its access code (X-Access-Code)');
   let code = header;
@@ -123,16 +126,17 @@ export async function checkAccessCode(portal: PortalsTable, header: string | und
   } catch {
     // not URI-encoded: use as is
   }
-  if (!(await verifyPassword(code, portal.access_code_hash))) throw new HttpError(401, 'invalid_access_code', 'wrong access code');
+  const hash = portal.access_code_hash;
+  if (!(await guardSecret(ctx, { kind: 'portal', id: portal.id }, address, () => verifyPassword(code, hash)))) throw new HttpError(401, 'invalid_access_code', 'wrong access code');
 }
 
 /** GET /v1/portals/{id} by access code: only an active Portal that has a code can be read this way. */
-export async function portalByAccessCode(ctx: HostedContext, portalId: string, header: string | undefined): Promise<PortalsTable> {
+export async function portalByAccessCode(ctx: HostedContext, portalId: string, header: string | undefined, address: string): Promise<PortalsTable> {
   if (header === undefined) throw unauthorized('X-API-KEY or X-Access-Code required');
   const portal = await findPortal(ctx, portalId);
   if (!portal || portal.active !== 1) throw notFound('portal');
   if (!portal.access_code_hash) throw unauthorized('this Portal has no access code; use X-API-KEY');
-  await checkAccessCode(portal, header);
+  await checkAccessCode(ctx, portal, header, address);
   return portal;
 }
 

@@ -48,22 +48,28 @@ describe('download URLs', () => {
     expect((await downloadUrl(pkg.h, '?expiry=tomorrow')).status).toBe(400);
   });
 
-  it('never outlive the Link they came through', async () => {
-    const linkExpiry = new Date(Date.now() + 2 * HOUR);
+  it('never outlive the Link they came through: a later expiry is 400, the default hour is cut to the Link', async () => {
+    const linkExpiry = new Date(Date.now() + 30 * 60_000);
     const h = await linkToken({ expiry: linkExpiry.toISOString() });
-    const r = await downloadUrl(h, `?expiry=${encodeURIComponent(new Date(Date.now() + 3 * DAY).toISOString())}`);
+    const late = await downloadUrl(h, `?expiry=${encodeURIComponent(new Date(Date.now() + 3 * DAY).toISOString())}`);
+    expect(late.status).toBe(400);
+    expect(late.body).toEqual({ code: 'expiry_too_late', message: expect.stringContaining(linkExpiry.toISOString()) });
+    const r = await downloadUrl(h);
     expect(r.status).toBe(200);
     const until = presignedUntil(r.body.url).getTime();
     expect(until).toBeLessThanOrEqual(linkExpiry.getTime() + 1000);
     expect(until).toBeGreaterThan(linkExpiry.getTime() - 5000);
   });
 
-  it('never outlive seven days', async () => {
+  it('never outlive seven days: more is 400, seven days is served', async () => {
     await svc.ctx.db.updateTable('packages').set({ expiry: null }).where('id', '=', pkg.id).execute();
-    const r = await downloadUrl(pkg.h, `?expiry=${encodeURIComponent(new Date(Date.now() + 30 * DAY).toISOString())}`);
+    const late = await downloadUrl(pkg.h, `?expiry=${encodeURIComponent(new Date(Date.now() + 7 * DAY + 60_000).toISOString())}`);
+    expect(late.status).toBe(400);
+    expect(late.body.code).toBe('expiry_too_late');
+    const r = await downloadUrl(pkg.h, `?expiry=${encodeURIComponent(new Date(Date.now() + 7 * DAY - 1000).toISOString())}`);
     expect(r.status).toBe(200);
     expect(Number(new URL(r.body.url).searchParams.get('X-Amz-Expires'))).toBeLessThanOrEqual(7 * 24 * 3600);
-    expect(Number(new URL(r.body.url).searchParams.get('X-Amz-Expires'))).toBeGreaterThan(7 * 24 * 3600 - 5);
+    expect(Number(new URL(r.body.url).searchParams.get('X-Amz-Expires'))).toBeGreaterThan(7 * 24 * 3600 - 10);
     expect((await fetchBytes(r.body.url)).data.equals(data)).toBe(true);
   });
 

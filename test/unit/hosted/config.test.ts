@@ -157,3 +157,26 @@ describe('SMTP', () => {
     expect(c.smtp).toMatchObject({ port: 465, secure: true, user: 'u', pass: 'p' });
   });
 });
+
+describe('rate limits, lockouts, trust proxy', () => {
+  test('defaults: 10 sign-ins, 60 public, 600 per credential, 6000 per Package a minute; 3 free wrong secrets, lock at 10 for 15 min; no proxy trusted', () => {
+    const c = resolveHostedConfig({}, env);
+    expect(c.rateLimits).toEqual({ windowMs: 60_000, signIn: 10, public: 60, api: 600, package: 6000 });
+    expect(c.lockout).toEqual({ freeFailures: 3, delayMs: 1000, lockAfter: 10, lockMs: 900_000, forgetMs: 900_000 });
+    expect(c.trustProxy).toBe(false);
+  });
+
+  test('flags and FERRY_* variables set them; 0 is accepted (that class off); a negative limit is refused', () => {
+    const c = resolveHostedConfig({ 'rate-limit-api': '50', 'lockout-after': '4' }, { ...env, FERRY_RATE_LIMIT_PUBLIC: '0', FERRY_LOCKOUT_MS: '1000' });
+    expect(c.rateLimits).toMatchObject({ api: 50, public: 0 });
+    expect(c.lockout).toMatchObject({ lockAfter: 4, lockMs: 1000 });
+    expect(() => resolveHostedConfig({ 'rate-limit-sign-in': '-1' }, env)).toThrow(/--rate-limit-sign-in/);
+  });
+
+  test('--trust-proxy: true, or addresses; a hop count is refused', () => {
+    expect(resolveHostedConfig({ 'trust-proxy': 'true' }, env).trustProxy).toBe(true);
+    expect(resolveHostedConfig({ 'trust-proxy': 'off' }, env).trustProxy).toBe(false);
+    expect(() => resolveHostedConfig({}, { ...env, FERRY_TRUST_PROXY: '2' })).toThrow(/hop count/);
+    expect(resolveHostedConfig({ 'trust-proxy': '127.0.0.1,10.0.0.0/8' }, env).trustProxy).toBe('127.0.0.1,10.0.0.0/8');
+  });
+});
