@@ -2,7 +2,8 @@
 // events, docs/hosted-api-notes/events.md) until it ends: each message is
 // handed over as it arrives. A refusal throws HostedApiError as every other
 // call does; a stream silent for longer than `stallMs` (the service sends a
-// comment line every 15 s) is given up, so the caller reconnects.
+// comment line every 15 s) is given up, so the caller reconnects. Lines end
+// with \n, as the service writes them.
 import { HostedApiError, type Credentials } from './http.js';
 import type { StreamEvent } from '../api/hosted/events.js';
 
