@@ -57,6 +57,9 @@ const q = (name: string, v: string | null | undefined) => (v === null ? '' : `?$
 const ROWS: Row[] = [
   { route: 'POST /v1/auth', method: 'POST', kind: 'public', ok: 200, path: () => '/v1/auth', body: () => ({ email: svc.owner.email, password: svc.owner.password }) },
   { route: 'GET /v1/system/packages/spec', method: 'GET', kind: 'public', ok: 200, path: () => '/v1/system/packages/spec' },
+  { route: 'GET /v1/subdomains/portals/{subdomain}', method: 'GET', kind: 'public', ok: 200, path: () => '/v1/subdomains/portals/auth-bare' },
+  { route: 'GET /p/{subdomain} (the Portal upload page)', method: 'GET', kind: 'public', ok: 200, path: () => '/p/auth-bare' },
+  { route: 'GET /assets/portal-upload.js', method: 'GET', kind: 'public', ok: 200, path: () => '/assets/portal-upload.js' },
   { route: 'GET /l/{link_id}', method: 'GET', kind: 'public', ok: 200, path: (w) => `/l/${w.pageLinkA.id}${q('secret', w.pageLinkA.secret)}` },
   { route: 'POST /l/{link_id} (password form)', method: 'POST', kind: 'public', ok: 200, path: (w) => `/l/${w.pageLinkA.id}${q('secret', w.pageLinkA.secret)}`, form: 'password=x' },
   { route: 'POST /v1/auth/refresh', method: 'POST', kind: 'userToken', ok: 200, path: () => '/v1/auth/refresh' },
