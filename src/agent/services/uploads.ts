@@ -234,6 +234,9 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
       const plan = made.plan ?? (await planUpload(body.paths));
       const portal = await getPortalBySubdomain(session.hosted, body.subdomain).catch(fromHosted);
       if (portal.custom_metadata_required) throw invalid('this Portal asks for a metadata form, which the agent cannot fill in');
+      if (portal.terms_of_service_enabled && body.accept_terms !== true) {
+        throw invalid(`this Portal asks the sender to accept its terms of service ("${portal.terms_of_service?.title ?? 'terms'}", shown on its page): send accept_terms: true`);
+      }
       const name = body.package_name ?? plan.name;
       checkPortalRestrictions(plan, portal.restrictions, name);
       // A Portal for signed-in members takes the session; otherwise the access code is the credential.
@@ -242,7 +245,7 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
       const pkg = await createPortalPackage(
         session.hosted,
         portal.id,
-        { name, description: body.package_description ?? '', sender: body.sender_email },
+        { name, description: body.package_description ?? '', sender: body.sender_email, ...(portal.terms_of_service_enabled ? { terms_accepted: true } : {}) },
         { auth },
       ).catch((err) => {
         // A wrong or missing access code is not the session's fault: it must not read as "session is nil".

@@ -44,6 +44,8 @@ export const PortalUploadBody = Type.Object({
   package_description: Type.Optional(Description),
   chunk_size: Type.Optional(ChunkSize),
   priority: Type.Optional(Priority),
+  /** An addition: the sender accepts the Portal's terms of service (required when it has them). */
+  accept_terms: Type.Optional(Type.Boolean()),
 });
 export type PortalUploadBody = Static<typeof PortalUploadBody>;
 

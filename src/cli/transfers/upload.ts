@@ -42,6 +42,7 @@ Sends files and folders to a Portal; no sign-in needed.
   --sender-email E          who sends
   --access-code C           the Portal's access code, if it has one
   --metadata KEY=VALUE      a metadata field (repeat for more)
+  --accept-terms            accept the Portal's terms of service (read them on its page)
 ${COMMON_HELP}`;
 
 const common = {
@@ -173,6 +174,7 @@ export const portalUpload = clientCommand(
     'sender-email': { type: 'string' },
     'access-code': { type: 'string' },
     metadata: { type: 'string', multiple: true },
+    'accept-terms': { type: 'boolean' },
   },
   async ({ values: v, positionals, client, json, print }: Invocation) => {
     const body = defined({
@@ -181,6 +183,7 @@ export const portalUpload = clientCommand(
       paths: paths(positionals),
       access_code: str(v, 'access-code'),
       metadata: metadata(v),
+      accept_terms: v['accept-terms'] === true ? true : undefined,
       ...commonBody(v),
     });
     const created = await client.createPortalUpload(body);

@@ -114,6 +114,25 @@ describe('POST /portals/uploads', () => {
     expect((await call(agent.url, 'GET', '/uploads')).body).toHaveLength(listBefore);
   });
 
+  test('a Portal with terms of service: refused (400, nothing created) until the sender accepts them, and then the acceptance is kept', async () => {
+    await portal('with-terms', { terms_of_service_enabled: true, terms_of_service: { title: 'Delivery terms', text: 'Kept 30 days.' } });
+    const dir = path.join(tmp, 'terms');
+    await fs.mkdir(dir);
+    await fs.writeFile(path.join(dir, 'a.txt'), 'terms accepted');
+    const before = await packageCount();
+    const body = { subdomain: 'with-terms', sender_email: 'a@example.com', paths: [dir] };
+    const refused = await call(agent.url, 'POST', '/portals/uploads', { body });
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toContain('accept its terms of service ("Delivery terms"');
+    expect(await packageCount()).toBe(before);
+
+    const r = await call(agent.url, 'POST', '/portals/uploads', { body: { ...body, accept_terms: true } });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    await vi.waitFor(async () => expect((await call(agent.url, 'GET', `/uploads/${r.body.upload_id}`)).body.state).toBe('complete'), { timeout: 30_000, interval: 50 });
+    const pkg = await call(svc.url, 'GET', `/v1/packages/${r.body.package_id}`, { headers: owner.h });
+    expect(pkg.body.terms_accepted_at).toEqual(expect.any(String));
+  });
+
   test('a Portal with an enabled metadata form (even one of hidden fields only) is refused with 400, nothing created', async () => {
     const p = await portal('with-form');
     const form = await call(svc.url, 'POST', `/v1/portals/${p.id}/form`, {

@@ -260,12 +260,18 @@ describe('an agent that does not finalize by itself', () => {
   });
 });
 
-test('ferry portal-upload sends to a Portal without a session', async () => {
-  const p = await call(svc.url, 'POST', `/v1/teams/${owner.teamId}/portals`, { headers: owner.h, body: { name: 'Dailies', subdomain: 'dailies-cli', active: true } });
+test('ferry portal-upload sends to a Portal without a session, once its terms are accepted', async () => {
+  const p = await call(svc.url, 'POST', `/v1/teams/${owner.teamId}/portals`, {
+    headers: owner.h, body: { name: 'Dailies', subdomain: 'dailies-cli', active: true, terms_of_service_enabled: true, terms_of_service: { title: 'House rules', text: 'Be kind.' } },
+  });
   expect(p.status, JSON.stringify(p.body)).toBe(201);
   const fresh = await startTestAgent(svc, { 'chunk-size': String(5 * MiB) });
   try {
-    const r = await run(fresh, ['portal-upload', path.join(tmp, 'reel'), '--subdomain', 'dailies-cli', '--sender-email', 'guest@example.com']);
+    const args = ['portal-upload', path.join(tmp, 'reel'), '--subdomain', 'dailies-cli', '--sender-email', 'guest@example.com'];
+    const refused = await run(fresh, args);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('accept its terms of service ("House rules"');
+    const r = await run(fresh, [...args, '--accept-terms']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^delivered to the Portal dailies-cli: 2 items, 6\.00 MiB/m);
   } finally {
