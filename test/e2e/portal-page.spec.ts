@@ -213,7 +213,7 @@ function unzip(buf: Buffer): Promise<Map<string, Buffer>> {
   });
 }
 
-test('the Link page downloads one file, and a ZIP of the files chosen, byte-identical', async () => {
+test('the Link page downloads one file, the whole ZIP, and a ZIP of the files chosen, byte-identical', async () => {
   const list = await call('GET', `/v1.1/teams/${teamId}/portals?subdomain=grading`);
   const pkg = (await call('GET', `/v1.1/portals/${list.records[0].id}/packages`)).records[0];
   const link = await call('POST', `/v1/packages/${pkg.id}/links`, {});
@@ -226,6 +226,13 @@ test('the Link page downloads one file, and a ZIP of the files chosen, byte-iden
   await page.getByRole('link', { name: 'Day 1 rushes/sound/boom.wav' }).click();
   const file = await one;
   expect(sha(await fs.readFile((await file.path())!))).toBe(sha(files.get('Day 1 rushes/sound/boom.wav')!));
+
+  const all = page.waitForEvent('download');
+  await page.getByRole('link', { name: 'Download all (ZIP)' }).click();
+  const whole = await unzip(await fs.readFile((await (await all).path())!));
+  expect([...whole.keys()].filter((k) => k.startsWith('Day 1 rushes/')).sort()).toEqual([...files.keys()].sort());
+  for (const [k, v] of files) expect(sha(whole.get(k)!), k).toBe(sha(v));
+  expect([...whole.keys()].filter((k) => !k.startsWith('Day 1 rushes/')).sort()).toEqual(['metadata.csv', 'metadata.json']);
 
   await page.getByRole('checkbox', { name: 'Choose Day 1 rushes/A001_C003.mov' }).check();
   await page.getByRole('checkbox', { name: 'Choose Day 1 rushes/sound/notes.txt' }).check();
