@@ -180,6 +180,8 @@ describe('nothing retries forever', () => {
     expect(failed.error).toMatch(/403/);
     const tries = env.proxy.puts.slice(before).filter((p) => p.partNumber === 1);
     expect(tries.length).toBeGreaterThan(1);
-    expect(tries.length).toBeLessThanOrEqual(10);
+    // Five fresh refusals in a row end it; part 2 being stored in between starts the row again
+    // (URLs that do work elsewhere), so with two parts at most 2 x (1 + 5) tries of part 1.
+    expect(tries.length).toBeLessThanOrEqual(12);
   });
 });
