@@ -226,7 +226,7 @@ test('two instances on one data dir: refused with the embedded store, allowed wi
   await b.stop();
 });
 
-test('a signing key given in the settings signs the tokens (no key file is made); another key refuses them', async () => {
+test('keys given in the settings are used (no key file is made in the data dir; a missing key file stops the start); another signing key refuses the tokens', async () => {
   const key = randomBytes(32).toString('base64');
   const dir = await tmpDir('ferry-instances-key-');
   const signIn = async (svc: TestService) => {
@@ -236,10 +236,15 @@ test('a signing key given in the settings signs the tokens (no key file is made)
   };
   const check = async (svc: TestService, token: string) => (await call(svc.url, 'GET', '/v1/me', { headers: { 'X-User-Token': token } })).status;
 
-  const first = await instance(dir, { 'signing-key': key });
+  const sealingFile = path.join(await tmpDir('ferry-instances-keys-'), 'sealing.key');
+  await fs.writeFile(sealingFile, `${randomBytes(32).toString('base64')}\n`);
+  await expect(instance(dir, { 'signing-key': key, 'sealing-key-file': `${sealingFile}.missing` })).rejects.toThrow(/cannot read the sealing key file/);
+
+  const first = await instance(dir, { 'signing-key': key, 'sealing-key-file': sealingFile });
   const token = await signIn(first);
   await first.stop();
   await expect(fs.stat(path.join(dir, 'signing.key'))).rejects.toThrow();
+  await expect(fs.stat(path.join(dir, 'sealing.key'))).rejects.toThrow();
 
   const other = await instance(dir, { 'signing-key': randomBytes(32).toString('base64') });
   expect(await check(other, token)).toBe(401);
