@@ -226,6 +226,17 @@ test('two instances on one data dir: refused with the embedded store, allowed wi
   await b.stop();
 });
 
+test('two instances started together on one new database make one first owner with one Team', async () => {
+  const dir = await tmpDir('ferry-instances-together-');
+  const [a, b] = await Promise.all([instance(dir, {}), instance(dir, {})]);
+  const users = await a.ctx.db.selectFrom('users').select('email').execute();
+  expect(users).toEqual([{ email: a.owner.email }]);
+  expect(await a.ctx.db.selectFrom('teams').select('id').execute()).toHaveLength(1);
+  expect((await call(b.url, 'POST', '/v1/auth', { body: { email: b.owner.email, password: b.owner.password } })).status).toBe(200);
+  await a.stop();
+  await b.stop();
+});
+
 test('keys given in the settings are used (no key file is made in the data dir; a missing key file stops the start); another signing key refuses the tokens', async () => {
   const key = randomBytes(32).toString('base64');
   const dir = await tmpDir('ferry-instances-key-');
