@@ -140,13 +140,18 @@ test('a worker serves /healthz and /readyz and no API route', async () => {
   await worker.stop();
 });
 
-test('/healthz answers while the process runs; /readyz answers 503 naming the store, pending migrations, or the database when they are not there', async () => {
+test('/healthz answers while the process runs, never rate-limited; /readyz answers 503 naming the store, pending migrations, or the database when they are not there', async () => {
   const ownStoreDir = await tmpDir('ferry-instances-own-store-');
   const ownStore = await newStore(ownStoreDir);
-  const svc = await instance(await tmpDir('ferry-instances-ready-'), {}, ownStore);
+  // One request without a credential per window: the health routes are not counted.
+  const svc = await instance(await tmpDir('ferry-instances-ready-'), { 'rate-limit-public': '1' }, ownStore);
 
-  expect(await call(svc.url, 'GET', '/healthz')).toMatchObject({ status: 200, body: { status: 'ok' } });
-  expect(await call(svc.url, 'GET', '/readyz')).toMatchObject({ status: 200, body: { status: 'ready', role: 'all' } });
+  for (let i = 0; i < 3; i++) {
+    expect(await call(svc.url, 'GET', '/healthz')).toMatchObject({ status: 200, body: { status: 'ok' } });
+    expect(await call(svc.url, 'GET', '/readyz')).toMatchObject({ status: 200, body: { status: 'ready', role: 'all' } });
+  }
+  expect((await call(svc.url, 'GET', '/v1/system/packages/spec')).status).toBe(200);
+  expect((await call(svc.url, 'GET', '/v1/system/packages/spec')).status).toBe(429);
 
   await ownStore.close();
   const noStore = await call(svc.url, 'GET', '/readyz');
