@@ -140,7 +140,7 @@ export async function startHostedService(config: HostedConfig, log: Logger = pin
       clearTimeout(cut);
     };
     if (runsWork) {
-      const sweeper = startSweeper(ctx, config.sweepIntervalMs);
+      const sweeper = startSweeper(ctx, config.sweepIntervalMs, { alone: embedded });
       const jobs = jobHandlers(ctx);
       const worker = startJobWorker(db, log, jobs.handlers, { pollMs: config.jobsPollMs, leaseMs: config.jobsLeaseMs, concurrency: config.jobsConcurrency });
       ctx.jobs.listen(worker.wake);

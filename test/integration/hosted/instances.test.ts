@@ -2,8 +2,8 @@
 // roles (an api instance runs no job, a worker serves no API route), /healthz
 // and /readyz (each thing that is not ready named), graceful shutdown (a
 // request in flight finishes, a new connection is refused, a running job is
-// handed back and another worker takes it at once), which data dirs may be
-// shared, and the signing key given in the settings.
+// handed back and another worker takes it at once), one sweeper at a time,
+// which data dirs may be shared, and the keys given in the settings.
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -18,6 +18,8 @@ import { startReceiver, type Receiver } from '../../helpers/receiver.js';
 import { waitFor } from '../../helpers/downloads.js';
 import { jsonLine, startFerry, type Running } from '../../helpers/cli.js';
 import type { Flags } from '../../../src/hosted/config.js';
+import { startS3Proxy } from '../../helpers/s3Proxy.js';
+import { createPackage, finalizePackage, uploadFile } from '../../helpers/flow.js';
 import { WEBHOOK_JOB } from '../../../src/hosted/services/webhookEvents.js';
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
@@ -210,6 +212,54 @@ test('a job running at shutdown is handed back when the grace runs out, uncounte
   expect(rx.requests[1]!.body).toEqual(rx.requests[0]!.body);
   expect(delivered.attempts.map((a: any) => [a.attempt, a.status])).toEqual([[1, 200]]);
   expect(await webhookJob(api)).toBeUndefined();
+});
+
+test('two workers sweep one database one at a time: each expired object is deleted once; a stopping sweeper gives its lease back and the other takes over at once', async () => {
+  const proxy = await startS3Proxy(store.url);
+  const via = { ...store, url: proxy.url } as RunningObjectStore;
+  try {
+    const dir = await tmpDir('ferry-instances-sweep-');
+    // Leases far longer than the test: only a lease given back lets the second worker sweep in time.
+    const flags = { 'sweep-interval-ms': '50', 'jobs-lease-ms': '600000' };
+    const api = await instance(dir, { role: 'api' }, via);
+    const first = await instance(dir, { role: 'worker', ...flags }, via);
+    await waitFor('the first worker to hold the sweeper lease', async () => ((await api.ctx.db.selectFrom('leases').selectAll().executeTakeFirst()) ? true : undefined));
+    const second = await instance(dir, { role: 'worker', ...flags }, via);
+    const actor = await ownerActor(api);
+
+    /** Packages with two files each, finalized, then past their expiry; resolves their object keys once every one is expired with its objects deleted. */
+    const expireBatch = async (n: number) => {
+      const ids: string[] = [];
+      for (let i = 0; i < n; i++) {
+        const pkg = await createPackage(api, actor, { name: `sweep ${i}` });
+        await uploadFile(api, pkg, 'a.bin', '', Buffer.alloc(100, i));
+        await uploadFile(api, pkg, 'b.bin', 'd', Buffer.alloc(50, i));
+        await finalizePackage(api, pkg);
+        ids.push(pkg.id);
+      }
+      await api.ctx.db.updateTable('packages').set({ expiry: new Date(Date.now() - 1000).toISOString() }).where('id', 'in', ids).execute();
+      await waitFor('the batch to be swept', async () => {
+        const rows = await api.ctx.db.selectFrom('packages').select(['state', 'objects_deleted']).where('id', 'in', ids).execute();
+        return rows.every((r) => r.state === 'expired' && r.objects_deleted === 1) ? true : undefined;
+      });
+      const files = await api.ctx.db.selectFrom('files').select('object_key').where('package_id', 'in', ids).execute();
+      return files.map((f) => `/${BUCKET}/${f.object_key}`);
+    };
+    const deletesOf = (keys: string[]) => keys.map((k) => proxy.seen.filter((r) => r.method === 'DELETE' && r.path === k).length);
+
+    const swept = await expireBatch(4);
+    expect(swept).toHaveLength(8);
+    expect(deletesOf(swept)).toEqual(swept.map(() => 1));
+
+    await first.stop();
+    const later = await expireBatch(2);
+    expect(deletesOf(later)).toEqual(later.map(() => 1));
+    expect(deletesOf(swept)).toEqual(swept.map(() => 1));
+    await second.stop();
+    await api.stop();
+  } finally {
+    await proxy.close();
+  }
 });
 
 test('two instances on one data dir: refused with the embedded store, allowed with an external one', async () => {
