@@ -5,6 +5,7 @@
 // handed back and another worker takes it at once), one sweeper at a time,
 // which data dirs may be shared, and the keys given in the settings.
 import fs from 'node:fs/promises';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -260,6 +261,25 @@ test('two workers sweep one database one at a time: each expired object is delet
   } finally {
     await proxy.close();
   }
+});
+
+test('an event stream open at shutdown ends at once and does not hold the drain up (a ten-minute grace, a test far shorter)', async () => {
+  const svc = await instance(await tmpDir('ferry-instances-sse-'), {});
+  const actor = await ownerActor(svc);
+  const agent = new http.Agent({ keepAlive: true });
+  const stream = await new Promise<{ closed: Promise<void> }>((resolve, reject) => {
+    http
+      .get(`${svc.url}/v1/teams/${actor.teamId}/events`, { agent, headers: actor.h }, (res) => {
+        expect(res.statusCode).toBe(200);
+        res.resume();
+        // 'close' whether the stream ended cleanly or its connection went with it.
+        resolve({ closed: new Promise<void>((done) => res.on('close', done)) });
+      })
+      .on('error', reject);
+  });
+  await svc.stop({ graceMs: 600_000 });
+  await stream.closed;
+  agent.destroy();
 });
 
 test('two instances on one data dir: refused with the embedded store, allowed with an external one', async () => {
