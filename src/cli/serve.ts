@@ -1,4 +1,4 @@
-// `ferry serve`: the hosted service with its embedded object store.
+// `ferry serve`: the hosted service with its embedded object store (or an external one), in one of three roles.
 import type { Command } from './command.js';
 import { parseFlags, untilSignal } from './command.js';
 import { resolveHostedConfig } from '../hosted/config.js';
@@ -54,6 +54,15 @@ const HELP = `usage: ferry serve [options]
   --lockout-forget-ms N     wrong tries are forgotten this long after the last one (default 900000)
   --trust-proxy VALUE       take the client address from X-Forwarded-For: the proxies' addresses
                             (e.g. 127.0.0.1,10.0.0.0/8), or true to trust any; default off (the socket's address)
+  --role api|worker|all     api: serve HTTP, run no background work; worker: run the background
+                            work (jobs, sweeps), serve only /healthz and /readyz; all: both (default).
+                            api and worker need an external store (--s3-endpoint)
+  --shutdown-grace-ms N     on SIGTERM/SIGINT, how long requests and jobs in flight may take to
+                            finish before they are cut and handed back (default 30000)
+  --signing-key-file FILE   the token signing key (32 bytes, base64); or FERRY_SIGNING_KEY in the
+                            environment; default DATA_DIR/signing.key, made once
+  --sealing-key-file FILE   the key sealing stored secrets (32 bytes, base64); or FERRY_SEALING_KEY;
+                            default DATA_DIR/sealing.key. Instances behind one address share both keys
   --log-level LEVEL         pino level (default info)
 
 Every option can also be set as FERRY_<OPTION> in the environment, e.g. FERRY_DATA_DIR.`;
@@ -110,6 +119,10 @@ export const serveOptions = {
   'lockout-forget-ms': { type: 'string' },
   'trust-proxy': { type: 'string' },
   'log-level': { type: 'string' },
+  role: { type: 'string' },
+  'shutdown-grace-ms': { type: 'string' },
+  'signing-key-file': { type: 'string' },
+  'sealing-key-file': { type: 'string' },
 } as const;
 
 export const serve: Command = {
@@ -119,10 +132,11 @@ export const serve: Command = {
     const running = await startHostedService(config);
     // Listen for signals before saying we are ready, so a signal right after the ready line is handled.
     const signalled = untilSignal();
-    running.ctx.log.info({ url: running.url, s3: running.s3Url, dataDir: config.dataDir }, 'ferry hosted service ready');
+    running.ctx.log.info({ url: running.url, s3: running.s3Url, dataDir: config.dataDir, role: config.role }, 'ferry hosted service ready');
     const signal = await signalled;
-    running.ctx.log.info({ signal }, 'shutting down');
-    await running.close();
+    // A second signal is not caught: it stops the process at once.
+    running.ctx.log.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down');
+    await running.close({ graceMs: config.shutdownGraceMs });
     running.ctx.log.info('stopped');
     return 0;
   },

@@ -11,6 +11,7 @@ import { acceptJsonBodies } from '../http/json.js';
 import { routeModules } from './routes/index.js';
 import { GATEWAY_MAX_FRAME } from '../api/hosted/storageGateway.js';
 import { registerRateLimits } from './ratelimit/plugin.js';
+import health from './routes/health.js';
 
 export type HostedApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
 export type RouteModule = (app: HostedApp, ctx: HostedContext) => void | Promise<void>;
@@ -26,8 +27,10 @@ export async function buildApp(ctx: HostedContext): Promise<HostedApp> {
     bodyLimit: 1024 * 1024,
     // Off unless --trust-proxy: then req.ip comes from X-Forwarded-For (rate limits, lockouts).
     trustProxy: ctx.config.trustProxy,
-    // Idle keep-alive sockets must not hold shutdown up.
-    forceCloseConnections: true,
+    // At close idle keep-alive sockets go at once; requests in flight finish (server.ts bounds the wait).
+    forceCloseConnections: 'idle',
+    // Requests that still arrive on an open connection while it drains are served: a load balancer has /readyz to stop sending.
+    return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -40,6 +43,11 @@ export async function buildApp(ctx: HostedContext): Promise<HostedApp> {
       { method: req.method, url: redactUrl(req.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
       'request',
     );
+  });
+
+  // While shutting down every answer closes its connection, so that the client's next request opens one to another instance.
+  app.addHook('onSend', async (_req, reply) => {
+    if (ctx.instance.shuttingDown) reply.header('connection', 'close');
   });
 
   app.setNotFoundHandler((req, reply) => {
@@ -68,6 +76,11 @@ export async function buildApp(ctx: HostedContext): Promise<HostedApp> {
     reply.code(status).send({ code: (err.code ?? 'bad_request').toLowerCase(), message: err.message });
   });
 
+  // A worker serves its health and nothing else.
+  if (ctx.instance.role === 'worker') {
+    await health(app, ctx);
+    return app;
+  }
   // Storage gateways connect with a WebSocket (routes/storageGateway.ts); registered first so that every route knows an upgrade.
   await app.register(websocket, { options: { maxPayload: GATEWAY_MAX_FRAME } });
   // Before the routes: it hooks every route added after it.

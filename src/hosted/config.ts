@@ -84,7 +84,19 @@ export interface HostedConfig {
   /** Fastify's trustProxy: false (the socket's address), true, or the proxies' addresses. */
   trustProxy: boolean | string;
   logLevel: string;
+  /** What this instance runs: the HTTP API, the background work (jobs, sweeps), or both (docs/hosted-api-notes/instances.md). */
+  role: InstanceRole;
+  /** On SIGTERM/SIGINT: how long requests and jobs in flight may take to finish before they are cut and handed back. */
+  shutdownGraceMs: number;
+  /** The token signing key and the sealing key when given (base64 in FERRY_SIGNING_KEY / FERRY_SEALING_KEY, or a file); else files in the data dir. */
+  signingKey?: KeySource;
+  sealingKey?: KeySource;
 }
+
+export type InstanceRole = 'api' | 'worker' | 'all';
+
+/** A 32-byte key given outright (base64) or as a file holding it in base64. */
+export type KeySource = { base64: string } | { file: string };
 
 export interface RateLimits {
   windowMs: number;
@@ -257,7 +269,43 @@ export function resolveHostedConfig(flags: Flags, env: NodeJS.ProcessEnv = proce
     },
     trustProxy: trustProxySetting(get('trust-proxy')),
     logLevel: get('log-level') ?? 'info',
+    role: roleSetting(get('role'), s3 !== undefined),
+    shutdownGraceMs: intSetting(get('shutdown-grace-ms'), 30_000, '--shutdown-grace-ms'),
+    ...keySetting('signing-key', get('signing-key'), get('signing-key-file')),
+    ...keySetting('sealing-key', get('sealing-key'), get('sealing-key-file')),
   };
+}
+
+/**
+ * `--role`: api and worker alone mean several processes, which need an external
+ * store: the embedded one runs inside one instance, one per data dir.
+ */
+function roleSetting(v: string | undefined, externalStore: boolean): InstanceRole {
+  const role = (v ?? 'all').toLowerCase();
+  if (role !== 'api' && role !== 'worker' && role !== 'all') throw new Error(`--role must be api, worker or all, got "${v}"`);
+  if (role !== 'all' && !externalStore) {
+    throw new Error(`--role ${role} needs an external S3 store (--s3-endpoint): the embedded store serves one instance per data dir, which must then run --role all`);
+  }
+  return role;
+}
+
+/** FERRY_SIGNING_KEY (base64, from the environment only: a flag would show in ps) or --signing-key-file; likewise the sealing key. */
+function keySetting(name: 'signing-key' | 'sealing-key', base64: string | undefined, file: string | undefined): { signingKey?: KeySource } | { sealingKey?: KeySource } {
+  const field = name === 'signing-key' ? 'signingKey' : 'sealingKey';
+  if (base64 !== undefined && file !== undefined) throw new Error(`give FERRY_${name.replace('-', '_').toUpperCase()} or --${name}-file, not both`);
+  if (base64 !== undefined) {
+    checkKey(base64, `FERRY_${name.replace('-', '_').toUpperCase()}`);
+    return { [field]: { base64 } };
+  }
+  return file === undefined ? {} : { [field]: { file: path.resolve(file) } };
+}
+
+/** A key is 32 bytes in base64 (what `openssl rand -base64 32` prints), like the data dir's key files. */
+export function checkKey(base64: string, what: string): Uint8Array {
+  const text = base64.trim();
+  const key = Buffer.from(text, 'base64');
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text) || key.length !== 32) throw new Error(`${what} must be 32 bytes in base64 (e.g. openssl rand -base64 32)`);
+  return key;
 }
 
 /**

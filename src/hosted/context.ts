@@ -1,6 +1,6 @@
 // Everything a route or job needs, built once at start and passed down.
 import type { Logger } from 'pino';
-import type { HostedConfig } from './config.js';
+import type { HostedConfig, InstanceRole } from './config.js';
 import type { Db } from './db/open.js';
 import type { Tokens } from './auth/tokens.js';
 import type { Storage } from './storage/s3.js';
@@ -25,4 +25,11 @@ export interface HostedContext {
   gateways: GatewayHub;
   /** Tells the open event streams of events raised (events/notifier.ts). */
   events: EventNotifier;
+  /** This process: its role, and whether it is shutting down (/readyz then answers 503). */
+  instance: InstanceState;
+}
+
+export interface InstanceState {
+  role: InstanceRole;
+  shuttingDown: boolean;
 }

@@ -1,6 +1,8 @@
 // Starts the whole hosted service: database, signing key, object storage
 // (embedded unless an external S3 store is configured), HTTP app, sweeper and
-// the jobs worker (webhook deliveries).
+// the jobs worker, as the instance's role says (api: HTTP only; worker: the
+// background work, and /healthz and /readyz; all: both). close() shuts down
+// gracefully: see docs/hosted-api-notes/instances.md.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -20,6 +22,7 @@ import { createJobSignal, startJobWorker } from './jobs/worker.js';
 import { jobHandlers } from './jobs/handlers.js';
 import { createGatewayHub, detachAll } from './gateway/hub.js';
 import { ensureInitOwner } from './services/accounts.js';
+import { loadKey } from './auth/keys.js';
 import { loadOrCreateStoreCredentials, type RunningObjectStore } from '../objectstore/index.js';
 import { startObjectStoreThread } from '../objectstore/thread.js';
 import { inProcessNotifier } from './events/notifier.js';
@@ -29,7 +32,12 @@ export interface RunningHosted {
   url: string;
   s3Url: string;
   ctx: HostedContext;
-  close(): Promise<void>;
+  /**
+   * Stops accepting at once (/readyz answers 503 shutting_down), lets requests
+   * and jobs in flight finish for up to `graceMs` (0 when omitted: cut at once),
+   * hands back the jobs still running, then closes the store and the database.
+   */
+  close(opts?: { graceMs?: number }): Promise<void>;
 }
 
 /** The JWT signing key: generated once, kept in the data dir. */
@@ -45,8 +53,8 @@ async function loadOrCreateSigningKey(dataDir: string): Promise<Uint8Array> {
 }
 
 /**
- * One service per data dir: two would sweep the same Packages and run two
- * stores over one objects folder. A lock file, not the database, because
+ * One service per data dir with the embedded store: two would run two stores
+ * over one objects folder. (With an external store instances may share one.) A lock file, not the database, because
  * `ferry admin` opens the database while the service runs.
  */
 function holdDataDir(dataDir: string): { release(): void } {
@@ -60,11 +68,23 @@ function holdDataDir(dataDir: string): { release(): void } {
 
 export async function startHostedService(config: HostedConfig, log: Logger = pino({ level: config.logLevel })): Promise<RunningHosted> {
   await fs.mkdir(config.dataDir, { recursive: true });
-  const lock = holdDataDir(config.dataDir);
-  const cleanups: (() => Promise<unknown> | unknown)[] = [lock.release];
-  const cleanup = async () => {
-    for (const c of cleanups.reverse()) await c();
-  };
+  const embedded = !config.s3;
+  const cleanups: (() => Promise<unknown> | unknown)[] = [];
+  if (embedded) cleanups.push(holdDataDir(config.dataDir).release);
+  const instance = { role: config.role, shuttingDown: false };
+  const servesApi = config.role !== 'worker';
+  const runsWork = config.role !== 'api';
+  // What close() stops first, together, within the grace; then the cleanups run.
+  let stopHttp: ((graceMs: number) => Promise<void>) | undefined;
+  let stopWork: ((graceMs: number) => Promise<void>) | undefined;
+  let closing: Promise<void> | undefined;
+  const close = (opts: { graceMs?: number } = {}) =>
+    (closing ??= (async () => {
+      instance.shuttingDown = true;
+      const graceMs = opts.graceMs ?? 0;
+      await Promise.all([stopHttp?.(graceMs), stopWork?.(graceMs)]);
+      for (const c of cleanups.reverse()) await c();
+    })());
   try {
     const { db, close: closeDb } = openDatabase(path.join(config.dataDir, 'ferry.db'));
     cleanups.push(closeDb);
@@ -93,35 +113,44 @@ export async function startHostedService(config: HostedConfig, log: Logger = pin
     await storage.ensureBucket();
     const mailer = createMailer(config.smtp, path.join(config.dataDir, 'outbox'));
     cleanups.push(() => mailer.close());
-    const tokens = createTokens(await loadOrCreateSigningKey(config.dataDir), config.userTokenTtlSeconds);
-    const sealer = createSealer(await loadOrCreateSealingKey(config.dataDir));
-    const ctx = { config, db, tokens, storage, mailer, log, jobs: createJobSignal(), sealer, events: inProcessNotifier() } as HostedContext;
+    const tokens = createTokens(await loadKey(config.signingKey, 'signing key', () => loadOrCreateSigningKey(config.dataDir)), config.userTokenTtlSeconds);
+    const sealer = createSealer(await loadKey(config.sealingKey, 'sealing key', () => loadOrCreateSealingKey(config.dataDir)));
+    const ctx = { config, db, tokens, storage, mailer, log, jobs: createJobSignal(), sealer, events: inProcessNotifier(), instance } as HostedContext;
     if (store) {
       const p = (progress = partProgress(ctx));
       // Before the store stops and the database closes (cleanups run in reverse).
       cleanups.push(() => p.stop());
     }
     ctx.gateways = createGatewayHub(ctx);
-    // No gateway socket outlives the process that held it.
-    await detachAll(ctx);
+    // No gateway socket outlives the process that held it; only the embedded store's single instance knows none is held elsewhere.
+    if (embedded) await detachAll(ctx);
     if (config.initOwner && (await ensureInitOwner(db, config.initOwner.email, config.initOwner.password))) {
       log.info({ email: config.initOwner.email }, 'created the first owner and their team');
     }
     const app = await buildApp(ctx);
     await app.listen({ host: config.host, port: config.port });
-    cleanups.push(() => app.close());
-    // Before the app closes: open event streams end, so that close() does not wait for them.
-    cleanups.push(() => ctx.events.close());
-    // Before the app closes (cleanups run in reverse): gateways are told, and their connections marked disconnected.
-    cleanups.push(() => ctx.gateways.close());
-    const sweeper = startSweeper(ctx, config.sweepIntervalMs);
-    cleanups.push(() => sweeper.stop());
-    // Stopped before the app and the database close (cleanups run in reverse): it waits for its jobs in flight.
-    const jobs = jobHandlers(ctx);
-    cleanups.push(() => jobs.close());
-    const worker = startJobWorker(db, log, jobs.handlers, { pollMs: config.jobsPollMs, leaseMs: config.jobsLeaseMs, concurrency: config.jobsConcurrency });
-    ctx.jobs.listen(worker.wake);
-    cleanups.push(() => worker.stop());
+    stopHttp = async (graceMs) => {
+      // Open event streams and gateway sockets end first (politely): they would hold the close up.
+      ctx.events.close();
+      const gateways = ctx.gateways.close();
+      // Stops listening at once; resolves when the requests in flight have been answered.
+      const closed = app.close();
+      const cut = setTimeout(() => app.server.closeAllConnections(), graceMs);
+      await Promise.all([closed, gateways]);
+      clearTimeout(cut);
+    };
+    if (runsWork) {
+      const sweeper = startSweeper(ctx, config.sweepIntervalMs, { alone: embedded });
+      const jobs = jobHandlers(ctx);
+      const worker = startJobWorker(db, log, jobs.handlers, { pollMs: config.jobsPollMs, leaseMs: config.jobsLeaseMs, concurrency: config.jobsConcurrency });
+      ctx.jobs.listen(worker.wake);
+      stopWork = async (graceMs) => {
+        await Promise.all([sweeper.stop(), worker.stop(graceMs)]);
+        // After the worker: its jobs in flight use what the handlers hold (the webhook client).
+        await jobs.close();
+      };
+    }
+    if (!servesApi) log.info('role worker: serving /healthz and /readyz only');
     const addr = app.server.address();
     const port = typeof addr === 'object' && addr ? addr.port : config.port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -130,9 +159,9 @@ export async function startHostedService(config: HostedConfig, log: Logger = pin
       config.publicUrl = `http://${host}:${port}`;
       config.linkUrl = `${config.publicUrl}/l`;
     }
-    return { url: `http://${host}:${port}`, s3Url: s3.endpoint, ctx, close: cleanup };
+    return { url: `http://${host}:${port}`, s3Url: s3.endpoint, ctx, close };
   } catch (err) {
-    await cleanup();
+    await close();
     throw err;
   }
 }

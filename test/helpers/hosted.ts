@@ -10,8 +10,8 @@ import { startHostedService, type RunningHosted } from '../../src/hosted/server.
 export interface TestService extends RunningHosted {
   dataDir: string;
   owner: { email: string; password: string };
-  /** Stops the service and keeps its data dir, for a restart on it (then close() the new one). */
-  stop(): Promise<void>;
+  /** Stops the service and keeps its data dir, for a restart on it (then close() the new one); `graceMs` as RunningHosted.close. */
+  stop(opts?: { graceMs?: number }): Promise<void>;
 }
 
 /**
@@ -40,7 +40,7 @@ export async function startTestService(flags: Flags = {}, dataDir?: string): Pro
     ...running,
     dataDir,
     owner,
-    stop: () => running.close(),
+    stop: (opts) => running.close(opts),
     async close() {
       await running.close();
       await fs.rm(dataDir, { recursive: true, force: true });

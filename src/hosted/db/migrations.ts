@@ -474,6 +474,18 @@ CREATE INDEX events_package ON events(package_id, id);
 CREATE INDEX events_created ON events(created_at);
 `,
   },
+  {
+    version: 15,
+    name: 'leases',
+    // Work that one instance at a time does (the sweeper): who holds it, until when (ISO 8601 text).
+    sql: `
+CREATE TABLE leases (
+  name TEXT PRIMARY KEY,
+  owner TEXT NOT NULL,
+  lease_until TEXT NOT NULL
+);
+`,
+  },
 ];
 
 /** Applies every migration newer than the database, each in its own transaction. */

@@ -427,6 +427,13 @@ export interface MigrationsTable {
   applied_at: string;
 }
 
+/** A named lease: one instance at a time does the work it names (jobs/lease.ts). */
+export interface LeasesTable {
+  name: string;
+  owner: string;
+  lease_until: string;
+}
+
 export interface Database {
   users: UsersTable;
   teams: TeamsTable;
@@ -438,6 +445,7 @@ export interface Database {
   links: LinksTable;
   portals: PortalsTable;
   jobs: JobsTable;
+  leases: LeasesTable;
   custom_webhooks: CustomWebhooksTable;
   portal_custom_webhooks: PortalCustomWebhooksTable;
   webhook_events: WebhookEventsTable;

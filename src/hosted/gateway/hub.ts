@@ -1,8 +1,9 @@
 // The storage gateways attached to this process: one socket per connection (a
 // new one replaces the old), the connection's state kept in step (ok while one
 // is attached, disconnected otherwise), and the transfers that waited for a
-// gateway woken when it connects. One service runs per data dir (its lock), so
-// at start no gateway is attached: every gateway connection is disconnected.
+// gateway woken when it connects. Sessions live in the process their socket
+// reached; with the embedded store one service runs per data dir, so at start
+// no gateway is attached and every gateway connection is marked disconnected.
 import type { WebSocket } from 'ws';
 import type { HostedContext } from '../context.js';
 import type { GatewayPermissions } from '../../api/hosted/storageGateway.js';
@@ -60,13 +61,13 @@ export function createGatewayHub(ctx: HostedContext): GatewayHub {
 
   async function detached(session: GatewaySession): Promise<void> {
     if (sessions.get(session.info.connectionId) === session) sessions.delete(session.info.connectionId);
-    await ctx.db
+    const r = await ctx.db
       .updateTable('cloud_connections')
       .set({ state: 'disconnected', gateway_session: null })
       .where('id', '=', session.info.connectionId)
       .where('gateway_session', '=', session.info.id)
-      .execute();
-    ctx.log.info({ connection: session.info.connectionId }, 'a storage gateway disconnected');
+      .executeTakeFirst();
+    if (r.numUpdatedRows > 0n) ctx.log.info({ connection: session.info.connectionId }, 'a storage gateway disconnected');
   }
 
   return {
@@ -136,7 +137,8 @@ export function createGatewayHub(ctx: HostedContext): GatewayHub {
       for (const s of all) s.close(GatewayClose.shutdown, 'the service is stopping');
       // Bounded: close() cuts off a gateway that does not answer the close handshake.
       await Promise.all(all.map((s) => s.closed()));
-      await detachAll(ctx);
+      // Only this process's sessions: another instance's gateways stay connected to it.
+      for (const s of all) await detached(s);
     },
   };
 }

@@ -2,9 +2,10 @@
 // while they run, and retries failures after the handler's back-off. It sleeps
 // until the next job falls due (at most pollMs, so that other processes' jobs
 // and run-out leases are seen), and wakes at once when this process enqueues.
-// Its timers are unref'd; stop() claims nothing more, tells the jobs in flight
-// (their signal aborts) and waits for them: a job that stops early because of it
-// (InterruptedJobError) is queued again uncounted, for the next start to resume.
+// Its timers are unref'd; stop() claims nothing more, lets the jobs in flight
+// finish within a grace, then tells them (their signal aborts): a job that stops
+// early because of it (InterruptedJobError), or is still running a moment later,
+// is queued again uncounted, at once, for any worker to resume.
 import os from 'node:os';
 import type { Logger } from 'pino';
 import type { Db } from '../db/open.js';
@@ -61,15 +62,32 @@ export function createJobSignal(): JobSignal {
 export interface JobWorker {
   owner: string;
   wake(): void;
-  stop(): Promise<void>;
+  /**
+   * Claims nothing more; lets the jobs in flight finish for up to `graceMs`,
+   * then aborts their signal, and hands back (queued again at once, the attempt
+   * uncounted) any still running a moment later, for another worker to take.
+   */
+  stop(graceMs?: number): Promise<void>;
 }
+
+/** After the abort: how long handlers that heed their signal get to wind down before their jobs are handed back regardless. */
+const ABORT_WAIT_MS = 2000;
+
+const settledWithin = (ps: Iterable<Promise<unknown>>, ms: number) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    void Promise.allSettled([...ps]).then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 
 const describe = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, 1000);
 
 export function startJobWorker(db: Db, log: Logger, handlers: Record<string, JobHandler>, opts: WorkerOptions): JobWorker {
   const owner = opts.owner ?? `${os.hostname()}:${process.pid}:${randomId(6)}`;
   const kinds = Object.keys(handlers);
-  const inflight = new Set<Promise<void>>();
+  const inflight = new Map<Promise<void>, Job>();
   const stopping = new AbortController();
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
@@ -113,7 +131,7 @@ export function startJobWorker(db: Db, log: Logger, handlers: Record<string, Job
       if (error === undefined) {
         await completeJob(db, job.id, owner);
       } else if (error instanceof InterruptedJobError && stopping.signal.aborted) {
-        await releaseJob(db, job.id, owner, 'interrupted by a shutdown; resumes at the next start');
+        await releaseJob(db, job.id, owner, 'interrupted by a shutdown; handed back to any worker');
         log.info({ jobId: job.id, kind: job.kind }, 'job interrupted by the shutdown, released');
       } else if (error instanceof DeferredJobError) {
         await deferJob(db, job.id, owner, describe(error), new Date(Date.now() + error.delayMs));
@@ -141,7 +159,7 @@ export function startJobWorker(db: Db, log: Logger, handlers: Record<string, Job
         inflight.delete(p);
         schedule(0); // a slot is free
       });
-      inflight.add(p);
+      inflight.set(p, job);
     }
     if (inflight.size >= opts.concurrency) return undefined; // a finishing job wakes us
     const next = await nextRunAfter(db, kinds);
@@ -175,12 +193,21 @@ export function startJobWorker(db: Db, log: Logger, handlers: Record<string, Job
   return {
     owner,
     wake: () => schedule(0),
-    async stop() {
+    async stop(graceMs = 0) {
       stopped = true;
-      stopping.abort();
       if (timer) clearTimeout(timer);
       await pumping;
-      await Promise.allSettled([...inflight]);
+      if (graceMs > 0 && inflight.size > 0) await settledWithin(inflight.keys(), graceMs);
+      stopping.abort();
+      if (inflight.size > 0) await settledWithin(inflight.keys(), ABORT_WAIT_MS);
+      // Still running: its lease is given back now rather than left to run out; what it does later is refused (it no longer owns the job).
+      for (const job of [...inflight.values()]) {
+        const released = await releaseJob(db, job.id, owner, 'handed back by a shutdown').catch((err) => {
+          log.error({ err, jobId: job.id }, 'handing a job back failed; its lease runs out instead');
+          return false;
+        });
+        if (released) log.warn({ jobId: job.id, kind: job.kind }, 'job still running at the end of the shutdown, handed back');
+      }
     },
   };
 }

@@ -70,10 +70,19 @@ export async function setPassword(db: Db, userId: string, password: string) {
 /** `--init-owner`: creates the first owner and their Team; does nothing when the user exists. */
 export async function ensureInitOwner(db: Db, email: string, password: string): Promise<boolean> {
   if (await findUserByEmail(db, email)) return false;
-  const user = await createUser(db, email, password);
-  const team = await createTeam(db, `${user.name}'s Team`);
-  await addMember(db, team.id, user.id, 'owner');
-  return true;
+  try {
+    // One transaction: instances started together on one database make one owner with one Team.
+    await db.transaction().execute(async (trx) => {
+      const user = await createUser(trx, email, password);
+      const team = await createTeam(trx, `${user.name}'s Team`);
+      await addMember(trx, team.id, user.id, 'owner');
+    });
+    return true;
+  } catch (err) {
+    // Another instance made them first.
+    if (await findUserByEmail(db, email)) return false;
+    throw err;
+  }
 }
 
 // ---- sign-in, Teams and memberships as the API shows them ----

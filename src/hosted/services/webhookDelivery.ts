@@ -3,10 +3,12 @@
 // status or error and times; a 2xx answer delivers it, anything else (another
 // status, a refused connection, no answer within the timeout) fails the attempt
 // and the jobs table retries it after a doubling back-off, 5 attempts in all.
-// Redirects are not followed: a 3xx fails the attempt.
+// Redirects are not followed: a 3xx fails the attempt. A shutdown cuts the
+// attempt short and hands it back uncounted (the receiver may have had it: the
+// same event_id then arrives twice).
 import { Agent, request } from 'undici';
 import type { HostedContext } from '../context.js';
-import type { JobHandler } from '../jobs/worker.js';
+import { InterruptedJobError, type JobHandler } from '../jobs/worker.js';
 import type { Job } from '../jobs/queue.js';
 import { nowIso } from '../ids.js';
 import { parseStringMap } from './customWebhooks.js';
@@ -37,14 +39,14 @@ export function webhookDelivery(ctx: HostedContext, settings: WebhookDeliverySet
     keepAliveTimeout: 4000,
   });
 
-  async function send(method: string, url: string, headers: Record<string, string>, body: string): Promise<{ status: number | null; error: string | null }> {
+  async function send(method: string, url: string, headers: Record<string, string>, body: string, stop: AbortSignal): Promise<{ status: number | null; error: string | null }> {
     try {
       const res = await request(url, {
         method: method as 'POST' | 'PUT',
         headers: { ...headers, 'content-type': 'application/json', 'user-agent': USER_AGENT },
         body,
         dispatcher: agent,
-        signal: AbortSignal.timeout(settings.timeoutMs),
+        signal: AbortSignal.any([AbortSignal.timeout(settings.timeoutMs), stop]),
       });
       // The answer's body is not used; read a little of it so the connection can be reused.
       await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
@@ -57,15 +59,25 @@ export function webhookDelivery(ctx: HostedContext, settings: WebhookDeliverySet
   const handler: JobHandler = {
     retryDelayMs: (attempt) => settings.retryBaseMs * 2 ** (attempt - 1),
 
-    async run(job: Job) {
+    async run(job: Job, signal: AbortSignal) {
       const { event_id } = JSON.parse(job.payload) as { event_id: string };
       const event = await ctx.db.selectFrom('webhook_events').selectAll().where('id', '=', event_id).executeTakeFirst();
       // Gone with its Team, or settled by an attempt whose lease had run out.
       if (!event || event.state !== 'pending') return;
       const attempt = job.attempts;
-      await ctx.db.insertInto('webhook_attempts').values({ event_id, attempt, status: null, error: null, started_at: nowIso(), finished_at: null }).execute();
+      const started = { status: null, error: null, started_at: nowIso(), finished_at: null };
+      // An attempt a shutdown handed back is not counted: the next one runs under the same number and starts its row over.
+      await ctx.db
+        .insertInto('webhook_attempts')
+        .values({ event_id, attempt, ...started })
+        .onConflict((oc) => oc.columns(['event_id', 'attempt']).doUpdateSet(started))
+        .execute();
 
-      const { status, error } = await send(event.method, event.url, parseStringMap(event.headers), event.body);
+      const { status, error } = await send(event.method, event.url, parseStringMap(event.headers), event.body, signal);
+      if (signal.aborted && status === null) {
+        await ctx.db.updateTable('webhook_attempts').set({ error: 'interrupted by a shutdown', finished_at: nowIso() }).where('event_id', '=', event_id).where('attempt', '=', attempt).execute();
+        throw new InterruptedJobError('interrupted by a shutdown');
+      }
       const ok = status !== null && status >= 200 && status < 300;
       const finished = nowIso();
       await ctx.db.transaction().execute(async (trx) => {

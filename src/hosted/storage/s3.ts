@@ -36,6 +36,8 @@ export interface Storage {
   /** The origin blueprint and download URLs point at (what a page's CSP must let it connect to). */
   readonly origin: string;
   ensureBucket(): Promise<void>;
+  /** Whether the store answers for the bucket (HeadBucket), within `timeoutMs`: /readyz. */
+  ping(timeoutMs: number): Promise<void>;
   createUploadBlueprint(key: string): Promise<Blueprint>;
   /** Starts a multipart upload of `key` itself (what the create blueprint does for a client); resolves its id. */
   createUpload(key: string): Promise<string>;
@@ -99,6 +101,9 @@ export function createS3Storage(s: S3Settings, blueprintTtlSeconds: number): Sto
       } catch {
         await client.send(new CreateBucketCommand({ Bucket }));
       }
+    },
+    async ping(timeoutMs) {
+      await client.send(new HeadBucketCommand({ Bucket }), { abortSignal: AbortSignal.timeout(timeoutMs) });
     },
     createUploadBlueprint: (key) => blueprint('POST', key, { uploads: '' }),
     async createUpload(Key) {

@@ -1,7 +1,8 @@
 // The jobs table on a real SQLite file: jobs are enqueued with the change that
 // raises them, claimed by one claimer at a time under a lease, taken over when a
 // lease runs out, retried with back-off, given up after their last attempt,
-// and the worker's stop() waits for the job in flight.
+// and the worker's stop() waits for the job in flight (within a grace, then
+// hands it back).
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -202,6 +203,61 @@ test("stop() aborts the jobs' signal: a job that stops early with InterruptedJob
   expect(await row(long)).toMatchObject({ state: 'queued', attempts: 0, lease_owner: null, last_error: expect.stringMatching(/interrupted by a shutdown/) });
   expect(await row(plain)).toMatchObject({ state: 'queued', attempts: 1, last_error: 'broke on the way down' });
   expect(Date.parse((await row(long))!.run_after)).toBeLessThanOrEqual(Date.now());
+});
+
+test('stop(graceMs) lets a job in flight finish within the grace, its signal untouched', async () => {
+  const id = await enqueueJob(db, { kind: 'k', payload: {}, maxAttempts: 3 });
+  const started = gate();
+  const release = gate();
+  let aborted = false;
+  const w = start({
+    k: {
+      retryDelayMs: () => 60_000,
+      run: async (_job, signal) => {
+        started.open();
+        await release.opened;
+        aborted = signal.aborted;
+      },
+    },
+  });
+  await started.opened;
+  const stopping = w.stop(30_000);
+  setTimeout(release.open, 50);
+  await stopping;
+  expect(aborted).toBe(false);
+  expect(await row(id)).toBeUndefined(); // completed
+});
+
+test('stop(graceMs): a job that ignores its signal and outlasts the grace is handed back uncounted, for another worker at once; its late end changes nothing', async () => {
+  const id = await enqueueJob(db, { kind: 'k', payload: {}, maxAttempts: 3 });
+  const started = gate();
+  const release = gate();
+  let ended = false;
+  const first = start(
+    {
+      k: {
+        retryDelayMs: () => 60_000,
+        run: async () => {
+          started.open();
+          await release.opened;
+          ended = true;
+        },
+      },
+    },
+    { leaseMs: 600_000 },
+  );
+  await started.opened;
+  await first.stop(100);
+  expect(ended).toBe(false);
+  expect(await row(id)).toMatchObject({ state: 'queued', attempts: 0, lease_owner: null, lease_until: null, last_error: 'handed back by a shutdown' });
+  release.open();
+  await waitFor('the late end to settle', () => (ended ? true : undefined));
+  expect(await row(id)).toMatchObject({ state: 'queued', attempts: 0 });
+
+  const ran: string[] = [];
+  start({ k: { retryDelayMs: () => 60_000, run: async (job) => void ran.push(job.id) } }, { leaseMs: 600_000 });
+  await waitFor('another worker to run it', async () => ((await row(id)) === undefined ? true : undefined));
+  expect(ran).toEqual([id]);
 });
 
 test('claiming searches the indexes: no scan and no sort, however many jobs wait', async () => {

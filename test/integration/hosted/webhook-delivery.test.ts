@@ -155,7 +155,7 @@ test('the service restarted between two attempts carries the delivery on', async
   }
 });
 
-test("the service's close() waits for the delivery in flight, which is recorded before the database closes", async () => {
+test("the service's close() within a grace waits for the delivery in flight, which is recorded before the database closes", async () => {
   const s = await startTestService({ ...FLAGS, 'webhook-timeout-ms': '20000' });
   let release!: () => void;
   const released = new Promise<void>((r) => (release = r));
@@ -165,7 +165,7 @@ test("the service's close() waits for the delivery in flight, which is recorded 
     await createTeamPackage(s, actor);
     await waitFor('the attempt to reach the receiver', () => (rx.requests.length === 1 ? true : undefined));
     let closed = false;
-    const closing = s.stop().then(() => (closed = true));
+    const closing = s.stop({ graceMs: 20_000 }).then(() => (closed = true));
     for (let i = 0; i < 20; i++) await new Promise((r) => setTimeout(r, 10));
     expect(closed).toBe(false);
     release();

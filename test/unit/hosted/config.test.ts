@@ -180,3 +180,32 @@ describe('rate limits, lockouts, trust proxy', () => {
     expect(resolveHostedConfig({ 'trust-proxy': '127.0.0.1,10.0.0.0/8' }, env).trustProxy).toBe('127.0.0.1,10.0.0.0/8');
   });
 });
+
+describe('instances: role, shutdown grace, shared keys', () => {
+  const s3 = { 's3-endpoint': 'http://127.0.0.1:9000', 's3-access-key': 'k', 's3-secret-key': 's' };
+  const key = Buffer.alloc(32, 7).toString('base64');
+
+  test('defaults: role all, a 30 s grace, the keys from the data dir', () => {
+    const c = resolveHostedConfig({}, env);
+    expect(c).toMatchObject({ role: 'all', shutdownGraceMs: 30_000 });
+    expect(c.signingKey).toBeUndefined();
+    expect(c.sealingKey).toBeUndefined();
+  });
+
+  test('--role api or worker needs an external store; an unknown role is refused', () => {
+    expect(resolveHostedConfig({ ...s3, role: 'api' }, env).role).toBe('api');
+    expect(resolveHostedConfig(s3, { ...env, FERRY_ROLE: 'worker' }).role).toBe('worker');
+    expect(() => resolveHostedConfig({ role: 'worker' }, env)).toThrow(/--role worker needs an external S3 store/);
+    expect(() => resolveHostedConfig({ ...s3, role: 'cron' }, env)).toThrow(/--role must be api, worker or all/);
+  });
+
+  test('FERRY_SIGNING_KEY / FERRY_SEALING_KEY in base64, or the key files; a key that is not 32 bytes, or both forms, refused', () => {
+    const c = resolveHostedConfig({ 'sealing-key-file': 'keys/sealing' }, { ...env, FERRY_SIGNING_KEY: key, FERRY_SHUTDOWN_GRACE_MS: '5000' });
+    expect(c.signingKey).toEqual({ base64: key });
+    expect(c.sealingKey).toEqual({ file: path.resolve('keys/sealing') });
+    expect(c.shutdownGraceMs).toBe(5000);
+    expect(() => resolveHostedConfig({}, { ...env, FERRY_SEALING_KEY: Buffer.alloc(16).toString('base64') })).toThrow(/FERRY_SEALING_KEY must be 32 bytes/);
+    expect(() => resolveHostedConfig({}, { ...env, FERRY_SIGNING_KEY: 'not base64!' })).toThrow(/FERRY_SIGNING_KEY must be 32 bytes/);
+    expect(() => resolveHostedConfig({ 'signing-key-file': 'k' }, { ...env, FERRY_SIGNING_KEY: key })).toThrow(/not both/);
+  });
+});
