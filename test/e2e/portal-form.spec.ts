@@ -30,7 +30,7 @@ test.afterAll(async () => page.context().close());
 
 test('a Portal with a form and terms: the page asks for them, and the Package arrives with the answers', async () => {
   const portal = await call('POST', `/v1/teams/${teamId}/portals`, {
-    name: 'Grading notes', subdomain: 'grading', active: true,
+    name: 'Grading notes', subdomain: 'grading-notes', active: true,
     terms_of_service_enabled: true, terms_of_service: { title: 'Delivery terms', text: 'Files are kept 30 days.' },
   });
   await call('POST', `/v1/portals/${portal.id}/form`, {
@@ -47,7 +47,7 @@ test('a Portal with a form and terms: the page asks for them, and the Package ar
   const file = path.join(process.env.FERRY_E2E_TMP!, 'grading-notes.txt');
   await fs.writeFile(file, 'warmer in reel 2');
 
-  await page.goto(`${service()}/p/grading`);
+  await page.goto(`${service()}/p/grading-notes`);
   await expect(page.getByRole('heading', { name: 'Delivery terms' })).toBeVisible();
   await expect(page.getByLabel('Cost center')).toHaveCount(0);
   await expect(page.getByLabel('Studio', { exact: true })).toHaveValue('North');

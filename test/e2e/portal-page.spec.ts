@@ -215,7 +215,8 @@ function unzip(buf: Buffer): Promise<Map<string, Buffer>> {
 
 test('the Link page downloads one file, the whole ZIP, and a ZIP of the files chosen, byte-identical', async () => {
   const list = await call('GET', `/v1.1/teams/${teamId}/portals?subdomain=grading`);
-  const pkg = (await call('GET', `/v1.1/portals/${list.records[0].id}/packages`)).records[0];
+  const grading = list.records.find((p: { subdomain: string }) => p.subdomain === 'grading');
+  const pkg = (await call('GET', `/v1.1/portals/${grading.id}/packages`)).records[0];
   const link = await call('POST', `/v1/packages/${pkg.id}/links`, {});
   await page.goto(link.url);
   await expect(page.getByRole('heading', { name: 'Reel 2 graded' })).toBeVisible();
