@@ -66,7 +66,11 @@ export async function startHostedService(config: HostedConfig, log: Logger = pin
     for (const c of cleanups.reverse()) await c();
   };
   try {
-    const { db, close: closeDb } = await openConfiguredDatabase({ database: config.database, sqliteFile: path.join(config.dataDir, 'ferry.db') });
+    const { db, close: closeDb } = await openConfiguredDatabase({
+      database: config.database,
+      sqliteFile: path.join(config.dataDir, 'ferry.db'),
+      onIdleError: (err) => log.warn({ err }, 'an idle database connection failed; the pool opens another'),
+    });
     cleanups.push(closeDb);
     let store: RunningObjectStore | undefined;
     let s3: S3Settings;

@@ -1,6 +1,6 @@
 // The few places where SQLite and PostgreSQL differ, kept in one module. A
 // query builder (the database or a transaction of it) knows its dialect.
-import { PostgresAdapter, sql, type Expression, type Kysely, type RawBuilder, type SelectQueryBuilder, type Transaction } from 'kysely';
+import { PostgresAdapter, sql, type Expression, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -16,20 +16,22 @@ export const isPostgres = (db: AnyDb) => dialectOf(db) === 'postgres';
 export const likeContains = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /**
- * `column` contains `text`, letter case ignored: ILIKE on PostgreSQL, LIKE on
- * SQLite (case-insensitive for ASCII there); `\` escapes the wildcards on both.
+ * `column` contains `text`, letter case ignored, alike on both: lower() on both
+ * sides of LIKE, because LIKE ignores ASCII case on SQLite but not on PostgreSQL
+ * (whose ILIKE SQLite lacks). `\` escapes the wildcards.
  */
-export function containsIgnoringCase(db: AnyDb, column: Expression<unknown>, text: string): RawBuilder<boolean> {
-  const op = isPostgres(db) ? sql`ilike` : sql`like`;
-  return sql<boolean>`${column} ${op} ${likeContains(text)} escape '\\'`;
+export function containsIgnoringCase(column: Expression<unknown>, text: string): RawBuilder<boolean> {
+  return sql<boolean>`lower(${column}) like ${likeContains(text.toLowerCase())} escape '\\'`;
 }
 
 /**
- * Locks the rows a select reads until the transaction ends, on PostgreSQL
- * (SELECT ... FOR UPDATE). SQLite needs nothing: a write transaction there holds
- * the whole database, so no other writer runs between its read and its write.
- * Callers on SQLite must begin with a write for that to hold (see lockRow).
+ * Holds a row (by id) until the transaction ends, so that what the transaction
+ * reads next (a Package's files against a Portal limit, say) cannot change under
+ * it: SELECT ... FOR UPDATE on PostgreSQL, whose READ COMMITTED lets other writers
+ * in between. Nothing on SQLite: one writer at a time holds the whole database, and
+ * Kysely's SQLite driver runs one transaction at a time on its one connection.
  */
-export function forUpdate<QB extends SelectQueryBuilder<any, any, any>>(db: AnyDb, qb: QB): QB {
-  return isPostgres(db) ? (qb.forUpdate() as QB) : qb;
+export async function lockRow(db: AnyDb, table: 'packages' | 'portals' | 'links' | 'teams', id: string): Promise<void> {
+  if (!isPostgres(db)) return;
+  await sql`SELECT id FROM ${sql.table(table)} WHERE id = ${id} FOR UPDATE`.execute(db);
 }

@@ -31,10 +31,10 @@ function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
 }
 
 /** The configured database: PostgreSQL for a postgres:// URL, else SQLite's ferry.db in the data dir. */
-export async function openConfiguredDatabase(opts: { database?: string; sqliteFile: string }): Promise<OpenedDb> {
+export async function openConfiguredDatabase(opts: { database?: string; sqliteFile: string; onIdleError?: (err: Error) => void }): Promise<OpenedDb> {
   if (opts.database) {
     const { openPostgres } = await import('./postgres.js');
-    return openPostgres(opts.database);
+    return openPostgres(opts.database, { onIdleError: opts.onIdleError });
   }
   return openDatabase(opts.sqliteFile);
 }

@@ -26,10 +26,14 @@ export const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//i.test(url);
 export interface PostgresOptions {
   /** Connections this process keeps at most (pg Pool's max). */
   poolSize?: number;
+  /** Told when an idle connection fails (the server restarted, or ended it): the pool replaces it. */
+  onIdleError?: (err: Error) => void;
 }
 
 export async function openPostgres(url: string, opts: PostgresOptions = {}): Promise<OpenedDb> {
   const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 10, types });
+  // Without a listener, an idle connection the server ends would crash the process.
+  pool.on('error', (err) => opts.onIdleError?.(err));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   try {
     await migratePostgres(db);
