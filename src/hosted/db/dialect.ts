@@ -35,3 +35,30 @@ export async function lockRow(db: AnyDb, table: 'packages' | 'portals' | 'links'
   if (!isPostgres(db)) return;
   await sql`SELECT id FROM ${sql.table(table)} WHERE id = ${id} FOR UPDATE`.execute(db);
 }
+
+/** Any constant: the advisory lock that orders the writers of realtime events. */
+const EVENTS_LOCK = 0x6576656e7473; // "events"
+
+/**
+ * Event ids must become visible in id order, or a stream reading "after id N"
+ * could pass an id whose transaction commits later and never see it. SQLite
+ * commits one writer at a time; on PostgreSQL a transaction that writes events
+ * takes this lock first and holds it to its commit, so the next writer's ids
+ * come after. Call it in the transaction, before its first event insert.
+ */
+export async function orderEventWriters(trx: AnyDb): Promise<void> {
+  if (isPostgres(trx)) await sql`SELECT pg_advisory_xact_lock(${EVENTS_LOCK})`.execute(trx);
+}
+
+/**
+ * Runs an events read after every event writer in flight has committed or rolled
+ * back (PostgreSQL: a shared hold of the writers' lock), as a read on SQLite's one
+ * connection waits for the writing transaction: a stream told of an id then finds it.
+ */
+export async function afterEventWriters<T>(db: Kysely<any>, read: (db: AnyDb) => Promise<T>): Promise<T> {
+  if (!isPostgres(db)) return read(db);
+  return db.transaction().execute(async (trx) => {
+    await sql`SELECT pg_advisory_xact_lock_shared(${EVENTS_LOCK})`.execute(trx);
+    return read(trx);
+  });
+}
