@@ -7,6 +7,8 @@ import pino from 'pino';
 import { resolveHostedConfig, type Flags } from '../../src/hosted/config.js';
 import { startHostedService, type RunningHosted } from '../../src/hosted/server.js';
 import { databaseForDataDir, dropTestDatabase, onPostgres } from './postgres.js';
+import { openDatabase, type OpenedDb } from '../../src/hosted/db/open.js';
+import { openPostgres } from '../../src/hosted/db/postgres.js';
 
 export interface TestService extends RunningHosted {
   dataDir: string;
@@ -61,6 +63,15 @@ export async function startTestService(flags: Flags = {}, dataDir?: string): Pro
       await fs.rm(dataDir!, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The database a stopped test service on `dataDir` left, on the run's backend:
+ * its ferry.db, or its PostgreSQL database (test/helpers/postgres.ts).
+ */
+export async function openServiceDatabase(dataDir: string): Promise<OpenedDb> {
+  if (!onPostgres()) return openDatabase(path.join(dataDir, 'ferry.db'));
+  return openPostgres((await databaseForDataDir(dataDir)).url, { poolSize: 2 });
 }
 
 export interface Answer<T = any> { status: number; body: T; headers: Headers }
