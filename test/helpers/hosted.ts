@@ -6,7 +6,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { resolveHostedConfig, type Flags } from '../../src/hosted/config.js';
 import { startHostedService, type RunningHosted } from '../../src/hosted/server.js';
-import { databaseForDataDir, dropTestDatabase, onPostgres } from './postgres.js';
+import { createTestDatabase, databaseForDataDir, dropTestDatabase, onPostgres } from './postgres.js';
 import { openDatabase, type OpenedDb } from '../../src/hosted/db/open.js';
 import { openPostgres } from '../../src/hosted/db/postgres.js';
 
@@ -72,6 +72,23 @@ export async function startTestService(flags: Flags = {}, dataDir?: string): Pro
 export async function openServiceDatabase(dataDir: string): Promise<OpenedDb> {
   if (!onPostgres()) return openDatabase(path.join(dataDir, 'ferry.db'));
   return openPostgres((await databaseForDataDir(dataDir)).url, { poolSize: 2 });
+}
+
+/**
+ * A database of the run's backend with no service on it, for tests of one part
+ * (the jobs queue): `dir`'s ferry.db, or a new PostgreSQL database that close() drops.
+ */
+export async function openTestDatabase(dir: string): Promise<OpenedDb> {
+  if (!onPostgres()) return openDatabase(path.join(dir, 'ferry.db'));
+  const made = await createTestDatabase();
+  const opened = await openPostgres(made.url);
+  return {
+    db: opened.db,
+    async close() {
+      await opened.close();
+      await dropTestDatabase(made.name);
+    },
+  };
 }
 
 export interface Answer<T = any> { status: number; body: T; headers: Headers }

@@ -9,6 +9,7 @@ import { createPackage, finalizePackage, makeLink, uploadFile } from '../../help
 import { createTestDatabase, dropTestDatabase, onPostgres } from '../../helpers/postgres.js';
 import { dialectOf } from '../../../src/hosted/db/dialect.js';
 import { hit } from '../../../src/hosted/ratelimit/store.js';
+import { claimJob, enqueueJob } from '../../../src/hosted/jobs/queue.js';
 import { migrations } from '../../../src/hosted/db/migrations.js';
 import { openPostgres } from '../../../src/hosted/db/postgres.js';
 
@@ -143,6 +144,19 @@ describe('concurrent writers', () => {
     expect(answers.filter((a) => a.status === 403)).toHaveLength(15);
     const row = await svc.ctx.db.selectFrom('links').select('access_count').where('id', '=', link.id).executeTakeFirstOrThrow();
     expect(row.access_count).toBe(5);
+  });
+});
+
+describe('job claims', () => {
+  it('claimers racing for due jobs each take a different one, and none comes away empty', async () => {
+    // A kind no worker of the service runs, so only these claimers take them.
+    const kind = `race-${Math.random()}`;
+    const ids = new Set<string>();
+    for (let i = 0; i < 8; i++) ids.add(await enqueueJob(svc.ctx.db, { kind, payload: { i }, maxAttempts: 1 }));
+    const claimed = await Promise.all(Array.from({ length: 8 }, (_, i) => claimJob(svc.ctx.db, `claimer-${i}`, [kind], 60_000)));
+    expect(claimed.every((j) => j !== undefined)).toBe(true);
+    expect(new Set(claimed.map((j) => j!.id))).toEqual(ids);
+    expect(await claimJob(svc.ctx.db, 'late', [kind], 60_000)).toBeUndefined();
   });
 });
 
