@@ -180,3 +180,20 @@ describe('rate limits, lockouts, trust proxy', () => {
     expect(resolveHostedConfig({ 'trust-proxy': '127.0.0.1,10.0.0.0/8' }, env).trustProxy).toBe('127.0.0.1,10.0.0.0/8');
   });
 });
+
+describe('--database', () => {
+  test('absent: SQLite in the data dir (no database setting)', () => {
+    expect(resolveHostedConfig({}, env).database).toBeUndefined();
+  });
+
+  test('a postgres:// URL from the flag or FERRY_DATABASE_URL; the flag wins', () => {
+    expect(resolveHostedConfig({}, { ...env, FERRY_DATABASE_URL: 'postgres://u@db:5432/ferry' }).database).toBe('postgres://u@db:5432/ferry');
+    expect(resolveHostedConfig({ database: 'postgresql://u@a/f' }, { ...env, FERRY_DATABASE_URL: 'postgres://u@b/f' }).database).toBe('postgresql://u@a/f');
+  });
+
+  test('anything else is refused, without echoing a password', () => {
+    expect(() => resolveHostedConfig({ database: 'mysql://root:hunter2@db/ferry' }, env)).toThrow(/postgres:\/\/ URL/);
+    expect(() => resolveHostedConfig({ database: 'mysql://root:hunter2@db/ferry' }, env)).not.toThrow(/hunter2/);
+    expect(() => resolveHostedConfig({ database: '/var/lib/ferry.db' }, env)).toThrow(/--data-dir/);
+  });
+});
