@@ -4,11 +4,13 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
-import { inject } from 'vitest';
 
-/** The cluster's superuser URL when this run is on PostgreSQL (FERRY_TEST_DATABASE=postgres), else undefined. */
+/**
+ * The cluster's superuser URL when this run is on PostgreSQL (FERRY_TEST_DATABASE=postgres,
+ * FERRY_TEST_POSTGRES_URL set by test/helpers/postgresGlobal.ts or by hand), else undefined.
+ */
 export function testPostgresUrl(): string | undefined {
-  return inject('postgresUrl') || undefined;
+  return (process.env.FERRY_TEST_DATABASE === 'postgres' && process.env.FERRY_TEST_POSTGRES_URL) || undefined;
 }
 
 export const onPostgres = () => testPostgresUrl() !== undefined;
