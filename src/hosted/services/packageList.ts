@@ -1,6 +1,6 @@
 // The paged Team Package list (/v1.1): filters, sort and paging in one
 // dialect-neutral Kysely query, plus a count of every match.
-import { sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
+import type { ExpressionBuilder, SelectQueryBuilder } from 'kysely';
 import type { HostedContext } from '../context.js';
 import { containsIgnoringCase } from '../db/dialect.js';
 import type { Database, PackageState } from '../db/schema.js';

@@ -1,6 +1,5 @@
 // Portals of a Team: the wire object, create / update (full object), get,
 // the paged /v1.1 list, delete, the public view by subdomain, and who may see one.
-import { sql } from 'kysely';
 import type { HostedContext } from '../context.js';
 import { containsIgnoringCase } from '../db/dialect.js';
 import type { PortalsTable, Role } from '../db/schema.js';
