@@ -1,21 +1,23 @@
 #!/usr/bin/env node
 // `npm test`: type checking (Node code and the renderer), the layer check, the
 // build, every vitest suite (unit and integration), the agent's suites again on
-// Node 24 (the Node inside Electron, scripts/node24.mjs), then the app's
-// Playwright tests in Debian's Chromium. Ends with one line "N passed, N failed"
+// Node 24 (the Node inside Electron, scripts/node24.mjs), the hosted suites again
+// on PostgreSQL (a throwaway cluster; skipped, saying why, where none can run),
+// then the app's Playwright tests in Debian's Chromium. Ends with one line "N passed, N failed"
 // that CI reads.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { postgresUnavailable } from './postgres-cluster.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
 let passed = 0;
 let failed = 0;
 
-function step(name, cmd, args) {
+function step(name, cmd, args, env = {}) {
   console.log(`\n=== ${name}: ${[path.basename(cmd), ...args].join(' ')}`);
-  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: process.env });
+  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
   return r.status === 0;
 }
 
@@ -36,10 +38,10 @@ check('layers', process.execPath, ['scripts/check-layers.mjs']);
 check('build', process.execPath, ['scripts/build.mjs']);
 
 /** Runs a vitest step and counts what its JSON report says. */
-function vitestStep(name, cmd, args, report) {
+function vitestStep(name, cmd, args, report, env = {}) {
   const results = path.join(root, '.test-results', report);
   fs.rmSync(results, { force: true });
-  const ok = step(name, cmd, args);
+  const ok = step(name, cmd, args, env);
   if (!fs.existsSync(results)) {
     // A step that passes without a report ran nothing here (node24 off Linux x64 says why).
     if (!ok) failed++;
@@ -59,6 +61,18 @@ vitestStep('vitest', bin('vitest'), ['run', ...process.argv.slice(2)], 'vitest.j
 // A run of chosen files (npm test -- FILE) leaves the rest out.
 if (process.argv.length <= 2) vitestStep('vitest on Node 24', process.execPath, ['scripts/node24.mjs'], 'vitest-node24.json');
 
+// The hosted suites on PostgreSQL: test/helpers/postgresGlobal.ts starts the cluster, each service gets its database.
+const postgresSkipped = process.argv.length <= 2 ? postgresUnavailable() : undefined;
+if (process.argv.length <= 2 && !postgresSkipped) {
+  vitestStep(
+    'vitest hosted on PostgreSQL',
+    bin('vitest'),
+    ['run', 'test/integration/hosted', '--outputFile.json=.test-results/vitest-postgres.json'],
+    'vitest-postgres.json',
+    { FERRY_TEST_DATABASE: 'postgres' },
+  );
+}
+
 // The app against a real service and agent, in Chromium.
 const pwResults = path.join(root, '.test-results', 'playwright.json');
 fs.rmSync(pwResults, { force: true });
@@ -73,5 +87,6 @@ if (fs.existsSync(pwResults)) {
   console.log('--- playwright wrote no results');
 }
 
+if (postgresSkipped) console.log(`\nPostgreSQL run skipped: ${postgresSkipped}`);
 console.log(`\n${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Command, OptionSpec } from './command.js';
 import { parseFlags } from './command.js';
 import { resolveHostedConfig } from '../hosted/config.js';
-import { openDatabase, type Db } from '../hosted/db/open.js';
+import { openConfiguredDatabase, type Db } from '../hosted/db/open.js';
 import type { Role } from '../hosted/db/schema.js';
 import {
   accountsOverview, addMember, createTeam, createUser, findTeam, findUserByEmail, isValidSubdomain, roleIn, setPassword,
@@ -29,6 +29,7 @@ actions:
 options of every action:
   --data-dir DIR     the service's data dir (default as for "ferry serve": $FERRY_DATA_DIR
                      or $XDG_DATA_HOME/ferry/hosted)
+  --database URL     the service's PostgreSQL database, as for "ferry serve" (also FERRY_DATABASE_URL)
   --json             machine-readable output
 
 Passwords can come from FERRY_ADMIN_PASSWORD instead of --password, to keep them
@@ -38,7 +39,7 @@ out of the shell history. Exit codes: 0 done, 1 failed, 2 bad usage.`;
 class UsageError extends Error {}
 class Failure extends Error {}
 
-const common = { 'data-dir': { type: 'string' }, json: { type: 'boolean' } } as const;
+const common = { 'data-dir': { type: 'string' }, database: { type: 'string' }, json: { type: 'boolean' } } as const;
 const actionOptions: Record<string, OptionSpec> = {
   'add-team': { ...common, name: { type: 'string' }, subdomain: { type: 'string' } },
   'add-user': { ...common, email: { type: 'string' }, password: { type: 'string' }, name: { type: 'string' }, team: { type: 'string' }, role: { type: 'string' } },
@@ -219,7 +220,8 @@ export const admin: Command = {
       }
       const json = values.json === true;
       const out: Out = { print: (text, data) => console.log(json ? JSON.stringify(data, null, 2) : text) };
-      const dataDir = resolveHostedConfig({ 'data-dir': values['data-dir'] as string | undefined }, process.env).dataDir;
+      const config = resolveHostedConfig({ 'data-dir': values['data-dir'] as string | undefined, database: values.database as string | undefined }, process.env);
+      const dataDir = config.dataDir;
       if (name === 'store-credentials') {
         fs.mkdirSync(dataDir, { recursive: true });
         await storeCredentials(dataDir, out);
@@ -228,11 +230,11 @@ export const admin: Command = {
       const act = actions[name]!;
       const parsed = act.check(values);
       // A mistyped --data-dir must not quietly start an empty database, except to set one up.
-      if (name !== 'add-team' && !fs.existsSync(path.join(dataDir, 'ferry.db'))) {
+      if (name !== 'add-team' && !config.database && !fs.existsSync(path.join(dataDir, 'ferry.db'))) {
         throw new Failure(`no Ferry database in ${dataDir} (run "ferry serve" or "ferry admin add-team" first, or pass --data-dir)`);
       }
       fs.mkdirSync(dataDir, { recursive: true });
-      const opened = openDatabase(path.join(dataDir, 'ferry.db'));
+      const opened = await openConfiguredDatabase({ database: config.database, sqliteFile: path.join(dataDir, 'ferry.db') });
       close = opened.close;
       await act.run(opened.db, parsed, out);
       return 0;
@@ -242,7 +244,7 @@ export const admin: Command = {
         return 2;
       }
       const message = err instanceof Error ? err.message : String(err);
-      console.error(`ferry admin ${name}: ${/UNIQUE constraint/.test(message) ? 'it exists already' : message}`);
+      console.error(`ferry admin ${name}: ${/UNIQUE constraint|duplicate key value/.test(message) ? 'it exists already' : message}`);
       return 1;
     } finally {
       await close();

@@ -8,6 +8,8 @@ const HELP = `usage: ferry serve [options]
 
   --listen HOST:PORT        where the API listens (default 127.0.0.1:7400)
   --data-dir DIR            records, objects and keys (default $XDG_DATA_HOME/ferry/hosted)
+  --database URL            keep records in PostgreSQL (postgres://USER:PASS@HOST:PORT/DB; also
+                            FERRY_DATABASE_URL) instead of SQLite's DATA_DIR/ferry.db
   --public-url URL          the address clients use (default http://LISTEN)
   --portal-domain DOMAIN    Portal pages also answer at SUBDOMAIN.DOMAIN (a wildcard DNS name
                             pointing at this service), besides PUBLIC_URL/p/SUBDOMAIN
@@ -70,6 +72,7 @@ Every option can also be set as FERRY_<OPTION> in the environment, e.g. FERRY_DA
 export const serveOptions = {
   listen: { type: 'string' },
   'data-dir': { type: 'string' },
+  database: { type: 'string' },
   'public-url': { type: 'string' },
   'link-url': { type: 'string' },
   'portal-domain': { type: 'string' },

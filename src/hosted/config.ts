@@ -25,6 +25,8 @@ export interface HostedConfig {
   host: string;
   port: number;
   dataDir: string;
+  /** --database / FERRY_DATABASE_URL: a postgres:// URL; SQLite's ferry.db in the data dir when absent. */
+  database?: string;
   publicUrl: string;
   linkUrl: string;
   /** Portal pages also answer at `{subdomain}.{portalDomain}` (--portal-domain). */
@@ -220,9 +222,11 @@ export function resolveHostedConfig(flags: Flags, env: NodeJS.ProcessEnv = proce
     };
   }
   const s3ListenRaw = get('s3-listen');
+  const database = databaseSetting(get('database') ?? (env.FERRY_DATABASE_URL || undefined));
   return {
     ...listen,
     dataDir,
+    ...(database ? { database } : {}),
     publicUrl,
     portalDomain,
     corsOrigins: storeCorsOrigins(publicUrl, portalDomain, get('cors-origin')),
@@ -316,5 +320,12 @@ function trustProxySetting(v: string | undefined): boolean | string {
   if (v === undefined || /^(0|false|no|off)$/i.test(v)) return false;
   if (/^(1|true|yes|on)$/i.test(v)) return true;
   if (/^\d+$/.test(v)) throw new Error(`--trust-proxy takes true or the proxies' addresses, not a hop count ("${v}")`);
+  return v;
+}
+
+/** `--database URL`: PostgreSQL only (SQLite needs no URL: it lives in the data dir). */
+function databaseSetting(v: string | undefined): string | undefined {
+  if (v === undefined || v === '') return undefined;
+  if (!/^postgres(ql)?:\/\//i.test(v)) throw new Error(`--database takes a postgres:// URL (SQLite, the default, lives in --data-dir), got "${v.replace(/\/\/[^@/]*@/, '//***@')}"`);
   return v;
 }

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import pino, { type Logger } from 'pino';
 import type { HostedConfig } from './config.js';
 import type { HostedContext } from './context.js';
-import { openDatabase } from './db/open.js';
+import { openConfiguredDatabase } from './db/open.js';
 import { HeldElsewhereError, holdLockFile } from '../sqlite/exclusive.js';
 import { createTokens } from './auth/tokens.js';
 import { createSealer, loadOrCreateSealingKey } from './auth/sealed.js';
@@ -86,7 +86,11 @@ export async function startHostedService(config: HostedConfig, log: Logger = pin
       for (const c of cleanups.reverse()) await c();
     })());
   try {
-    const { db, close: closeDb } = openDatabase(path.join(config.dataDir, 'ferry.db'));
+    const { db, close: closeDb } = await openConfiguredDatabase({
+      database: config.database,
+      sqliteFile: path.join(config.dataDir, 'ferry.db'),
+      onIdleError: (err) => log.warn({ err }, 'an idle database connection failed; the pool opens another'),
+    });
     cleanups.push(closeDb);
     let store: RunningObjectStore | undefined;
     let s3: S3Settings;

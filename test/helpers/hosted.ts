@@ -6,6 +6,9 @@ import path from 'node:path';
 import pino from 'pino';
 import { resolveHostedConfig, type Flags } from '../../src/hosted/config.js';
 import { startHostedService, type RunningHosted } from '../../src/hosted/server.js';
+import { createTestDatabase, databaseForDataDir, dropTestDatabase, onPostgres } from './postgres.js';
+import { openDatabase, type OpenedDb } from '../../src/hosted/db/open.js';
+import { openPostgres } from '../../src/hosted/db/postgres.js';
 
 export interface TestService extends RunningHosted {
   dataDir: string;
@@ -27,12 +30,25 @@ export const GENEROUS_LIMITS: Flags = {
   'lockout-after': '10000',
 };
 
-/** With `dataDir`, starts on an existing data dir (a restart); else on a new temporary one. */
+/**
+ * With `dataDir`, starts on an existing data dir (a restart); else on a new temporary one.
+ * On a PostgreSQL run (FERRY_TEST_DATABASE=postgres) the records go to a database
+ * of the data dir's own (test/helpers/postgres.ts), dropped by close().
+ */
 export async function startTestService(flags: Flags = {}, dataDir?: string): Promise<TestService> {
   dataDir ??= await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-hosted-'));
   const owner = { email: 'owner@example.com', password: 'correct horse battery' };
+  const pgDb = onPostgres() && flags.database === undefined ? await databaseForDataDir(dataDir) : undefined;
   const config = resolveHostedConfig(
-    { listen: '127.0.0.1:0', 's3-listen': '127.0.0.1:0', 'data-dir': dataDir, 'init-owner': `${owner.email}:${owner.password}`, ...GENEROUS_LIMITS, ...flags },
+    {
+      listen: '127.0.0.1:0',
+      's3-listen': '127.0.0.1:0',
+      'data-dir': dataDir,
+      'init-owner': `${owner.email}:${owner.password}`,
+      ...(pgDb ? { database: pgDb.url } : {}),
+      ...GENEROUS_LIMITS,
+      ...flags,
+    },
     {},
   );
   const running = await startHostedService(config, pino({ level: process.env.FERRY_TEST_LOG ?? 'silent' }));
@@ -43,7 +59,34 @@ export async function startTestService(flags: Flags = {}, dataDir?: string): Pro
     stop: (opts) => running.close(opts),
     async close() {
       await running.close();
-      await fs.rm(dataDir, { recursive: true, force: true });
+      if (pgDb) await dropTestDatabase(pgDb.name);
+      await fs.rm(dataDir!, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * The database a stopped test service on `dataDir` left, on the run's backend:
+ * its ferry.db, or its PostgreSQL database (test/helpers/postgres.ts).
+ */
+export async function openServiceDatabase(dataDir: string): Promise<OpenedDb> {
+  if (!onPostgres()) return openDatabase(path.join(dataDir, 'ferry.db'));
+  return openPostgres((await databaseForDataDir(dataDir)).url, { poolSize: 2 });
+}
+
+/**
+ * A database of the run's backend with no service on it, for tests of one part
+ * (the jobs queue): `dir`'s ferry.db, or a new PostgreSQL database that close() drops.
+ */
+export async function openTestDatabase(dir: string): Promise<OpenedDb> {
+  if (!onPostgres()) return openDatabase(path.join(dir, 'ferry.db'));
+  const made = await createTestDatabase();
+  const opened = await openPostgres(made.url);
+  return {
+    db: opened.db,
+    async close() {
+      await opened.close();
+      await dropTestDatabase(made.name);
     },
   };
 }

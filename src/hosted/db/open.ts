@@ -1,4 +1,5 @@
-// Opens the hosted service's SQLite database (WAL) and wraps it in Kysely.
+// Opens the hosted service's database: SQLite (WAL) in the data dir by default,
+// PostgreSQL when a postgres:// URL is configured (db/postgres.ts).
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
 import type { Database } from './schema.js';
@@ -27,4 +28,13 @@ export function openDatabase(file: string): OpenedDb {
 /** Kysely prepares every query anew; statements are kept by their text instead (src/sqlite/statements.ts). */
 function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
   return { prepare: statementCache(sqlite), close: () => void sqlite.close() };
+}
+
+/** The configured database: PostgreSQL for a postgres:// URL, else SQLite's ferry.db in the data dir. */
+export async function openConfiguredDatabase(opts: { database?: string; sqliteFile: string; onIdleError?: (err: Error) => void }): Promise<OpenedDb> {
+  if (opts.database) {
+    const { openPostgres } = await import('./postgres.js');
+    return openPostgres(opts.database, { onIdleError: opts.onIdleError });
+  }
+  return openDatabase(opts.sqliteFile);
 }

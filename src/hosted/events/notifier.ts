@@ -32,6 +32,8 @@ export interface EventNotifier {
  * One process. Listeners are told on the next turn of the event loop: with
  * SQLite every query goes through Kysely's one connection, so a listener's read
  * waits for the writing transaction to commit (or roll back: it then finds nothing).
+ * On PostgreSQL the read waits for the event writers in flight instead
+ * (afterEventWriters in db/dialect.ts).
  */
 export function inProcessNotifier(): EventNotifier {
   const listeners = new Set<EventListener>();

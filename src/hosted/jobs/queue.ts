@@ -5,6 +5,7 @@
 import type { Expression, ExpressionBuilder, Kysely, SqlBool, Transaction } from 'kysely';
 import type { Database, JobsTable } from '../db/schema.js';
 import { newId } from '../ids.js';
+import { isPostgres } from '../db/dialect.js';
 
 type Conn = Kysely<Database> | Transaction<Database>;
 export type Job = JobsTable;
@@ -57,11 +58,14 @@ export async function claimJob(db: Conn, owner: string, kinds: string[], leaseMs
   type Due = (eb: ExpressionBuilder<Database, 'jobs'>) => Expression<SqlBool>;
   const abandoned: Due = (eb) => eb.and([eb('kind', 'in', kinds), eb('state', '=', 'running'), eb('lease_until', '<=', at), eb('attempts', '<', eb.ref('max_attempts'))]);
   const queued: Due = (eb) => eb.and([eb('kind', 'in', kinds), eb('state', '=', 'queued'), eb('run_after', '<=', at)]);
+  const pg = isPostgres(db);
   const take = (due: Due, order: 'lease_until' | 'run_after') =>
     db
       .updateTable('jobs')
       .set((eb) => ({ state: 'running', lease_owner: owner, lease_until: later(now, leaseMs), attempts: eb('attempts', '+', 1), updated_at: at }))
-      .where('id', '=', (eb) => eb.selectFrom('jobs').select('id').where(due).orderBy(order).limit(1))
+      .where('id', '=', (eb) =>
+        eb.selectFrom('jobs').select('id').where(due).orderBy(order).limit(1).$if(pg, (q) => q.forUpdate().skipLocked()),
+      )
       .where(due)
       .returningAll()
       .executeTakeFirst();

@@ -7,6 +7,7 @@ import type { Database, EventsTable, PackagesTable } from '../db/schema.js';
 import { visiblePackages, type Viewer } from './visibility.js';
 import type { FilePayload, PackageStatePayload, StreamEvent, StreamEventType } from '../../api/hosted/events.js';
 import { nowIso } from '../ids.js';
+import { afterEventWriters, isPostgres, orderEventWriters } from '../db/dialect.js';
 
 type Conn = Kysely<Database> | Transaction<Database>;
 
@@ -24,6 +25,9 @@ export async function raiseEvent(
   payload: object,
   at = nowIso(),
 ): Promise<number> {
+  // On PostgreSQL the id order must be the commit order (db/dialect.ts): alone, the insert gets a transaction of its own.
+  if (!trx.isTransaction && isPostgres(trx)) return trx.transaction().execute((t) => raiseEvent(ctx, t, type, pkg, payload, at));
+  await orderEventWriters(trx);
   const row = await trx
     .insertInto('events')
     .values({ team_id: pkg.team_id, package_id: pkg.id, portal_id: pkg.portal_id, type, payload: JSON.stringify(payload), created_at: at })
@@ -75,11 +79,15 @@ export type EventScope = ({ packageId: string } | { teamId: string; viewer: View
 
 /** Events of the scope after `after`, oldest first, at most `limit`. */
 export async function eventsAfter(ctx: HostedContext, scope: EventScope, after: number, limit = 500): Promise<StreamEvent[]> {
-  let q = ctx.db.selectFrom('events').selectAll().where('id', '>', after);
+  return afterEventWriters(ctx.db, (db) => readEventsAfter(db as Conn, scope, after, limit));
+}
+
+async function readEventsAfter(db: Conn, scope: EventScope, after: number, limit: number): Promise<StreamEvent[]> {
+  let q = db.selectFrom('events').selectAll().where('id', '>', after);
   if ('packageId' in scope) {
     q = q.where('package_id', '=', scope.packageId);
   } else {
-    const readable = ctx.db
+    const readable = db
       .selectFrom('packages')
       .select('packages.id')
       .where('packages.id', '=', sql.ref<string>('events.package_id'))

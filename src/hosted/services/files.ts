@@ -2,6 +2,7 @@
 // or several in one request: fileBatches.ts) and part blueprints. The per-file
 // finalize that completes the multipart upload is in fileFinalize.ts.
 import type { HostedContext } from '../context.js';
+import { lockRow } from '../db/dialect.js';
 import type { FilesTable, PackagesTable } from '../db/schema.js';
 import { SINGLE_PUT, type FileObject, type RegisterFileAnswer, type RegisterFileBody, type RegisterFileQuery } from '../../api/hosted/files.js';
 import type { Blueprint } from '../../api/hosted/blueprint.js';
@@ -104,6 +105,8 @@ export async function prepare(ctx: HostedContext, pkg: Pkg, body: RegisterFileBo
  * attempt that it restarts.
  */
 export async function insert(ctx: Pick<HostedContext, 'events'>, trx: Db, pkg: Pkg, { body, row }: Prepared): Promise<FilesTable[]> {
+  // Registrations to one Package take turns from here to commit (PostgreSQL; SQLite has one writer at a time).
+  await lockRow(trx, 'packages', pkg.id);
   const same = await trx
     .selectFrom('files')
     .selectAll()

@@ -4,6 +4,7 @@
 // for delivery to each cloud connection attached to its Portal; its form
 // response is delivered as metadata files and in the e-mail (formDelivery.ts).
 import type { HostedContext } from '../context.js';
+import { lockRow } from '../db/dialect.js';
 import type { PackagesTable } from '../db/schema.js';
 import { conflict } from '../errors.js';
 import { abortQuietly, requireNew } from './files.js';
@@ -50,6 +51,8 @@ export async function finalizePackage(ctx: HostedContext, pkg: PackagesTable): P
   const metadata = await prepareMetadata(ctx, pkg);
 
   const { dropped, finalized, deliveries, events } = await ctx.db.transaction().execute(async (trx) => {
+    // A second finalize of the Package waits here, then finds it finalized (PostgreSQL; SQLite serializes writers).
+    await lockRow(trx, 'packages', pkg.id);
     const dropped = await trx
       .selectFrom('files')
       .select(['id', 'object_key', 'upload_id'])

@@ -1,6 +1,7 @@
 // Custom metadata forms of Portals and the Team's form templates: create, read,
 // full update, delete, and the fields an uploader sees (custom_metadata).
 import type { HostedContext } from '../context.js';
+import { lockRow } from '../db/dialect.js';
 import type { Db } from '../db/open.js';
 import type { MetadataFormsTable, PortalsTable } from '../db/schema.js';
 import type { CreateFormBody, DeliveryFormat, FormField, FormTemplate, MetadataForm, UpdateFormBody } from '../../api/hosted/forms.js';
@@ -76,6 +77,7 @@ export async function createForm(ctx: HostedContext, portal: PortalsTable, body:
     form_template_id: body.form_template_id ?? null, disabled: body.disabled ? 1 : 0, fields: JSON.stringify(fields), created_at: now, updated_at: now,
   };
   await ctx.db.transaction().execute(async (trx) => {
+    await lockRow(trx, 'portals', portal.id);
     if (await portalForm(trx, portal.id)) throw conflict('this Portal has a form already; change it with PUT /v1/metadata/forms/{form_id}', 'form_exists');
     await trx.insertInto('metadata_forms').values(row).execute();
   });

@@ -65,7 +65,8 @@ async function countTry(db: Db, s: LockoutSettings, subject: SecretSubject, addr
       oc.columns(['subject', 'address']).doUpdateSet({
         failures,
         last_failure_at: now,
-        locked_until: sql<number | null>`CASE WHEN ${failures} >= ${s.lockAfter} THEN ${now + s.lockMs} ELSE NULL END`,
+        // The cast: beside a NULL, PostgreSQL would take the parameter for text.
+        locked_until: sql<number | null>`CASE WHEN ${failures} >= ${s.lockAfter} THEN CAST(${now + s.lockMs} AS BIGINT) ELSE NULL END`,
       }),
     )
     .returning('failures')

@@ -1,7 +1,8 @@
 // The paged Team Package list (/v1.1): filters, sort and paging in one
 // dialect-neutral Kysely query, plus a count of every match.
-import { sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
+import type { ExpressionBuilder, SelectQueryBuilder } from 'kysely';
 import type { HostedContext } from '../context.js';
+import { containsIgnoringCase } from '../db/dialect.js';
 import type { Database, PackageState } from '../db/schema.js';
 import type { PackageListPage, PackageListQuery, SortField } from '../../api/hosted/packages.js';
 import type { TagSummary } from '../../api/hosted/tags.js';
@@ -27,8 +28,6 @@ const TEXT = new Set<SortColumn>(['name', 'sender']);
 const DEFAULT_STATES: PackageState[] = ['finalized', 'expired'];
 
 const csv = (v: string | undefined) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-/** LIKE pattern for a literal substring: `\` escapes %, _ and itself. */
-const likeContains = (s: string) => `%${s.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 const isDate = (s: string) => /^\d{4}-\d{2}-\d{2}$/.test(s);
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -54,7 +53,7 @@ export function statesOf(status: string[] | undefined): PackageState[] {
 
 export function applyFilters(q: Q, teamId: string, f: PackageListQuery): Q {
   q = q.where('team_id', '=', teamId).where('state', 'in', statesOf(f.status));
-  if (f.name) q = q.where(sql<boolean>`lower(${sql.ref('name')}) like ${likeContains(f.name)} escape '\\'`);
+  if (f.name) q = q.where((eb) => containsIgnoringCase(eb.ref('name'), f.name!));
   if (f.sender) q = q.where((eb) => eb(eb.fn('lower', ['sender']), '=', f.sender!.trim().toLowerCase()));
   const tags = csv(f.tags);
   if (tags.length) q = q.where('tag_id', 'in', tags);

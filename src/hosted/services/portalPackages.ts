@@ -3,6 +3,7 @@
 // whom the Package is delivered to at finalize.
 import type { HostedContext } from '../context.js';
 import type { Db } from '../db/open.js';
+import { lockRow } from '../db/dialect.js';
 import type { FilesTable, PackagesTable, PortalsTable } from '../db/schema.js';
 import type { CreatePortalPackageBody } from '../../api/hosted/portals.js';
 import type { Package } from '../../api/hosted/packages.js';
@@ -149,6 +150,8 @@ export async function checkPortalFile(db: Db, pkg: Pick<PackagesTable, 'id' | 'p
     throw overLimit('file_too_large', `files may be at most ${r.max_file_size} bytes on this Portal`);
   }
   if (r.max_file_count === undefined && r.max_package_size === undefined) return;
+  // Concurrent registrations to one Package take turns here (PostgreSQL; SQLite serializes writers anyway).
+  await lockRow(db, 'packages', pkg.id);
   const so = await filesSoFar(db, pkg.id);
   if (r.max_file_count !== undefined && so.count + 1 > r.max_file_count) {
     throw overLimit('too_many_files', `a Package may hold at most ${r.max_file_count} files on this Portal`);

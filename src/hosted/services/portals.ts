@@ -1,7 +1,7 @@
 // Portals of a Team: the wire object, create / update (full object), get,
 // the paged /v1.1 list, delete, the public view by subdomain, and who may see one.
-import { sql } from 'kysely';
 import type { HostedContext } from '../context.js';
+import { containsIgnoringCase } from '../db/dialect.js';
 import type { PortalsTable, Role } from '../db/schema.js';
 import type { Portal, PortalBody, PortalListPage, PortalListQuery, PublicPortal } from '../../api/hosted/portals.js';
 import type { TagSummary } from '../../api/hosted/tags.js';
@@ -262,14 +262,12 @@ export async function deletePortal(ctx: HostedContext, portalId: string): Promis
 }
 
 const csv = (v: string | undefined) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-/** LIKE pattern for a literal substring: `\` escapes %, _ and itself. */
-const likeContains = (s: string) => `%${s.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 export async function listPortals(ctx: HostedContext, teamId: string, query: PortalListQuery): Promise<PortalListPage> {
   const { page, limit } = query;
   let base = ctx.db.selectFrom('portals').where('team_id', '=', teamId);
-  if (query.name) base = base.where(sql<boolean>`lower(${sql.ref('name')}) like ${likeContains(query.name)} escape '\\'`);
-  if (query.subdomain) base = base.where(sql<boolean>`${sql.ref('subdomain')} like ${likeContains(query.subdomain)} escape '\\'`);
+  if (query.name) base = base.where((eb) => containsIgnoringCase(eb.ref('name'), query.name!));
+  if (query.subdomain) base = base.where((eb) => containsIgnoringCase(eb.ref('subdomain'), query.subdomain!));
   const tags = csv(query.tags);
   if (tags.length) base = base.where('tag_id', 'in', tags);
   const spaces = csv(query.teamspaces);

@@ -7,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { openDatabase, type Db } from '../../../src/hosted/db/open.js';
+import type { Db } from '../../../src/hosted/db/open.js';
+import { openTestDatabase } from '../../helpers/hosted.js';
 import { enqueueJob } from '../../../src/hosted/jobs/queue.js';
 import { DeferredJobError, startJobWorker, type JobWorker } from '../../../src/hosted/jobs/worker.js';
 import { waitFor } from '../../helpers/downloads.js';
@@ -19,7 +20,7 @@ let worker: JobWorker | undefined;
 
 beforeAll(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-jobs-defer-'));
-  ({ db, close: closeDb } = openDatabase(path.join(dir, 'ferry.db')));
+  ({ db, close: closeDb } = await openTestDatabase(dir));
 });
 afterAll(async () => {
   await worker?.stop();

@@ -1,4 +1,4 @@
-// The jobs table on a real SQLite file: jobs are enqueued with the change that
+// The jobs table on a real SQLite file (or PostgreSQL database, on that run): jobs are enqueued with the change that
 // raises them, claimed by one claimer at a time under a lease, taken over when a
 // lease runs out, retried with back-off, given up after their last attempt,
 // and the worker's stop() waits for the job in flight (within a grace, then
@@ -10,7 +10,8 @@ import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, expect, test } from 'vitest';
-import { openDatabase, type Db } from '../../../src/hosted/db/open.js';
+import type { Db } from '../../../src/hosted/db/open.js';
+import { openTestDatabase } from '../../helpers/hosted.js';
 import { migrate } from '../../../src/hosted/db/migrations.js';
 import type { Database as Schema } from '../../../src/hosted/db/schema.js';
 import { claimJob, completeJob, enqueueJob, failAbandoned, retryJob, type Job } from '../../../src/hosted/jobs/queue.js';
@@ -25,7 +26,7 @@ const workers: JobWorker[] = [];
 
 beforeAll(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-jobs-'));
-  ({ db, close: closeDb } = openDatabase(path.join(dir, 'ferry.db')));
+  ({ db, close: closeDb } = await openTestDatabase(dir));
 });
 afterAll(async () => {
   for (const w of workers) await w.stop();

@@ -8,12 +8,9 @@
 // gateway that answers no ping, or sends what is not a frame, is dropped; a
 // restarted service shows every gateway disconnected until it connects again.
 import { createHash } from 'node:crypto';
-import path from 'node:path';
-import Database from 'better-sqlite3';
 import WebSocket from 'ws';
-import { sqliteOptions } from '../../../src/sqlite/binding.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, startTestService, type TestService } from '../../helpers/hosted.js';
+import { call, openServiceDatabase, startTestService, type TestService } from '../../helpers/hosted.js';
 import { teamActors, type Actor } from '../../helpers/auth.js';
 import { waitFor } from '../../helpers/downloads.js';
 import { connectionAttached, gatewayConnection, getConnection } from '../../helpers/gateway.js';
@@ -171,9 +168,9 @@ describe('a restarted service', () => {
     await svc.stop();
     expect((await g.closed).code).toBe(GatewayClose.shutdown);
     // A process that died with a gateway attached leaves its row saying so; the next start clears it.
-    const db = new Database(path.join(dataDir, 'ferry.db'), sqliteOptions());
-    db.prepare("UPDATE cloud_connections SET state = 'ok', gateway_session = 'gws_of_a_dead_process' WHERE id = ?").run(conn.id);
-    db.close();
+    const { db, close } = await openServiceDatabase(dataDir);
+    await db.updateTable('cloud_connections').set({ state: 'ok', gateway_session: 'gws_of_a_dead_process' }).where('id', '=', conn.id).execute();
+    await close();
     svc = await startTestService({ 'gateway-heartbeat-ms': '200' }, dataDir);
     const c = await getConnection(svc, owner, conn.id);
     expect(c).toMatchObject({ state: 'disconnected', gateway: { connected: false } });

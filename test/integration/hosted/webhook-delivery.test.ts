@@ -3,13 +3,11 @@
 // status, the same event_id every time), given up after 5 attempts, errors
 // without a status recorded as such, and carried on after a restart.
 import fs from 'node:fs/promises';
-import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { call, startTestService, type TestService } from '../../helpers/hosted.js';
+import { call, openServiceDatabase, startTestService, type TestService } from '../../helpers/hosted.js';
 import { ownerActor, type Actor } from '../../helpers/auth.js';
 import { startReceiver, type Receiver } from '../../helpers/receiver.js';
 import { waitFor } from '../../helpers/downloads.js';
-import { openDatabase } from '../../../src/hosted/db/open.js';
 
 // Fast back-off (50, 100, 200, 400 ms) and a short timeout so these run in seconds.
 const FLAGS = { 'webhook-retry-base-ms': '50', 'webhook-timeout-ms': '300', 'jobs-poll-ms': '50' };
@@ -171,7 +169,7 @@ test("the service's close() within a grace waits for the delivery in flight, whi
     release();
     await closing;
     // Read the data dir the stopped service left: the attempt was recorded whole.
-    const { db, close } = openDatabase(path.join(s.dataDir, 'ferry.db'));
+    const { db, close } = await openServiceDatabase(s.dataDir);
     try {
       const event = await db.selectFrom('webhook_events').selectAll().where('custom_webhook_id', '=', hookId).executeTakeFirstOrThrow();
       expect(event).toMatchObject({ state: 'delivered', attempts: 1 });

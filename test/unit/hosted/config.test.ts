@@ -209,3 +209,20 @@ describe('instances: role, shutdown grace, shared keys', () => {
     expect(() => resolveHostedConfig({ 'signing-key-file': 'k' }, { ...env, FERRY_SIGNING_KEY: key })).toThrow(/not both/);
   });
 });
+
+describe('--database', () => {
+  test('absent: SQLite in the data dir (no database setting)', () => {
+    expect(resolveHostedConfig({}, env).database).toBeUndefined();
+  });
+
+  test('a postgres:// URL from the flag or FERRY_DATABASE_URL; the flag wins', () => {
+    expect(resolveHostedConfig({}, { ...env, FERRY_DATABASE_URL: 'postgres://u@db:5432/ferry' }).database).toBe('postgres://u@db:5432/ferry');
+    expect(resolveHostedConfig({ database: 'postgresql://u@a/f' }, { ...env, FERRY_DATABASE_URL: 'postgres://u@b/f' }).database).toBe('postgresql://u@a/f');
+  });
+
+  test('anything else is refused, without echoing a password', () => {
+    expect(() => resolveHostedConfig({ database: 'mysql://root:hunter2@db/ferry' }, env)).toThrow(/postgres:\/\/ URL/);
+    expect(() => resolveHostedConfig({ database: 'mysql://root:hunter2@db/ferry' }, env)).not.toThrow(/hunter2/);
+    expect(() => resolveHostedConfig({ database: '/var/lib/ferry.db' }, env)).toThrow(/--data-dir/);
+  });
+});
