@@ -32,6 +32,7 @@ const HELP = `usage: ferry serve [options]
   --cloud-attempts N        attempts of a cloud transfer, each resuming the last (default 5)
   --cloud-retry-base-ms N   the wait after a transfer's first failed attempt, doubling (default 30000)
   --cloud-aws-endpoint URL  send amazon_s3 connections to this S3 endpoint instead of AWS
+  --events-heartbeat-ms N   an event stream's keep-alive line, and its look for events it was not told of (default 15000)
   --gateway-heartbeat-ms N  how often the service pings each storage gateway's socket (default 20000)
   --gateway-recheck-ms N    a transfer waiting for its storage gateway looks again this often (default 60000)
   --gateway-wait-ms N       a transfer whose storage gateway stays away this long is given up
@@ -103,6 +104,7 @@ export const serveOptions = {
   'cloud-retry-base-ms': { type: 'string' },
   'cloud-aws-endpoint': { type: 'string' },
   'gateway-heartbeat-ms': { type: 'string' },
+  'events-heartbeat-ms': { type: 'string' },
   'gateway-recheck-ms': { type: 'string' },
   'gateway-wait-ms': { type: 'string' },
   clamd: { type: 'string' },

@@ -63,6 +63,8 @@ export interface HostedConfig {
   cloudRetryBaseMs: number;
   /** Where amazon_s3 connections are sent instead of AWS (an S3 mirror, or tests); AWS when absent. */
   cloudAwsEndpoint?: string;
+  /** An event stream sends a comment line this often, and looks for events another instance raised while its notice was lost. */
+  eventsHeartbeatMs: number;
   /** The service sends each storage gateway a frame at least this often, and drops one that does not answer a ping within two. */
   gatewayHeartbeatMs: number;
   /** A transfer waiting for its storage gateway to connect looks again this often (a gateway that connects wakes it at once). */
@@ -249,6 +251,7 @@ export function resolveHostedConfig(flags: Flags, env: NodeJS.ProcessEnv = proce
     cloudAttempts: intSetting(get('cloud-attempts'), 5, '--cloud-attempts', 1),
     cloudRetryBaseMs: intSetting(get('cloud-retry-base-ms'), 30_000, '--cloud-retry-base-ms', 1),
     gatewayHeartbeatMs: intSetting(get('gateway-heartbeat-ms'), 20_000, '--gateway-heartbeat-ms', 50),
+    eventsHeartbeatMs: intSetting(get('events-heartbeat-ms'), 15_000, '--events-heartbeat-ms', 50),
     gatewayRecheckMs: intSetting(get('gateway-recheck-ms'), 60_000, '--gateway-recheck-ms', 10),
     gatewayWaitMs: intSetting(get('gateway-wait-ms'), 7 * 24 * 3600 * 1000, '--gateway-wait-ms', 1000),
     ...(get('cloud-aws-endpoint') ? { cloudAwsEndpoint: get('cloud-aws-endpoint')!.replace(/\/+$/, '') } : {}),

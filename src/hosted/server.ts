@@ -26,6 +26,7 @@ import { loadKey } from './auth/keys.js';
 import { loadOrCreateStoreCredentials, type RunningObjectStore } from '../objectstore/index.js';
 import { startObjectStoreThread } from '../objectstore/thread.js';
 import { inProcessNotifier } from './events/notifier.js';
+import { postgresNotifier } from './events/pgNotifier.js';
 import { partProgress, type PartProgress } from './events/partProgress.js';
 
 export interface RunningHosted {
@@ -119,7 +120,9 @@ export async function startHostedService(config: HostedConfig, log: Logger = pin
     cleanups.push(() => mailer.close());
     const tokens = createTokens(await loadKey(config.signingKey, 'signing key', () => loadOrCreateSigningKey(config.dataDir)), config.userTokenTtlSeconds);
     const sealer = createSealer(await loadKey(config.sealingKey, 'sealing key', () => loadOrCreateSealingKey(config.dataDir)));
-    const ctx = { config, db, tokens, storage, mailer, log, jobs: createJobSignal(), sealer, events: inProcessNotifier(), instance } as HostedContext;
+    const ctx = { config, db, tokens, storage, mailer, log, jobs: createJobSignal(), sealer, events: config.database ? await postgresNotifier(config.database, log) : inProcessNotifier(), instance } as HostedContext;
+    // Its LISTEN connection, when startup fails after this; stopHttp closes it first otherwise.
+    cleanups.push(() => ctx.events.close());
     if (store) {
       const p = (progress = partProgress(ctx));
       // Before the store stops and the database closes (cleanups run in reverse).

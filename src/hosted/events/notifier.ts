@@ -2,9 +2,9 @@
 // a stream reads the rows themselves from the events table, so a listener that
 // misses a notice loses nothing but time (streams also look again at every
 // heartbeat). Behind this interface so that, with several instances of the
-// service on one PostgreSQL database, a LISTEN/NOTIFY notifier can replace the
-// in-process one: `raised` is called inside the writing transaction, where
-// pg_notify is delivered at commit.
+// service on one PostgreSQL database, the LISTEN/NOTIFY notifier (pgNotifier.ts)
+// replaces the in-process one: `raised` is called inside the writing
+// transaction, where pg_notify is delivered at commit.
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
 
@@ -18,8 +18,8 @@ export interface EventListener {
 }
 
 export interface EventNotifier {
-  /** Called in the transaction that wrote event `id`. */
-  raised(trx: Conn, id: number): void;
+  /** Called in the transaction that wrote event `id` (pgNotifier.ts sends it with pg_notify there). */
+  raised(trx: Conn, id: number): void | Promise<void>;
   /** Answers the unsubscribe. */
   subscribe(listener: EventListener): () => void;
   /** Closes every listener; later subscribers are closed at once. */
@@ -35,7 +35,7 @@ export interface EventNotifier {
  * On PostgreSQL the read waits for the event writers in flight instead
  * (afterEventWriters in db/dialect.ts).
  */
-export function inProcessNotifier(): EventNotifier {
+export function inProcessNotifier(): EventNotifier & { wake(id: number): void } {
   const listeners = new Set<EventListener>();
   let closed = false;
   let pending = 0;
@@ -45,15 +45,17 @@ export function inProcessNotifier(): EventNotifier {
     const id = pending;
     for (const l of listeners) l.event(id);
   };
+  const wake = (id: number) => {
+    if (closed) return;
+    pending = Math.max(pending, id);
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(flush);
+    }
+  };
   return {
-    raised(_trx, id) {
-      if (closed) return;
-      pending = Math.max(pending, id);
-      if (!scheduled) {
-        scheduled = true;
-        setImmediate(flush);
-      }
-    },
+    raised: (_trx, id) => wake(id),
+    wake,
     subscribe(listener) {
       if (closed) {
         listener.close();

@@ -1,6 +1,6 @@
 // One Server-Sent Events stream: the replay after Last-Event-ID (or `reset`
 // when it cannot be complete), then the events as they are raised, read from
-// the table in id order, with a comment line every HEARTBEAT_MS so that proxies
+// the table in id order, with a comment line every --events-heartbeat-ms so that proxies
 // and clients know the connection is alive. Ended when the client goes or the
 // service stops.
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -9,7 +9,6 @@ import { badRequest } from '../errors.js';
 import { RESET_EVENT, STREAM_EVENT_TYPES, type ResetEvent, type StreamEvent, type StreamEventType } from '../../api/hosted/events.js';
 import { eventBounds, eventsAfter, type EventScope } from '../services/events.js';
 
-export const HEARTBEAT_MS = 15_000;
 /** What an EventSource waits before it reconnects. */
 const RETRY_MS = 3_000;
 const BATCH = 500;
@@ -112,7 +111,7 @@ export async function serveEventStream(ctx: HostedContext, req: FastifyRequest, 
     res.write(': ping\n\n');
     // A notice missed (another process wrote the event) is found here.
     pump();
-  }, HEARTBEAT_MS);
+  }, ctx.config.eventsHeartbeatMs);
   heartbeat.unref();
 
   let unsubscribe: (() => void) | undefined;

@@ -33,7 +33,7 @@ export async function raiseEvent(
     .values({ team_id: pkg.team_id, package_id: pkg.id, portal_id: pkg.portal_id, type, payload: JSON.stringify(payload), created_at: at })
     .returning('id')
     .executeTakeFirstOrThrow();
-  ctx.events.raised(trx, row.id);
+  await ctx.events.raised(trx, row.id);
   return row.id;
 }
 
