@@ -137,6 +137,7 @@ function routes(s: Seeded): { name: string; target: Target }[] {
   return [
     { name: 'team list, page 1', target: { path: `/v1.1/teams/${s.teamId}/packages`, headers: user } },
     { name: 'team list, name filter', target: { path: `/v1.1/teams/${s.teamId}/packages?name=reel%207`, headers: user } },
+    { name: 'team list, sorted by name', target: { path: `/v1.1/teams/${s.teamId}/packages?sort=name`, headers: user } },
     { name: `team list, deep page (middle)`, target: { path: `/v1.1/teams/${s.teamId}/packages?page=${deepPage}`, headers: user } },
     { name: 'portal list, page 1', target: { path: `/v1.1/portals/${s.portalId}/packages`, headers: user } },
     { name: 'teamspace list, page 0', target: { path: `/v1.1/spaces/${s.teamspaceId}/packages`, headers: user } },
