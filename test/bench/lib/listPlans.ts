@@ -18,13 +18,16 @@ export function listQueries(db: Kysely<Database>, ids: ListIds, deepOffset: numb
   const q = (extra: Partial<PackageListQuery> = {}) =>
     applyFilters(db.selectFrom('packages'), ids.teamId, { page: 1, limit: 50, ...extra }).where(visiblePackages(viewer));
   const count = <T extends ReturnType<typeof q>>(b: T) => b.select((eb) => eb.fn.countAll<number>().as('n'));
-  const page = <T extends ReturnType<typeof q>>(b: T, offset = 0) => applySort(b.selectAll(), undefined).limit(50).offset(offset);
+  const page = <T extends ReturnType<typeof q>>(b: T, offset = 0, sort?: string) => applySort(b.selectAll(), sort).limit(50).offset(offset);
   const portal = q().where('portal_id', '=', ids.portalId);
   const space = q().where('teamspace_id', '=', ids.teamspaceId);
   return {
     'team list: count': count(q()),
     'team list: page 1': page(q()),
     'team list: deep page': page(q(), deepOffset),
+    'team list, by name: page 1': page(q(), 0, 'name'),
+    'team list, by size: page 1': page(q(), 0, '-size'),
+    'team list, by sender: page 1': page(q(), 0, 'sender'),
     'team list, name filter: count': count(q({ name: 'reel 7' })),
     'team list, name filter: page 1': page(q({ name: 'reel 7' })),
     'portal list: count': count(portal),
