@@ -1,5 +1,6 @@
 // The paged Team Package list (/v1.1): filters, sort and paging in one
-// dialect-neutral Kysely query, plus a count of every match.
+// dialect-neutral Kysely query, plus a count of every match (kept counts for
+// the unfiltered list: packageCounts.ts).
 import { sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
 import type { HostedContext } from '../context.js';
 import type { Database, PackageState } from '../db/schema.js';
@@ -8,6 +9,7 @@ import type { TagSummary } from '../../api/hosted/tags.js';
 import { badRequest } from '../errors.js';
 import { packageDto } from './packages.js';
 import { visiblePackages, type Viewer } from './visibility.js';
+import { keptTotal } from './packageCounts.js';
 
 type Q = SelectQueryBuilder<Database, 'packages', object>;
 type SortColumn = 'name' | 'created_at' | 'size' | 'expiry' | 'sender' | 'state' | 'teamspace_id';
@@ -90,7 +92,8 @@ export function applySort<O>(q: SelectQueryBuilder<Database, 'packages', O>, sor
 export async function listTeamPackages(ctx: HostedContext, viewer: Viewer, query: PackageListQuery): Promise<PackageListPage> {
   const { page, limit } = query;
   const base = applyFilters(ctx.db.selectFrom('packages'), viewer.teamId, query).where(visiblePackages(viewer));
-  const { n } = await base.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+  const n = (await keptTotal(ctx, viewer, query, statesOf(query.status))) ??
+    (await base.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow()).n;
   const rows = await applySort(base.selectAll(), query.sort)
     .limit(limit)
     .offset((page - 1) * limit)

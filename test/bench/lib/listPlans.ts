@@ -22,7 +22,7 @@ export function listQueries(db: Kysely<Database>, ids: ListIds, deepOffset: numb
   const portal = q().where('portal_id', '=', ids.portalId);
   const space = q().where('teamspace_id', '=', ids.teamspaceId);
   return {
-    'team list: count': count(q()),
+    'team list: count (a member\'s, or filtered)': count(q()),
     'team list: page 1': page(q()),
     'team list: deep page': page(q(), deepOffset),
     'team list, by name: page 1': page(q(), 0, 'name'),
