@@ -483,15 +483,17 @@ CREATE INDEX events_created ON events(created_at);
     // page, instead of every matching Package sorted for each request: the default
     // order (created_at, id) of the Team, Portal and Teamspace lists, and the Team
     // list by name, sender (both case-insensitive, as applySort orders them) and
-    // size. The filtered columns trail, so rows that do not match are passed over in
-    // the index; a name filter's count reads lower(name) from packages_team_lname.
+    // size. The Portal and Teamspace indexes lead with both equalities, so the planner
+    // picks them over the Team's; the filtered columns trail, so rows that do not match
+    // are passed over in the index; a name filter's count reads lower(name) from
+    // packages_team_lname.
     // package_counts answers the unfiltered Team list's metadata.total without
     // counting (services/packageCounts.ts); triggers keep it, so no write path can
     // forget it. docs/benchmarks.md, bench:hosted.
     sql: `
 CREATE INDEX packages_team_created ON packages(team_id, created_at, id, state);
-CREATE INDEX packages_portal_created ON packages(portal_id, created_at, id, state, team_id);
-CREATE INDEX packages_teamspace_created ON packages(teamspace_id, created_at, id, state, team_id);
+CREATE INDEX packages_portal_created ON packages(portal_id, team_id, created_at, id, state);
+CREATE INDEX packages_teamspace_created ON packages(teamspace_id, team_id, created_at, id, state);
 CREATE INDEX packages_team_lname ON packages(team_id, lower(name), name, id, state);
 CREATE INDEX packages_team_lsender ON packages(team_id, lower(sender), sender, id, state);
 CREATE INDEX packages_team_size ON packages(team_id, size, id, state);
@@ -518,8 +520,8 @@ END;
 `,
     postgres: `
 CREATE INDEX packages_team_created ON packages(team_id, created_at, id, state);
-CREATE INDEX packages_portal_created ON packages(portal_id, created_at, id, state, team_id);
-CREATE INDEX packages_teamspace_created ON packages(teamspace_id, created_at, id, state, team_id);
+CREATE INDEX packages_portal_created ON packages(portal_id, team_id, created_at, id, state);
+CREATE INDEX packages_teamspace_created ON packages(teamspace_id, team_id, created_at, id, state);
 CREATE INDEX packages_team_lname ON packages(team_id, lower(name), name, id, state);
 CREATE INDEX packages_team_lsender ON packages(team_id, lower(sender), sender, id, state);
 CREATE INDEX packages_team_size ON packages(team_id, size, id, state);
