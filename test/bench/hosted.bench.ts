@@ -90,6 +90,9 @@ async function prepare(svc: ServedService, backend: Backend, count: number): Pro
   let seeded;
   try {
     seeded = await seedPackages(db.db, plan);
+    // PostgreSQL plans by its statistics, which autovacuum refreshes only within a minute or so
+    // of a bulk load; a database in service has them. (SQLite's plans here need none.)
+    if (backend === 'postgres') await sql`ANALYZE`.execute(db.db);
   } finally {
     await db.close();
   }

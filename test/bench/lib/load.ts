@@ -37,6 +37,14 @@ export async function load(instances: Program[], target: Target, connections: nu
   const times: number[] = [];
   let failures = 0;
   let firstFailure: string | undefined;
+  // A flow's failing answer is kept with its body (autocannon's response event has none), to say what went wrong.
+  const requests = target.requests?.map((r) => ({
+    ...r,
+    onResponse: (status: number, body: string, ctx: Record<string, any>, headers: Record<string, string>) => {
+      if (status < 200 || status > 299) firstFailure ??= `HTTP ${status} ${body.slice(0, 200)}`;
+      r.onResponse?.(status, body, ctx, headers);
+    },
+  }));
   const cpu0 = await Promise.all(instances.map((i) => i.cpu()));
   const runs = instances.map((inst, k) => {
     const share = Math.max(1, Math.floor(connections / instances.length) + (k < connections % instances.length ? 1 : 0));
@@ -46,7 +54,7 @@ export async function load(instances: Program[], target: Target, connections: nu
       connections: share,
       duration: seconds,
       headers: target.headers,
-      ...(target.requests ? { requests: target.requests } : { requests: [{ method: 'GET', path: target.path! }] }),
+      requests: requests ?? [{ method: 'GET', path: target.path! }],
     });
     run.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
       times.push(ms);
