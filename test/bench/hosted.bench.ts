@@ -136,10 +136,12 @@ async function startSecond(work: string, first: ServedService, dbArgs: string[])
   });
 }
 
+/** Names the metadata path's files, unique across runs: each configuration registers into the same Package. */
+let fileSeq = 0;
+
 function routes(s: Seeded): { name: string; target: Target }[] {
   const user = { 'x-user-token': s.token };
   const deepPage = Math.max(1, Math.floor(s.listed / 50 / 2));
-  let seq = 0;
   const pkg = `/v1/packages/${s.packageId}/files`;
   const json = { 'content-type': 'application/json', 'x-package-token': s.packageToken };
   const lastModified = new Date().toISOString();
@@ -160,7 +162,7 @@ function routes(s: Seeded): { name: string; target: Target }[] {
           {
             method: 'POST',
             path: pkg,
-            setupRequest: (req) => ({ ...req, body: JSON.stringify({ kind: 'file', name: `f${seq++}.bin`, path: 'shots', last_modified: lastModified, size: 0 }) }),
+            setupRequest: (req) => ({ ...req, body: JSON.stringify({ kind: 'file', name: `f${fileSeq++}.bin`, path: 'shots', last_modified: lastModified, size: 0 }) }),
             onResponse: (status, body, ctx) => void (ctx.fileId = status === 201 ? JSON.parse(body).file.id : 'none'),
           },
           {
