@@ -5,9 +5,8 @@ import { sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
 import type { HostedContext } from '../context.js';
 import type { Database, PackageState } from '../db/schema.js';
 import type { PackageListPage, PackageListQuery, SortField } from '../../api/hosted/packages.js';
-import type { TagSummary } from '../../api/hosted/tags.js';
 import { badRequest } from '../errors.js';
-import { packageDto } from './packages.js';
+import { pageRecords } from './packageRecords.js';
 import { visiblePackages, type Viewer } from './visibility.js';
 import { keptTotal } from './packageCounts.js';
 
@@ -98,11 +97,6 @@ export async function listTeamPackages(ctx: HostedContext, viewer: Viewer, query
     .limit(limit)
     .offset((page - 1) * limit)
     .execute();
-  const tagIds = [...new Set(rows.map((r) => r.tag_id).filter((t): t is string => t !== null))];
-  const tags = new Map<string, TagSummary>();
-  if (tagIds.length) {
-    for (const t of await ctx.db.selectFrom('tags').select(['id', 'name']).where('id', 'in', tagIds).execute()) tags.set(t.id, t);
-  }
-  const records = await Promise.all(rows.map((r) => packageDto(ctx, r, r.tag_id ? (tags.get(r.tag_id) ?? null) : null)));
+  const records = await pageRecords(ctx, rows);
   return { metadata: { total: Number(n), page, limit }, records };
 }
