@@ -56,6 +56,10 @@ const DATABASE_URL = opts['database-url'];
 for (const b of BACKENDS) if (b !== 'sqlite' && b !== 'postgres') throw new Error(`--backend: sqlite or postgres, not ${b}`);
 for (const n of INSTANCES) if (n !== 1 && n !== 2) throw new Error(`--instances: 1 or 2, not ${n}`);
 
+// The benchmark picks each instance's database by its flags: one inherited from the
+// environment (a test run on PostgreSQL sets it) would put a "sqlite" run elsewhere.
+delete process.env.FERRY_DATABASE_URL;
+
 /** Every class of rate limit off: the benchmark measures the routes, not the 429s (the counter's upsert is skipped too). */
 const NO_LIMITS = ['--rate-limit-sign-in', '0', '--rate-limit-public', '0', '--rate-limit-api', '0', '--rate-limit-package', '0'];
 
