@@ -30,11 +30,14 @@ export interface Tokens {
 }
 
 export function createTokens(secret: Uint8Array, userTtlSeconds = 12 * 3600, readTtlSeconds = 24 * 3600): Tokens {
-  const sign = (payload: Record<string, unknown>, subject: string, ttl?: number, expiresAt?: Date) => {
+  // Imported once: given the raw bytes, jose imports the key anew for every token, about
+  // half of a signature's cost (a Package list signs one token per Package).
+  const key = crypto.subtle.importKey('raw', secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+  const sign = async (payload: Record<string, unknown>, subject: string, ttl?: number, expiresAt?: Date) => {
     const jwt = new SignJWT(payload).setProtectedHeader({ alg: 'HS256' }).setSubject(subject).setIssuedAt();
     if (ttl) jwt.setExpirationTime(Math.floor(Date.now() / 1000) + ttl);
     if (expiresAt) jwt.setExpirationTime(Math.floor(expiresAt.getTime() / 1000));
-    return jwt.sign(secret);
+    return jwt.sign(await key);
   };
   // A client sends the same token with every request (an upload: three per file), and a
   // token once verified stays valid until its exp: verified payloads are kept, so only
@@ -48,7 +51,7 @@ export function createTokens(secret: Uint8Array, userTtlSeconds = 12 * 3600, rea
       return null;
     }
     try {
-      const { payload } = await jwtVerify(token, secret, { algorithms: ['HS256'] });
+      const { payload } = await jwtVerify(token, await key, { algorithms: ['HS256'] });
       if (verified.size >= VERIFIED_CACHE) verified.clear();
       verified.set(token, payload);
       return payload;
@@ -64,7 +67,7 @@ export function createTokens(secret: Uint8Array, userTtlSeconds = 12 * 3600, rea
     },
     async verifyUserForRefresh(token) {
       try {
-        const { payload: p } = await jwtVerify(token, secret, { algorithms: ['HS256'], clockTolerance: REFRESH_GRACE_SECONDS });
+        const { payload: p } = await jwtVerify(token, await key, { algorithms: ['HS256'], clockTolerance: REFRESH_GRACE_SECONDS });
         return p.typ === 'user' && p.sub ? { userId: p.sub } : null;
       } catch {
         return null;

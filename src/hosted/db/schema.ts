@@ -421,6 +421,13 @@ export interface EventsTable {
   created_at: string;
 }
 
+/** How many Packages a Team has in each state, kept by triggers on packages (migration 16). */
+export interface PackageCountsTable {
+  team_id: string;
+  state: PackageState;
+  n: number;
+}
+
 export interface MigrationsTable {
   version: number;
   name: string;
@@ -464,4 +471,5 @@ export interface Database {
   metadata_forms: MetadataFormsTable;
   form_responses: FormResponsesTable;
   events: EventsTable;
+  package_counts: PackageCountsTable;
 }

@@ -1,14 +1,15 @@
 // The paged Team Package list (/v1.1): filters, sort and paging in one
-// dialect-neutral Kysely query, plus a count of every match.
-import type { ExpressionBuilder, SelectQueryBuilder } from 'kysely';
+// dialect-neutral Kysely query, plus a count of every match (kept counts for
+// the unfiltered list: packageCounts.ts).
+import { sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
 import type { HostedContext } from '../context.js';
 import { containsIgnoringCase } from '../db/dialect.js';
 import type { Database, PackageState } from '../db/schema.js';
 import type { PackageListPage, PackageListQuery, SortField } from '../../api/hosted/packages.js';
-import type { TagSummary } from '../../api/hosted/tags.js';
 import { badRequest } from '../errors.js';
-import { packageDto } from './packages.js';
+import { pageRecords } from './packageRecords.js';
 import { visiblePackages, type Viewer } from './visibility.js';
+import { keptTotal } from './packageCounts.js';
 
 type Q = SelectQueryBuilder<Database, 'packages', object>;
 type SortColumn = 'name' | 'created_at' | 'size' | 'expiry' | 'sender' | 'state' | 'teamspace_id';
@@ -89,16 +90,12 @@ export function applySort<O>(q: SelectQueryBuilder<Database, 'packages', O>, sor
 export async function listTeamPackages(ctx: HostedContext, viewer: Viewer, query: PackageListQuery): Promise<PackageListPage> {
   const { page, limit } = query;
   const base = applyFilters(ctx.db.selectFrom('packages'), viewer.teamId, query).where(visiblePackages(viewer));
-  const { n } = await base.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+  const n = (await keptTotal(ctx, viewer, query, statesOf(query.status))) ??
+    (await base.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow()).n;
   const rows = await applySort(base.selectAll(), query.sort)
     .limit(limit)
     .offset((page - 1) * limit)
     .execute();
-  const tagIds = [...new Set(rows.map((r) => r.tag_id).filter((t): t is string => t !== null))];
-  const tags = new Map<string, TagSummary>();
-  if (tagIds.length) {
-    for (const t of await ctx.db.selectFrom('tags').select(['id', 'name']).where('id', 'in', tagIds).execute()) tags.set(t.id, t);
-  }
-  const records = await Promise.all(rows.map((r) => packageDto(ctx, r, r.tag_id ? (tags.get(r.tag_id) ?? null) : null)));
+  const records = await pageRecords(ctx, rows);
   return { metadata: { total: Number(n), page, limit }, records };
 }

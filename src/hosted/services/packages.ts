@@ -21,7 +21,14 @@ const DAY_MS = 24 * 3600 * 1000;
  * The wire Package. `tag` may be given when the caller already loaded it (lists);
  * otherwise it is read. The access token is a fresh full-access token.
  */
-export async function packageDto(ctx: HostedContext, row: PackagesTable, tag?: TagSummary | null, access: PackageAccess = 'full'): Promise<Package> {
+export async function packageDto(
+  ctx: HostedContext,
+  row: PackagesTable,
+  tag?: TagSummary | null,
+  access: PackageAccess = 'full',
+  /** Teamspace names by id, when the caller loaded them for a whole page (packageRecords.ts). */
+  spaces?: Map<string, string>,
+): Promise<Package> {
   if (tag === undefined) {
     tag = row.tag_id
       ? ((await ctx.db.selectFrom('tags').select(['id', 'name']).where('id', '=', row.tag_id).executeTakeFirst()) ?? null)
@@ -45,7 +52,7 @@ export async function packageDto(ctx: HostedContext, row: PackagesTable, tag?: T
     custom_metadata_id: row.custom_metadata_id,
     expiry: row.expiry,
     unlimited_storage: row.unlimited_storage === 1,
-    teamspace: row.teamspace_id ? await teamspaceRef(ctx, row.teamspace_id) : null,
+    teamspace: row.teamspace_id ? (spaces ? knownSpace(row.teamspace_id, spaces) : await teamspaceRef(ctx, row.teamspace_id)) : null,
     chunk_size: row.chunk_size,
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -53,6 +60,8 @@ export async function packageDto(ctx: HostedContext, row: PackagesTable, tag?: T
     terms_accepted_at: row.terms_accepted_at ?? null,
   };
 }
+
+const knownSpace = (id: string, spaces: Map<string, string>) => (spaces.has(id) ? { id, name: spaces.get(id)! } : { id });
 
 /** `{id, name}`; a deleted Teamspace keeps its id on its Packages and shows without a name. */
 async function teamspaceRef(ctx: HostedContext, id: string): Promise<{ id: string; name?: string }> {

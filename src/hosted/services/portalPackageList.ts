@@ -5,9 +5,8 @@ import type { HostedContext } from '../context.js';
 import type { PortalsTable } from '../db/schema.js';
 import type { PortalPackageListPage, PortalPackageListQuery } from '../../api/hosted/portalPackages.js';
 import type { PackageListQuery } from '../../api/hosted/packages.js';
-import type { TagSummary } from '../../api/hosted/tags.js';
 import { applyFilters, applySort } from './packageList.js';
-import { packageDto } from './packages.js';
+import { pageRecords } from './packageRecords.js';
 import { visiblePackages, type Viewer } from './visibility.js';
 
 /** Narrowed to what the viewer may read: a private Portal lists nothing to a member outside its Teamspace. */
@@ -29,17 +28,6 @@ export async function listPortalPackages(ctx: HostedContext, viewer: Viewer, por
           .orderBy('id', dir)
       : applySort(base.selectAll(), sort);
   const rows = await ordered.limit(limit).offset((page - 1) * limit).execute();
-  const tagIds = [...new Set(rows.map((r) => r.tag_id).filter((t): t is string => t !== null))];
-  const tags = new Map<string, TagSummary>();
-  if (tagIds.length) {
-    for (const t of await ctx.db.selectFrom('tags').select(['id', 'name']).where('id', 'in', tagIds).execute()) tags.set(t.id, t);
-  }
-  const records = await Promise.all(
-    rows.map(async (r) => ({
-      ...(await packageDto(ctx, r, r.tag_id ? (tags.get(r.tag_id) ?? null) : null)),
-      portal_id: portal.id,
-      finalized_at: r.finalized_at,
-    })),
-  );
+  const records = (await pageRecords(ctx, rows)).map((p, i) => ({ ...p, portal_id: portal.id, finalized_at: rows[i]!.finalized_at }));
   return { metadata: { total: Number(n), page, limit }, records };
 }

@@ -13,11 +13,10 @@ import type {
   TeamspaceMember,
   TeamspacePackagesQuery,
 } from '../../api/hosted/teamspaces.js';
-import type { TagSummary } from '../../api/hosted/tags.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import { newId, nowIso } from '../ids.js';
 import { applyFilters, applySort } from './packageList.js';
-import { packageDto } from './packages.js';
+import { pageRecords } from './packageRecords.js';
 import { seesEverything, teamspacesOfUser, visiblePackages, type Viewer } from './visibility.js';
 
 export { canSeeTeamspace } from './visibility.js';
@@ -176,10 +175,5 @@ export async function listSpacePackages(ctx: HostedContext, v: Viewer, space: Te
     .where('teamspace_id', '=', space.id)
     .where(visiblePackages(v));
   const rows = await applySort(base.selectAll(), sort).limit(limit).offset(page * limit).execute();
-  const tagIds = [...new Set(rows.map((r) => r.tag_id).filter((t): t is string => t !== null))];
-  const tags = new Map<string, TagSummary>();
-  if (tagIds.length) {
-    for (const t of await ctx.db.selectFrom('tags').select(['id', 'name']).where('id', 'in', tagIds).execute()) tags.set(t.id, t);
-  }
-  return Promise.all(rows.map((r) => packageDto(ctx, r, r.tag_id ? (tags.get(r.tag_id) ?? null) : null)));
+  return pageRecords(ctx, rows);
 }

@@ -57,12 +57,16 @@ function program(child: Running, url: string, cleanup: () => Promise<void>): Pro
   };
 }
 
-/** `ferry serve` with its embedded store on ephemeral ports and a fresh data dir under `work`. */
-export async function startServedService(work: string): Promise<ServedService> {
+/**
+ * `ferry serve` with its embedded store on ephemeral ports and a fresh data dir under `work`;
+ * `extra` flags are appended (the hosted benchmark's database and limits), and `built: false` runs the sources.
+ */
+export async function startServedService(work: string, extra: string[] = [], { built = true } = {}, prepare?: (dataDir: string) => Promise<void>): Promise<ServedService> {
   const dataDir = await mkdtemp(join(work, 'service-'));
+  await prepare?.(dataDir);
   const owner = { email: 'bench@example.com', password: 'bench password 1' };
   const child = startFerry(['serve', '--listen', '127.0.0.1:0', '--s3-listen', '127.0.0.1:0', '--data-dir', dataDir,
-    '--init-owner', `${owner.email}:${owner.password}`, '--log-level', 'info'], {}, { built: true });
+    '--init-owner', `${owner.email}:${owner.password}`, '--log-level', 'info', ...extra], {}, { built });
   const line = await ready(child, 'ferry hosted service ready');
   const p = program(child, String(line.url), () => rm(dataDir, { recursive: true, force: true }));
   return { ...p, s3Url: String(line.s3), dataDir, owner };
