@@ -47,7 +47,7 @@ async function guideConfig(): Promise<string> {
   const swaps: [RegExp, string][] = [
     [/127\.0\.0\.1:7410\b/g, `127.0.0.1:${ports.a}`],
     [/127\.0\.0\.1:7420\b/g, `127.0.0.1:${ports.b}`],
-    [/listen 8080;/g, `listen 127.0.0.1:${ports.nginx};`],
+    [/listen 8000;/g, `listen 127.0.0.1:${ports.nginx};`],
     [/\/var\/log\/nginx\//g, `${tmp}/nginx/`],
   ];
   for (const [re, to] of swaps) {
