@@ -71,7 +71,7 @@ export async function startDeployment(flags: Record<string, string> = {}): Promi
     await fs.rm(tmp, { recursive: true, force: true });
   };
 
-  /** One `ferry serve` as the guide runs it: the shared database, store and keys, nginx's address as its public URL, trusting nginx's X-Forwarded-For. */
+  /** One `ferry serve` as the guide runs it: the shared database, store and keys (the secrets in its environment), nginx's address as its public URL, trusting nginx's X-Forwarded-For. */
   const startInstance = async (port: number, keys: Record<string, string>, first: boolean) => {
     const extra = Object.entries({ ...GENEROUS_LIMITS, ...flags }).flatMap(([k, v]) => [`--${k}`, String(v)]);
     const serve = startFerry(
@@ -79,15 +79,15 @@ export async function startDeployment(flags: Record<string, string> = {}): Promi
         'serve',
         '--listen', `127.0.0.1:${port}`,
         '--data-dir', path.join(tmp, `instance-${port}`),
-        '--database', db!.url,
         '--public-url', url,
         '--trust-proxy', '127.0.0.1',
         '--s3-endpoint', `http://127.0.0.1:${ports.store}`, '--s3-bucket', store.bucket, '--s3-region', 'us-east-1',
-        '--s3-access-key', store.accessKey, '--s3-secret-key', store.secretKey, '--s3-path-style',
+        '--s3-access-key', store.accessKey, '--s3-path-style',
         ...(first ? ['--init-owner', `${deployOwner.email}:${deployOwner.password}`] : []),
         ...extra,
       ],
-      keys,
+      // The secrets in the environment, as the guide's EnvironmentFile gives them.
+      { ...keys, FERRY_DATABASE_URL: db!.url, FERRY_S3_SECRET_KEY: store.secretKey },
     );
     instances.push(serve);
     await serve.waitFor((l) => jsonLine(l)?.msg === 'ferry hosted service ready', `instance ${port} ready`);

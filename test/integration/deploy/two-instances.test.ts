@@ -14,6 +14,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { call } from '../../helpers/hosted.js';
 import { signInAgent, startTestAgent, type TestAgent } from '../../helpers/agent.js';
+import { repoRoot } from '../../helpers/cli.js';
 import { deployOwner as owner, startDeployment, type Deployment } from '../../helpers/deployment.js';
 import { startDownload, treeOf, waitForState } from '../../helpers/downloads.js';
 import { MiB } from '../../helpers/flow.js';
@@ -87,6 +88,12 @@ describe.runIf(onPostgres())('two instances behind nginx, as docs/deploy.md sets
     await dep?.close();
     if (savedRetry === undefined) delete process.env.FERRY_AGENT_RETRY_MAX_MS;
     else process.env.FERRY_AGENT_RETRY_MAX_MS = savedRetry;
+  });
+
+  test('docs/deploy.md shows the nginx configuration this test runs, whole', async () => {
+    const conf = await fs.readFile(path.join(repoRoot, 'docs/deploy/nginx.conf'), 'utf8');
+    const guide = await fs.readFile(path.join(repoRoot, 'docs/deploy.md'), 'utf8');
+    expect(guide).toContain('```nginx\n' + conf + '```');
   });
 
   test('a folder sent and received through nginx arrives byte-identical, with requests answered by both instances', async () => {
