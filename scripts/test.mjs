@@ -62,12 +62,13 @@ vitestStep('vitest', bin('vitest'), ['run', ...process.argv.slice(2)], 'vitest.j
 if (process.argv.length <= 2) vitestStep('vitest on Node 24', process.execPath, ['scripts/node24.mjs'], 'vitest-node24.json');
 
 // The hosted suites on PostgreSQL: test/helpers/postgresGlobal.ts starts the cluster, each service gets its database.
+// test/integration/deploy (several instances behind nginx) runs only in this pass.
 const postgresSkipped = process.argv.length <= 2 ? postgresUnavailable() : undefined;
 if (process.argv.length <= 2 && !postgresSkipped) {
   vitestStep(
     'vitest hosted on PostgreSQL',
     bin('vitest'),
-    ['run', 'test/integration/hosted', '--outputFile.json=.test-results/vitest-postgres.json'],
+    ['run', 'test/integration/hosted', 'test/integration/deploy', '--outputFile.json=.test-results/vitest-postgres.json'],
     'vitest-postgres.json',
     { FERRY_TEST_DATABASE: 'postgres' },
   );
