@@ -33,6 +33,23 @@ export function migrationSql(m: Migration, dialect: DialectName): string {
   return dialect === 'postgres' ? (m.postgres ?? postgresTypes(m.sql)) : m.sql;
 }
 
+/** Migration 16's indexes and count table, the same on both databases (only its triggers differ). */
+const PACKAGE_LISTS = `
+CREATE INDEX packages_team_created ON packages(team_id, created_at, id, state);
+CREATE INDEX packages_portal_created ON packages(portal_id, team_id, created_at, id, state);
+CREATE INDEX packages_teamspace_created ON packages(teamspace_id, team_id, created_at, id, state);
+CREATE INDEX packages_team_lname ON packages(team_id, lower(name), name, id, state);
+CREATE INDEX packages_team_lsender ON packages(team_id, lower(sender), sender, id, state);
+CREATE INDEX packages_team_size ON packages(team_id, size, id, state);
+CREATE TABLE package_counts (
+  team_id TEXT NOT NULL REFERENCES teams(id) ON DELETE CASCADE,
+  state TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY (team_id, state)
+);
+INSERT INTO package_counts (team_id, state, n) SELECT team_id, state, count(*) FROM packages GROUP BY team_id, state;
+`;
+
 export const migrations: Migration[] = [
   {
     version: 1,
@@ -525,20 +542,7 @@ CREATE TABLE leases (
     // package_counts answers the unfiltered Team list's metadata.total without
     // counting (services/packageCounts.ts); triggers keep it, so no write path can
     // forget it. docs/benchmarks.md, bench:hosted.
-    sql: `
-CREATE INDEX packages_team_created ON packages(team_id, created_at, id, state);
-CREATE INDEX packages_portal_created ON packages(portal_id, team_id, created_at, id, state);
-CREATE INDEX packages_teamspace_created ON packages(teamspace_id, team_id, created_at, id, state);
-CREATE INDEX packages_team_lname ON packages(team_id, lower(name), name, id, state);
-CREATE INDEX packages_team_lsender ON packages(team_id, lower(sender), sender, id, state);
-CREATE INDEX packages_team_size ON packages(team_id, size, id, state);
-CREATE TABLE package_counts (
-  team_id TEXT NOT NULL REFERENCES teams(id) ON DELETE CASCADE,
-  state TEXT NOT NULL,
-  n INTEGER NOT NULL,
-  PRIMARY KEY (team_id, state)
-);
-INSERT INTO package_counts (team_id, state, n) SELECT team_id, state, count(*) FROM packages GROUP BY team_id, state;
+    sql: `${PACKAGE_LISTS}
 CREATE TRIGGER packages_count_insert AFTER INSERT ON packages BEGIN
   INSERT INTO package_counts (team_id, state, n) VALUES (NEW.team_id, NEW.state, 1)
     ON CONFLICT (team_id, state) DO UPDATE SET n = n + 1;
@@ -553,20 +557,7 @@ CREATE TRIGGER packages_count_update AFTER UPDATE OF team_id, state ON packages
     ON CONFLICT (team_id, state) DO UPDATE SET n = n + 1;
 END;
 `,
-    postgres: `
-CREATE INDEX packages_team_created ON packages(team_id, created_at, id, state);
-CREATE INDEX packages_portal_created ON packages(portal_id, team_id, created_at, id, state);
-CREATE INDEX packages_teamspace_created ON packages(teamspace_id, team_id, created_at, id, state);
-CREATE INDEX packages_team_lname ON packages(team_id, lower(name), name, id, state);
-CREATE INDEX packages_team_lsender ON packages(team_id, lower(sender), sender, id, state);
-CREATE INDEX packages_team_size ON packages(team_id, size, id, state);
-CREATE TABLE package_counts (
-  team_id TEXT NOT NULL REFERENCES teams(id) ON DELETE CASCADE,
-  state TEXT NOT NULL,
-  n BIGINT NOT NULL,
-  PRIMARY KEY (team_id, state)
-);
-INSERT INTO package_counts (team_id, state, n) SELECT team_id, state, count(*) FROM packages GROUP BY team_id, state;
+    postgres: `${postgresTypes(PACKAGE_LISTS)}
 CREATE FUNCTION packages_count() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP = 'UPDATE' AND OLD.team_id = NEW.team_id AND OLD.state = NEW.state THEN
