@@ -3,6 +3,7 @@
 // no server yet) as processes on free loopback ports, with temporary data,
 // and tells the tests where they are (FERRY_E2E_*). The returned function stops them.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -10,6 +11,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/** Each process's output, kept for reading after a failure (CI keeps .test-results). */
+const LOGS = path.join(root, '.test-results', 'e2e-logs');
 
 async function freePort(): Promise<number> {
   const srv = net.createServer();
@@ -21,6 +24,11 @@ async function freePort(): Promise<number> {
 
 export function start(args: string[], ready: string, env: Record<string, string> = {}): Promise<ChildProcess> {
   const child = spawn(process.execPath, [path.join(root, 'bin', 'ferry.cjs'), ...args], { cwd: root, env: { ...process.env, NODE_NO_WARNINGS: '1', ...env } });
+  mkdirSync(LOGS, { recursive: true });
+  const log = createWriteStream(path.join(LOGS, `${args[0]}-${child.pid}.log`));
+  child.stdout!.pipe(log, { end: false });
+  child.stderr!.pipe(log, { end: false });
+  child.once('close', () => log.end());
   let out = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`ferry ${args[0]} did not start:\n${out}`)), 60_000);

@@ -108,6 +108,8 @@ export class GatewayLink {
   lastError: string | null = null;
   connectedAt: string | null = null;
   nextAttemptAt: string | null = null;
+  /** When the state last changed: strictly increasing, so that the window can tell which of two records is newer. */
+  changedAt = new Date().toISOString();
   private stopped = false;
   private socket: { ws: WebSocket; cut(): void } | undefined;
   private wake: (() => void) | undefined;
@@ -150,6 +152,7 @@ export class GatewayLink {
   private set(state: GatewayState, extra: Partial<Pick<GatewayLink, 'lastError' | 'nextAttemptAt' | 'connectedAt'>> = {}): void {
     this.state = state;
     Object.assign(this, extra);
+    this.changedAt = new Date(Math.max(Date.now(), Date.parse(this.changedAt) + 1)).toISOString();
     this.deps.changed();
   }
 

@@ -55,6 +55,9 @@ export function createGatewaysService(ctx: AgentContext) {
 
   const record = (g: store.GatewayRow): GatewayRecord => {
     const link = links.get(g.id);
+    const transfers = store.recentTransfers(ctx.db, g.id);
+    // The latest change of anything in the record: an answer that arrives after the event of a later change is older.
+    const updatedAt = [g.updated_at, link?.changedAt ?? '', ...transfers.map((t) => t.updated_at)].reduce((a, b) => (b > a ? b : a));
     return {
       id: g.id,
       name: g.name,
@@ -68,7 +71,7 @@ export function createGatewaysService(ctx: AgentContext) {
       last_error: link?.lastError ?? null,
       connected_at: link?.connectedAt ?? null,
       next_attempt_at: link?.nextAttemptAt ?? null,
-      transfers: store.recentTransfers(ctx.db, g.id).map((t) => ({
+      transfers: transfers.map((t) => ({
         transfer_id: t.transfer_id,
         direction: t.direction,
         package_id: t.package_id,
@@ -84,7 +87,7 @@ export function createGatewaysService(ctx: AgentContext) {
         updated_at: t.updated_at,
       })),
       created_at: g.created_at,
-      updated_at: g.updated_at,
+      updated_at: updatedAt,
     };
   };
 

@@ -95,6 +95,7 @@ export const GatewayRecord = Type.Object({
   /** The latest transfers, newest first (at most 20). */
   transfers: Type.Array(GatewayTransfer),
   created_at: Type.String(),
+  /** When anything in the record last changed: its settings, the connection's state, a transfer. */
   updated_at: Type.String(),
 });
 export type GatewayRecord = Static<typeof GatewayRecord>;
