@@ -16,12 +16,13 @@ export const isPostgres = (db: AnyDb) => dialectOf(db) === 'postgres';
 export const likeContains = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /**
- * `column` contains `text`, letter case ignored, alike on both: lower() on both
- * sides of LIKE, because LIKE ignores ASCII case on SQLite but not on PostgreSQL
- * (whose ILIKE SQLite lacks). `\` escapes the wildcards.
+ * `column` contains `text`, letter case ignored, alike on both: the database's
+ * lower() on both sides of LIKE (one folding for the name and the text: SQLite's
+ * folds ASCII only), because LIKE ignores ASCII case on SQLite but not on
+ * PostgreSQL (whose ILIKE SQLite lacks). `\` escapes the wildcards.
  */
 export function containsIgnoringCase(column: Expression<unknown>, text: string): RawBuilder<boolean> {
-  return sql<boolean>`lower(${column}) like ${likeContains(text.toLowerCase())} escape '\\'`;
+  return sql<boolean>`lower(${column}) like lower(${likeContains(text)}) escape '\\'`;
 }
 
 /**

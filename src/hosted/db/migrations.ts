@@ -576,6 +576,31 @@ CREATE TRIGGER packages_count AFTER INSERT OR DELETE OR UPDATE OF team_id, state
   FOR EACH ROW EXECUTE FUNCTION packages_count();
 `,
   },
+  {
+    version: 17,
+    name: 'trigram index of package names (the name filter)',
+    // SQLite: an FTS5 table over packages' names (external content: it keeps only the
+    // index), kept by triggers; services/nameSearch.ts decides when a query uses it.
+    sql: `
+CREATE VIRTUAL TABLE package_names USING fts5(name, content='packages', content_rowid='rowid', tokenize='trigram');
+INSERT INTO package_names(package_names) VALUES ('rebuild');
+CREATE TRIGGER package_names_insert AFTER INSERT ON packages BEGIN
+  INSERT INTO package_names(rowid, name) VALUES (NEW.rowid, NEW.name);
+END;
+CREATE TRIGGER package_names_delete AFTER DELETE ON packages BEGIN
+  INSERT INTO package_names(package_names, rowid, name) VALUES ('delete', OLD.rowid, OLD.name);
+END;
+CREATE TRIGGER package_names_update AFTER UPDATE OF name ON packages BEGIN
+  INSERT INTO package_names(package_names, rowid, name) VALUES ('delete', OLD.rowid, OLD.name);
+  INSERT INTO package_names(rowid, name) VALUES (NEW.rowid, NEW.name);
+END;
+`,
+    // PostgreSQL: pg_trgm's GIN index serves lower(name) LIKE '%...%' itself, chosen by the planner.
+    postgres: `
+CREATE EXTENSION IF NOT EXISTS pg_trgm;
+CREATE INDEX packages_lname_trigram ON packages USING gin (lower(name) gin_trgm_ops);
+`,
+  },
 ];
 
 const CREATE_VERSIONS = `CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -5,6 +5,7 @@
 import type { HostedContext } from '../context.js';
 import type { FilesTable } from '../db/schema.js';
 import type { Db } from '../db/open.js';
+import { lockRow } from '../db/dialect.js';
 import { SINGLE_PUT, type ChunkExtra, type FinalizeFileBody } from '../../api/hosted/files.js';
 import { badRequest, conflict } from '../errors.js';
 import { nowIso } from '../ids.js';
@@ -129,6 +130,9 @@ export async function completeFile(ctx: HostedContext, pkg: Pkg, fileId: string,
  * the jobs worker after it commits). False when the file is no longer pending.
  */
 export async function markFinalized(ctx: HostedContext, db: Db, pkg: Pkg, f: FilesTable, body: FinalizeFileBody): Promise<boolean> {
+  // Before any file row: finalizes of the Package's files take turns with its registrations and its
+  // finalize, which lock the Package first too (PostgreSQL), so that no two hold rows the other wants.
+  await lockRow(db, 'packages', pkg.id);
   const now = nowIso();
   const r = await db
     .updateTable('files')

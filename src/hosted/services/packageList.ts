@@ -1,15 +1,17 @@
 // The paged Team Package list (/v1.1): filters, sort and paging in one
 // dialect-neutral Kysely query, plus a count of every match (kept counts for
-// the unfiltered list: packageCounts.ts).
+// the unfiltered list: packageCounts.ts; the name filter's trigram index on
+// SQLite: nameSearch.ts).
 import { sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
 import type { HostedContext } from '../context.js';
-import { containsIgnoringCase } from '../db/dialect.js';
+import type { Db } from '../db/open.js';
 import type { Database, PackageState } from '../db/schema.js';
 import type { PackageListPage, PackageListQuery, SortField } from '../../api/hosted/packages.js';
 import { badRequest } from '../errors.js';
 import { pageRecords } from './packageRecords.js';
 import { visiblePackages, type Viewer } from './visibility.js';
 import { keptTotal } from './packageCounts.js';
+import { nameMatches, planNameFilter, type NamePlan } from './nameSearch.js';
 
 type Q = SelectQueryBuilder<Database, 'packages', object>;
 type SortColumn = 'name' | 'created_at' | 'size' | 'expiry' | 'sender' | 'state' | 'teamspace_id';
@@ -52,9 +54,20 @@ export function statesOf(status: string[] | undefined): PackageState[] {
   return [...new Set(status.flatMap((s) => csv(s)))] as PackageState[];
 }
 
-export function applyFilters(q: Q, teamId: string, f: PackageListQuery): Q {
-  q = q.where('team_id', '=', teamId).where('state', 'in', statesOf(f.status));
-  if (f.name) q = q.where((eb) => containsIgnoringCase(eb.ref('name'), f.name!));
+/** Keeps SQLite's planner from walking an index on the column, so that the name's candidates lead (nameSearch.ts). */
+const notIndexed = (column: 'team_id' | 'state') => sql<string>`+${sql.ref(`packages.${column}`)}`;
+
+/**
+ * The query's filters on the Team's Packages; `names` is how the name filter is
+ * served (nameSearch.ts), and `fromCandidates` makes its candidates lead (a
+ * count: each looked up by rowid) instead of the Team's index (a page, in order).
+ */
+export function applyFilters(q: Q, teamId: string, f: PackageListQuery, names?: NamePlan, fromCandidates = false): Q {
+  const states = statesOf(f.status);
+  q = names && fromCandidates
+    ? q.where(notIndexed('team_id'), '=', teamId).where(notIndexed('state'), 'in', states)
+    : q.where('team_id', '=', teamId).where('state', 'in', states);
+  if (f.name) q = q.where((eb) => nameMatches(eb, f.name!, names));
   if (f.sender) q = q.where((eb) => eb(eb.fn('lower', ['sender']), '=', f.sender!.trim().toLowerCase()));
   const tags = csv(f.tags);
   if (tags.length) q = q.where('tag_id', 'in', tags);
@@ -68,6 +81,13 @@ export function applyFilters(q: Q, teamId: string, f: PackageListQuery): Q {
   if (expiry.hi) q = q.where('expiry', expiry.hi.op, expiry.hi.at);
   if (f.extra_storage !== undefined) q = q.where('unlimited_storage', '=', f.extra_storage ? 1 : 0);
   return q;
+}
+
+/** The Team's Packages that match the query's filters, the name filter planned: one query to count them, one to page through them. */
+export async function matchingPackages(db: Db, teamId: string, f: PackageListQuery): Promise<{ count: Q; rows: Q }> {
+  const names = await planNameFilter(db, teamId, statesOf(f.status), f.name);
+  const from = db.selectFrom('packages');
+  return { count: applyFilters(from, teamId, f, names, true), rows: applyFilters(from, teamId, f, names) };
 }
 
 /**
@@ -89,10 +109,10 @@ export function applySort<O>(q: SelectQueryBuilder<Database, 'packages', O>, sor
 /** The viewer's Team's Packages that the viewer may read (services/visibility.ts). */
 export async function listTeamPackages(ctx: HostedContext, viewer: Viewer, query: PackageListQuery): Promise<PackageListPage> {
   const { page, limit } = query;
-  const base = applyFilters(ctx.db.selectFrom('packages'), viewer.teamId, query).where(visiblePackages(viewer));
+  const matching = await matchingPackages(ctx.db, viewer.teamId, query);
   const n = (await keptTotal(ctx, viewer, query, statesOf(query.status))) ??
-    (await base.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow()).n;
-  const rows = await applySort(base.selectAll(), query.sort)
+    (await matching.count.where(visiblePackages(viewer)).select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow()).n;
+  const rows = await applySort(matching.rows.where(visiblePackages(viewer)).selectAll(), query.sort)
     .limit(limit)
     .offset((page - 1) * limit)
     .execute();

@@ -5,7 +5,7 @@ import type { HostedContext } from '../context.js';
 import type { PortalsTable } from '../db/schema.js';
 import type { PortalPackageListPage, PortalPackageListQuery } from '../../api/hosted/portalPackages.js';
 import type { PackageListQuery } from '../../api/hosted/packages.js';
-import { applyFilters, applySort } from './packageList.js';
+import { applySort, matchingPackages } from './packageList.js';
 import { pageRecords } from './packageRecords.js';
 import { visiblePackages, type Viewer } from './visibility.js';
 
@@ -13,9 +13,13 @@ import { visiblePackages, type Viewer } from './visibility.js';
 export async function listPortalPackages(ctx: HostedContext, viewer: Viewer, portal: PortalsTable, query: PortalPackageListQuery): Promise<PortalPackageListPage> {
   const { page, limit } = query;
   const { finalized_at_start: finalizedStart, sort, ...rest } = query;
-  let base = applyFilters(ctx.db.selectFrom('packages'), portal.team_id, rest as PackageListQuery).where('portal_id', '=', portal.id).where(visiblePackages(viewer));
-  if (finalizedStart !== undefined) base = base.where('finalized_at', '>=', new Date(finalizedStart).toISOString());
-  const { n } = await base.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+  const matching = await matchingPackages(ctx.db, portal.team_id, rest as PackageListQuery);
+  const narrow = (q: typeof matching.rows) => {
+    q = q.where('portal_id', '=', portal.id).where(visiblePackages(viewer));
+    return finalizedStart === undefined ? q : q.where('finalized_at', '>=', new Date(finalizedStart).toISOString());
+  };
+  const base = narrow(matching.rows);
+  const { n } = await narrow(matching.count).select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
   const field = sort?.replace(/^-/, '');
   const dir = sort?.startsWith('-') ? 'desc' : 'asc';
   // By finalization: Packages not finalized (null) last either way, the id breaking ties so pages never overlap.

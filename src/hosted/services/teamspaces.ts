@@ -15,7 +15,7 @@ import type {
 } from '../../api/hosted/teamspaces.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import { newId, nowIso } from '../ids.js';
-import { applyFilters, applySort } from './packageList.js';
+import { applySort, matchingPackages } from './packageList.js';
 import { pageRecords } from './packageRecords.js';
 import { seesEverything, teamspacesOfUser, visiblePackages, type Viewer } from './visibility.js';
 
@@ -171,7 +171,7 @@ export async function removeMember(ctx: HostedContext, space: TeamspacesTable, t
 /** GET /v1.1/spaces/{id}/packages: the Team list's filters, narrowed to the Teamspace and to what the viewer may read. */
 export async function listSpacePackages(ctx: HostedContext, v: Viewer, space: TeamspacesTable, query: TeamspacePackagesQuery): Promise<Package[]> {
   const { page, limit, sort, ...filters } = query;
-  const base = applyFilters(ctx.db.selectFrom('packages'), space.team_id, { page: 1, limit, ...filters })
+  const base = (await matchingPackages(ctx.db, space.team_id, { page: 1, limit, ...filters })).rows
     .where('teamspace_id', '=', space.id)
     .where(visiblePackages(v));
   const rows = await applySort(base.selectAll(), sort).limit(limit).offset(page * limit).execute();

@@ -71,4 +71,13 @@ describe('npm run bench:hosted on 200 Packages', () => {
       expect(p.tempSort, `${p.query}: ${p.plan.join(' | ')}`).toBe(false);
     }
   });
+
+  it('leads a name filter\'s count with a trigram\'s names, looked up by rowid; its page walks the Team\'s index past the others', () => {
+    const plans = out.plans['sqlite, 200 Packages']!;
+    const count = plans.find((p) => p.query === 'team list, name filter from a trigram: count')!;
+    const page = plans.find((p) => p.query === 'team list, name filter from a trigram: page 1')!;
+    expect(count.plan[0], count.plan.join(' | ')).toBe('SEARCH packages USING INTEGER PRIMARY KEY (rowid=?)');
+    expect(page.plan[0], page.plan.join(' | ')).toBe('SEARCH packages USING INDEX packages_team_created (team_id=?)');
+    for (const p of [count, page]) expect(p.plan.some((d) => d.startsWith('SCAN package_names VIRTUAL TABLE')), p.plan.join(' | ')).toBe(true);
+  });
 });

@@ -2,7 +2,9 @@
 // each answered with the status its own finalize would have had.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import { call, startTestService, type TestService } from '../../helpers/hosted.js';
+import { onPostgres } from '../../helpers/postgres.js';
 import { ownerActor } from '../../helpers/auth.js';
 import { MiB, createPackage, downloadAll, finalizeFile, finalizePackage, makeLink, putWith, register, sha256, type Part, type Pkg } from '../../helpers/flow.js';
 
@@ -58,6 +60,30 @@ describe('finalize_files', () => {
     expect(await states(pkg)).toEqual({ 'good.bin': 'finalized', 'short.bin': 'pending', 'also.bin': 'finalized' });
     // The refused file's upload stayed open: its own finalize with the right size goes through.
     expect((await finalizeFile(svc, pkg, short.fileId, short.uploadId, short.parts, 12)).status).toBe(204);
+  });
+
+  it.runIf(onPostgres())('takes its turn after a Package finalize under way instead of deadlocking with it (PostgreSQL)', async () => {
+    const pkg = await createPackage(svc, await ownerActor(svc));
+    const a = await sendFile(pkg, 'a.bin', Buffer.from('a'));
+    const b = await sendFile(pkg, 'b.bin', Buffer.from('b'));
+    let answer: ReturnType<typeof finalizeFiles> | undefined;
+    // What a Package finalize holds while it drops the pending files: the Package's row, then each file's.
+    await svc.ctx.db.transaction().execute(async (trx) => {
+      await sql`SELECT id FROM packages WHERE id = ${pkg.id} FOR UPDATE`.execute(trx);
+      await sql`SELECT id FROM files WHERE id = ${b.fileId} FOR UPDATE`.execute(trx);
+      answer = finalizeFiles(pkg, [item(a), item(b)]);
+      // The batch's transaction is waiting for a lock (bounded: 10 s).
+      for (let i = 0; i < 200; i++) {
+        const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`.execute(svc.ctx.db);
+        if (rows[0]!.n > 0) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      // The next file it drops: a batch that had marked it first would now deadlock with this transaction.
+      await sql`SELECT id FROM files WHERE id = ${a.fileId} FOR UPDATE`.execute(trx);
+    });
+    const r = await answer!;
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.results).toEqual([{ file_id: a.fileId, status: 204 }, { file_id: b.fileId, status: 204 }]);
   });
 
   it('refuses a malformed request with 400 and changes nothing', async () => {
