@@ -24,8 +24,7 @@ import { repoRoot } from '../helpers/cli.js';
 import * as dbLayer from '../../src/hosted/db/open.js';
 import { openDatabase, type OpenedDb } from '../../src/hosted/db/open.js';
 import { SINGLE_PUT } from '../../src/api/hosted/files.js';
-import { loadOrCreateStoreCredentials } from '../../src/objectstore/index.js';
-import { startServedService, type ServedService } from './lib/processes.js';
+import { startServedService, startStoreProcess, type ServedService, type StoreProgram } from './lib/processes.js';
 import { seedPackages } from './lib/hostedSeed.js';
 import { sqlitePlans, type Plan } from './lib/listPlans.js';
 import { load, type LoadFigures, type Target } from './lib/load.js';
@@ -133,10 +132,8 @@ async function emptyPostgres(): Promise<void> {
 }
 
 /** A second instance on the first one's database and store, with its keys (copied until instances share them otherwise). */
-async function startSecond(work: string, first: ServedService, dbArgs: string[]): Promise<ServedService> {
-  const creds = await loadOrCreateStoreCredentials(first.dataDir);
-  const store = ['--s3-endpoint', first.s3Url, '--s3-access-key', creds.accessKey, '--s3-secret-key', creds.secretKey];
-  return startServedService(work, [...NO_LIMITS, ...dbArgs, ...store], { built: !opts.sources }, async (dir) => {
+async function startSecond(work: string, first: ServedService, args: string[]): Promise<ServedService> {
+  return startServedService(work, args, { built: !opts.sources }, async (dir) => {
     for (const f of await readdir(first.dataDir)) if (f.endsWith('.key')) await copyFile(join(first.dataDir, f), join(dir, f));
   });
 }
@@ -208,12 +205,18 @@ try {
         for (const n of INSTANCES) skipAll({ backend, instances: n, packages: count }, `${n} instance(s): needs PostgreSQL: give --database-url (or FERRY_BENCH_DATABASE_URL)`);
         continue;
       }
-      const dbArgs = backend === 'postgres' ? ['--database', DATABASE_URL] : [];
+      let store: StoreProgram | undefined;
       let first: ServedService | undefined;
       let second: ServedService | undefined;
       try {
-        if (backend === 'postgres') await emptyPostgres();
-        first = await startServedService(work, [...NO_LIMITS, ...dbArgs], { built: !opts.sources });
+        // On PostgreSQL, as deployed: every instance, one or two, on one external store (its own process, not counted in CPU).
+        let args = NO_LIMITS;
+        if (backend === 'postgres') {
+          await emptyPostgres();
+          store = await startStoreProcess(work, { built: !opts.sources });
+          args = [...NO_LIMITS, '--database', DATABASE_URL, ...store.flags];
+        }
+        first = await startServedService(work, args, { built: !opts.sources });
         const seeded = await prepare(first, backend, count);
         for (const n of INSTANCES) {
           const where = { backend, instances: n, packages: count };
@@ -223,7 +226,7 @@ try {
             continue;
           }
           try {
-            if (n === 2) second ??= await startSecond(work, first, dbArgs);
+            if (n === 2) second ??= await startSecond(work, first, args);
             await measure(n === 2 ? [first, second!] : [first], seeded, where);
           } catch (err) {
             skipAll(where, `failed: ${(err as Error).message.split('\n')[0]}`);
@@ -234,6 +237,7 @@ try {
       } finally {
         await second?.stop();
         await first?.stop();
+        await store?.stop();
       }
     }
   }

@@ -3,6 +3,7 @@
 // that neither shares an event loop with the other or with the benchmark, and
 // the CPU each one spends can be read from /proc. They run built (dist/), as
 // an installed `ferry` does: `npm run bench` builds first.
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { jsonLine, startFerry, type Running } from '../../helpers/cli.js';
@@ -80,4 +81,20 @@ export async function startAgentProcess(work: string, hostedUrl: string, flags: 
   const child = startFerry(args, {}, { built: true });
   const line = await ready(child, 'ferry agent ready');
   return program(child, String(line.url), () => rm(configDir, { recursive: true, force: true }));
+}
+
+export interface StoreProgram extends Program {
+  /** The `ferry serve` flags that use this store as an external one. */
+  flags: string[];
+}
+
+/** `ferry objectstore` on an ephemeral port with a fresh data dir under `work`: the external store that several instances share. */
+export async function startStoreProcess(work: string, { built = true } = {}): Promise<StoreProgram> {
+  const dataDir = await mkdtemp(join(work, 'store-'));
+  const keys = { access: 'bench', secret: randomBytes(16).toString('hex') };
+  const child = startFerry(['objectstore', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--access-key', keys.access, '--log-level', 'info'], { FERRY_OBJECTSTORE_SECRET_KEY: keys.secret }, { built });
+  const line = await ready(child, 'ferry object store ready');
+  const url = String(line.url);
+  const p = program(child, url, () => rm(dataDir, { recursive: true, force: true }));
+  return { ...p, flags: ['--s3-endpoint', url, '--s3-access-key', keys.access, '--s3-secret-key', keys.secret] };
 }
