@@ -57,8 +57,9 @@ const HELP = `usage: ferry serve [options]
   --lockout-forget-ms N     wrong tries are forgotten this long after the last one (default 900000)
   --trust-proxy VALUE       take the client address from X-Forwarded-For: the proxies' addresses
                             (e.g. 127.0.0.1,10.0.0.0/8), or true to trust any; default off (the socket's address)
-  --role api|worker|all     api: serve HTTP, run no background work; worker: run the background
-                            work (jobs, sweeps), serve only /healthz and /readyz; all: both (default).
+  --role api|worker|all     api: serve HTTP, run no background work but storage gateway transfers;
+                            worker: run the other background work (jobs, sweeps), serve only
+                            /healthz and /readyz; all: both (default).
                             api and worker need an external store (--s3-endpoint)
   --shutdown-grace-ms N     on SIGTERM/SIGINT, how long requests and jobs in flight may take to
                             finish before they are cut and handed back (default 30000)

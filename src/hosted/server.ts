@@ -74,7 +74,7 @@ export async function startHostedService(config: HostedConfig, log: Logger = pin
   if (embedded) cleanups.push(holdDataDir(config.dataDir).release);
   const instance = { role: config.role, shuttingDown: false };
   const servesApi = config.role !== 'worker';
-  const runsWork = config.role !== 'api';
+  const sweeps = config.role !== 'api';
   // What close() stops first, together, within the grace; then the cleanups run.
   let stopHttp: ((graceMs: number) => Promise<void>) | undefined;
   let stopWork: ((graceMs: number) => Promise<void>) | undefined;
@@ -146,13 +146,14 @@ export async function startHostedService(config: HostedConfig, log: Logger = pin
       await Promise.all([closed, gateways]);
       clearTimeout(cut);
     };
-    if (runsWork) {
-      const sweeper = startSweeper(ctx, config.sweepIntervalMs, { alone: embedded });
-      const jobs = jobHandlers(ctx);
+    {
+      // Every role runs jobs: an api instance only its storage gateways' transfers (jobs/handlers.ts).
+      const sweeper = sweeps ? startSweeper(ctx, config.sweepIntervalMs, { alone: embedded }) : undefined;
+      const jobs = jobHandlers(ctx, config.role);
       const worker = startJobWorker(db, log, jobs.handlers, { pollMs: config.jobsPollMs, leaseMs: config.jobsLeaseMs, concurrency: config.jobsConcurrency });
       ctx.jobs.listen(worker.wake);
       stopWork = async (graceMs) => {
-        await Promise.all([sweeper.stop(), worker.stop(graceMs)]);
+        await Promise.all([sweeper?.stop(), worker.stop(graceMs)]);
         // After the worker: its jobs in flight use what the handlers hold (the webhook client).
         await jobs.close();
       };

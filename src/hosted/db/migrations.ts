@@ -601,6 +601,19 @@ CREATE EXTENSION IF NOT EXISTS pg_trgm;
 CREATE INDEX packages_lname_trigram ON packages USING gin (lower(name) gin_trgm_ops);
 `,
   },
+  {
+    version: 18,
+    name: 'storage gateway transfers: a job kind of their own',
+    // Run only by instances that can hold a gateway's socket (jobs/handlers.ts); the payload is
+    // JSON.stringify({transfer_id}), as enqueueJob writes it.
+    sql: `
+UPDATE jobs SET kind = 'cloud.transfer.gateway'
+  WHERE kind = 'cloud.transfer' AND payload IN (
+    SELECT '{"transfer_id":"' || t.id || '"}' FROM cloud_transfers t
+      JOIN cloud_connections c ON c.id = t.cloud_connection_id
+      WHERE c.provider = 'storage_gateway');
+`,
+  },
 ];
 
 const CREATE_VERSIONS = `CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -8,7 +8,7 @@ import type { WebSocket } from 'ws';
 import type { HostedContext } from '../context.js';
 import type { GatewayPermissions } from '../../api/hosted/storageGateway.js';
 import { GatewayClose } from '../../api/hosted/storageGateway.js';
-import { CLOUD_TRANSFER_JOB } from '../services/cloudTransfers.js';
+import { GATEWAY_TRANSFER_JOB } from '../services/cloudTransfers.js';
 import { newId, nowIso } from '../ids.js';
 import { GatewaySession } from './session.js';
 
@@ -52,7 +52,7 @@ export function createGatewayHub(ctx: HostedContext): GatewayHub {
     await ctx.db
       .updateTable('jobs')
       .set({ run_after: nowIso() })
-      .where('kind', '=', CLOUD_TRANSFER_JOB)
+      .where('kind', '=', GATEWAY_TRANSFER_JOB)
       .where('state', '=', 'queued')
       .where('payload', 'in', payloads)
       .execute();

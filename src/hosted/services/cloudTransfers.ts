@@ -18,6 +18,8 @@ import { visiblePackages, type Viewer } from './visibility.js';
 type Conn = Kysely<Database> | Transaction<Database>;
 
 export const CLOUD_TRANSFER_JOB = 'cloud.transfer';
+/** A transfer through a storage gateway: it needs the gateway's socket, so only instances that serve the API run it (jobs/handlers.ts). */
+export const GATEWAY_TRANSFER_JOB = 'cloud.transfer.gateway';
 
 export function transferDto(row: CloudTransfersTable): Transfer {
   return {
@@ -89,7 +91,8 @@ async function insertTransfer(db: Conn, t: NewTransfer, now: Date): Promise<Clou
     updated_at: at,
   };
   await db.insertInto('cloud_transfers').values(row).execute();
-  if (!t.unavailable) await enqueueJob(db, { kind: CLOUD_TRANSFER_JOB, payload: { transfer_id: row.id }, maxAttempts: t.maxAttempts }, now);
+  const kind = t.conn.provider === 'storage_gateway' ? GATEWAY_TRANSFER_JOB : CLOUD_TRANSFER_JOB;
+  if (!t.unavailable) await enqueueJob(db, { kind, payload: { transfer_id: row.id }, maxAttempts: t.maxAttempts }, now);
   return row;
 }
 

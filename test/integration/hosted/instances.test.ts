@@ -1,5 +1,6 @@
 // Several instances of the service on one database and one (external) store:
-// roles (an api instance runs no job, a worker serves no API route), /healthz
+// roles (an api instance runs only storage gateway transfers, in which a worker
+// has no part; a worker serves no API route), /healthz
 // and /readyz (each thing that is not ready named), graceful shutdown (a
 // request in flight finishes, a new connection is refused, a running job is
 // handed back and another worker takes it at once), one sweeper at a time,
@@ -22,6 +23,9 @@ import type { Flags } from '../../../src/hosted/config.js';
 import { startS3Proxy } from '../../helpers/s3Proxy.js';
 import { createPackage, finalizePackage, uploadFile } from '../../helpers/flow.js';
 import { WEBHOOK_JOB } from '../../../src/hosted/services/webhookEvents.js';
+import { GATEWAY_TRANSFER_JOB } from '../../../src/hosted/services/cloudTransfers.js';
+import { startTestAgent } from '../../helpers/agent.js';
+import { gatewayConnection, portalWith, registerGateway, sendToPortal, settledTransfers } from '../../helpers/gateway.js';
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
@@ -103,7 +107,7 @@ const webhookEvents = async (api: TestService, actor: Actor, hookId: string) => 
 
 const webhookJob = (svc: TestService) => svc.ctx.db.selectFrom('jobs').selectAll().where('kind', '=', WEBHOOK_JOB).executeTakeFirst();
 
-test('an api instance runs no job: the webhook event it raised stays queued until a worker starts, which delivers it', async () => {
+test('an api instance runs no webhook job: the event it raised stays queued until a worker starts, which delivers it', async () => {
   const dir = await tmpDir('ferry-instances-roles-');
   const api = await instance(dir, { role: 'api' });
   const rx = await receiver(() => 200);
@@ -122,6 +126,41 @@ test('an api instance runs no job: the webhook event it raised stays queued unti
   });
   expect(rx.requests).toHaveLength(1);
   expect(delivered.attempts).toHaveLength(1);
+  await worker.stop();
+  await api.stop();
+});
+
+test('a storage gateway\'s transfers run in an api instance, which holds its socket; a worker leaves them alone', async () => {
+  const dir = await tmpDir('ferry-instances-gateway-');
+  const fast = { 'gateway-recheck-ms': '200', 'cloud-retry-base-ms': '50' };
+  const first = await instance(dir, { role: 'api', ...fast });
+  const worker = await instance(dir, { role: 'worker', ...fast });
+  const owner = await ownerActor(first);
+  const root = await tmpDir('ferry-instances-nas-');
+  const conn = await gatewayConnection(first, owner, { name: 'Studio NAS' });
+  const portal = await portalWith(first, owner, [{ id: conn.id, target_action: 'transfer' }]);
+  const early = await sendToPortal(first, portal.id, 'Before the gateway', [{ path: 'a', name: 'one.bin', data: randomBytes(1000) }]);
+  await first.stop();
+
+  // With no api instance, the worker (polling every 50 ms) never touches the transfer's job.
+  const job = () => worker.ctx.db.selectFrom('jobs').selectAll().where('kind', '=', GATEWAY_TRANSFER_JOB).executeTakeFirstOrThrow();
+  const before = await job();
+  await new Promise((r) => setTimeout(r, 600));
+  expect(await job()).toEqual(before);
+  expect(before).toMatchObject({ state: 'queued', lease_owner: null });
+
+  const api = await instance(dir, { role: 'api', ...fast });
+  const agent = await startTestAgent(api);
+  try {
+    await registerGateway(agent.url, { id: conn.id, name: 'Studio NAS', permissions: 'w', root_path: root, secret: conn.secret });
+    const files = [{ path: 'day 2', name: 'take.mov', data: randomBytes(300_000) }];
+    const late = await sendToPortal(api, portal.id, 'After the gateway', files);
+    for (const pkg of [early, late]) expect((await settledTransfers(api, owner, pkg.id))[0], pkg.id).toMatchObject({ state: 'complete' });
+    const delivered = await fs.readFile(path.join(root, `After the gateway (${late.id})`, 'day 2', 'take.mov'));
+    expect(delivered.equals(files[0]!.data)).toBe(true);
+  } finally {
+    await agent.close();
+  }
   await worker.stop();
   await api.stop();
 });
