@@ -5,6 +5,7 @@ import { useState, type FormEvent } from 'react';
 import type { AutomationFields, AutomationRecord, AutomationType } from '../../src/api/agent/automations.js';
 import { useApp } from '../store/context.js';
 import { FolderField } from './FolderField.js';
+import { TeamField } from './TeamField.js';
 
 export const KINDS: { type: AutomationType; label: string }[] = [
   { type: 'team_upload', label: 'Watch a folder, send to people or as a Link' },
@@ -84,14 +85,7 @@ export function AutomationForm({ editing, onDone }: { editing?: AutomationRecord
     onDone();
   };
 
-  const teamField = (
-    <label>
-      Team
-      <select value={teamId} onChange={(e) => setTeamId(e.target.value)}>
-        {teams.map((t) => <option key={t.id} value={t.id}>{t.name}</option>)}
-      </select>
-    </label>
-  );
+  const teamField = <TeamField value={teamId} onChange={setTeamId} />;
   return (
     <form className="automation-form card" onSubmit={submit} aria-labelledby="automation-form-title" noValidate>
       <h2 id="automation-form-title">{editing ? `Edit ${editing.name}` : 'New automation'}</h2>

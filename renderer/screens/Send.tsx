@@ -4,6 +4,7 @@
 import { useEffect, useRef, useState, type DragEvent, type FormEvent } from 'react';
 import { useApp } from '../store/context.js';
 import { ChooseFiles, type Chosen } from '../components/ChooseFiles.js';
+import { TeamField } from '../components/TeamField.js';
 import { bytes } from '../format.js';
 
 export function Send() {
@@ -112,14 +113,7 @@ export function Send() {
           </>
         )}
         {dropNote && <p className="muted" role="status">{dropNote}</p>}
-        {teams.length > 1 && (
-          <label>
-            Team
-            <select value={teamId} onChange={(e) => setTeamId(e.target.value)}>
-              {teams.map((t) => <option key={t.id} value={t.id}>{t.name}</option>)}
-            </select>
-          </label>
-        )}
+        {teams.length > 1 && <TeamField value={teamId} onChange={setTeamId} />}
         <fieldset className="choice">
           <legend>How</legend>
           <label><input type="radio" name="mode" checked={mode === 'link'} onChange={() => setMode('link')} /> Get a link</label>
