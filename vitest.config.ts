@@ -6,6 +6,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Two files at a time on the 2-core CI machine (the default is one fewer than the cores): the
+    // outage suites spend minutes waiting on a store that refuses connections, and others run meanwhile.
+    maxWorkers: 2,
     // FERRY_TEST_DATABASE=postgres: one PostgreSQL cluster for the run (the hosted suites on it).
     globalSetup: ['test/helpers/postgresGlobal.ts'],
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
