@@ -146,18 +146,16 @@ export async function startHostedService(config: HostedConfig, log: Logger = pin
       await Promise.all([closed, gateways]);
       clearTimeout(cut);
     };
-    {
-      // Every role runs jobs: an api instance only its storage gateways' transfers (jobs/handlers.ts).
-      const sweeper = sweeps ? startSweeper(ctx, config.sweepIntervalMs, { alone: embedded }) : undefined;
-      const jobs = jobHandlers(ctx, config.role);
-      const worker = startJobWorker(db, log, jobs.handlers, { pollMs: config.jobsPollMs, leaseMs: config.jobsLeaseMs, concurrency: config.jobsConcurrency });
-      ctx.jobs.listen(worker.wake);
-      stopWork = async (graceMs) => {
-        await Promise.all([sweeper?.stop(), worker.stop(graceMs)]);
-        // After the worker: its jobs in flight use what the handlers hold (the webhook client).
-        await jobs.close();
-      };
-    }
+    // Every role runs jobs: an api instance only its storage gateways' transfers (jobs/handlers.ts).
+    const sweeper = sweeps ? startSweeper(ctx, config.sweepIntervalMs, { alone: embedded }) : undefined;
+    const jobs = jobHandlers(ctx, config.role);
+    const worker = startJobWorker(db, log, jobs.handlers, { pollMs: config.jobsPollMs, leaseMs: config.jobsLeaseMs, concurrency: config.jobsConcurrency });
+    ctx.jobs.listen(worker.wake);
+    stopWork = async (graceMs) => {
+      await Promise.all([sweeper?.stop(), worker.stop(graceMs)]);
+      // After the worker: its jobs in flight use what the handlers hold (the webhook client).
+      await jobs.close();
+    };
     if (!servesApi) log.info('role worker: serving /healthz and /readyz only');
     const addr = app.server.address();
     const port = typeof addr === 'object' && addr ? addr.port : config.port;

@@ -8,7 +8,7 @@ import type { Db } from '../db/open.js';
 import type { FileOutcome, FinalizeFilesBody, RegisterFilesBody, RegisterOutcome } from '../../api/hosted/files.js';
 import { HttpError } from '../errors.js';
 import { abortQuietly, answer, insert, prepare, type Pkg } from './files.js';
-import { completeFile, markFinalized, notMarked } from './fileFinalize.js';
+import { completeFile, holdPackage, markFinalized, notMarked } from './fileFinalize.js';
 
 type Refusal = { status: number; code: string; message: string };
 
@@ -82,6 +82,7 @@ export async function finalizeFiles(ctx: HostedContext, pkg: Pkg, files: Finaliz
   // Completed files no longer pending: finalized by a concurrent request, or dropped by the Package's finalize.
   const gone = await ctx.db.transaction().execute(async (trx) => {
     const out = new Set<FilesTable>();
+    await holdPackage(trx, pkg);
     for (const [i, f] of completed.entries()) if (f && !isRefusal(f) && !(await markFinalized(ctx, trx, pkg, f, files[i]!))) out.add(f);
     return out;
   });

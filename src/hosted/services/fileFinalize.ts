@@ -125,14 +125,18 @@ export async function completeFile(ctx: HostedContext, pkg: Pkg, fileId: string,
 }
 
 /**
+ * First in a transaction that marks files finalized, before any file row: file
+ * finalizes take turns with the Package's registrations and its finalize, which
+ * lock the Package first too (PostgreSQL), so that no two hold rows the other wants.
+ */
+export const holdPackage = (trx: Db, pkg: Pkg) => lockRow(trx, 'packages', pkg.id);
+
+/**
  * Marks a completed file finalized, raises file.finalized, and queues its
- * malware scan when a scanner is configured (`db` should be a transaction; wake
- * the jobs worker after it commits). False when the file is no longer pending.
+ * malware scan when a scanner is configured (`db` should be a transaction begun
+ * with holdPackage; wake the jobs worker after it commits). False when the file is no longer pending.
  */
 export async function markFinalized(ctx: HostedContext, db: Db, pkg: Pkg, f: FilesTable, body: FinalizeFileBody): Promise<boolean> {
-  // Before any file row: finalizes of the Package's files take turns with its registrations and its
-  // finalize, which lock the Package first too (PostgreSQL), so that no two hold rows the other wants.
-  await lockRow(db, 'packages', pkg.id);
   const now = nowIso();
   const r = await db
     .updateTable('files')
@@ -162,7 +166,10 @@ export async function notMarked(ctx: HostedContext, f: FilesTable, body: Finaliz
 export async function finalizeFile(ctx: HostedContext, pkg: Pkg, fileId: string, body: FinalizeFileBody): Promise<void> {
   const f = await completeFile(ctx, pkg, fileId, body);
   if (!f) return;
-  const marked = await ctx.db.transaction().execute((trx) => markFinalized(ctx, trx, pkg, f, body));
+  const marked = await ctx.db.transaction().execute(async (trx) => {
+    await holdPackage(trx, pkg);
+    return markFinalized(ctx, trx, pkg, f, body);
+  });
   if (!marked) return notMarked(ctx, f, body);
   if (ctx.config.clamd) ctx.jobs.notify();
 }

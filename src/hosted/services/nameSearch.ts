@@ -42,18 +42,21 @@ function trigramsOf(text: string): string[] {
   return Array.from({ length: MAX_PROBES }, (_, i) => all[Math.floor((i * all.length) / MAX_PROBES)]!);
 }
 
+const lastRowid = async (db: Db) => (await db.selectFrom('packages').select((eb) => eb.fn.max<number>(sql`rowid`).as('r')).executeTakeFirstOrThrow()).r;
+
 export async function planNameFilter(db: Db, teamId: string, states: PackageState[], text: string | undefined): Promise<NamePlan> {
   if (!text || isPostgres(db)) return undefined;
   const grams = trigramsOf(text);
   if (grams.length === 0) return undefined; // under three characters: no trigram to look up
   const bound = (await teamTotal(db, teamId, states)) * MAX_SHARE;
-  const top = await db.selectFrom('packages').select((eb) => eb.fn.max<number | null>(sql`rowid`).as('r')).executeTakeFirstOrThrow();
+  let top: number | undefined;
   let best: { trigram: string; names: number } | undefined;
   for (const gram of grams) {
     // Names come in rowid order: how far the PROBE-th one lies tells how sparse the trigram is.
     const { rows } = await sql<{ n: number; last: number | null }>`SELECT count(*) AS n, max(rowid) AS last FROM (SELECT rowid FROM package_names WHERE package_names MATCH ${phrase(gram)} ORDER BY rowid LIMIT ${PROBE})`.execute(db);
     const { n, last } = rows[0]!;
-    const names = n < PROBE ? n : (PROBE * (top.r ?? 0)) / (last ?? 1);
+    // Fewer than a probe's worth is the exact count; otherwise scaled by how far into the table the last one lies.
+    const names = n < PROBE ? n : (PROBE * (top ??= await lastRowid(db))) / (last ?? 1);
     if (!best || names < best.names) best = { trigram: gram, names };
     if (n < PROBE) break; // fewer than a probe's worth in the whole table: none sparser is worth finding
   }
