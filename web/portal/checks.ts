@@ -2,6 +2,7 @@
 // rules as the service (docs/hosted-api-notes/portals.md): file types by the end
 // of the name, case-insensitively; sizes and counts of files only.
 import type { PortalRestrictions } from '../../src/api/hosted/portals.js';
+import { patternFound, patternProblem } from '../../src/api/hosted/patterns.js';
 import { bytes } from '../../src/ipc/units.js';
 import type { Item } from './pick.js';
 
@@ -24,9 +25,7 @@ export function packageProblem(r: PortalRestrictions, items: Item[]): string | u
 /** Why the Package name does not fit the Portal's naming rule, or undefined. */
 export function nameProblem(r: PortalRestrictions, name: string): string | undefined {
   if (!r.package_name_format) return undefined;
-  try {
-    return new RegExp(r.package_name_format, 'u').test(name) ? undefined : `The name must match the Portal's pattern ${r.package_name_format}`;
-  } catch {
-    return undefined; // the service checks it anyway
-  }
+  // A format RE2 cannot run is the service's to refuse, with its own message.
+  if (patternProblem(r.package_name_format)) return undefined;
+  return patternFound(r.package_name_format, name) ? undefined : `The name must match the Portal's pattern ${r.package_name_format}`;
 }

@@ -4,6 +4,7 @@
 // rather than an upload that fails halfway.
 import path from 'node:path';
 import type { PortalRestrictions } from '../../api/hosted/portals.js';
+import { patternFound, patternProblem } from '../../api/hosted/patterns.js';
 import { invalid } from '../errors.js';
 import { walkPaths, WalkError, type WalkEntry } from './walk.js';
 
@@ -43,15 +44,10 @@ export function checkPortalRestrictions(plan: UploadPlan, r: PortalRestrictions,
       throw invalid(`${f.localPath}: this Portal takes only ${r.file_types.join(', ')} files`);
     }
   }
-  if (r.package_name_format) {
-    let format: RegExp | undefined;
-    try {
-      format = new RegExp(r.package_name_format, 'u');
-    } catch {
-      format = undefined; // the service checks it; an expression we cannot read is its business
-    }
-    if (format && !format.test(packageName)) {
-      throw invalid(`package_name must match this Portal's format ${r.package_name_format}`);
-    }
+  // A format RE2 cannot run is the service's to refuse, with its own message.
+  const format = r.package_name_format;
+  if (format && !patternProblem(format) && !patternFound(format, packageName)) {
+    throw invalid(`package_name must match this Portal's format ${r.package_name_format}`);
   }
+
 }

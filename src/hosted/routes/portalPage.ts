@@ -40,9 +40,10 @@ const routes: RouteModule = (app, ctx) => {
 
   app.get(PORTAL_SCRIPT_PATH, async (req, reply) => {
     const asset = await portalScript();
-    reply.headers({ 'content-type': 'text/javascript; charset=utf-8', etag: asset.etag, 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' });
+    reply.headers({ 'content-type': 'text/javascript; charset=utf-8', etag: asset.etag, 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff', vary: 'accept-encoding' });
     if (req.headers['if-none-match'] === asset.etag) return reply.code(304).send();
-    return reply.send(asset.body);
+    if (!/\bgzip\b/.test(req.headers['accept-encoding'] ?? '')) return reply.send(asset.body);
+    return reply.header('content-encoding', 'gzip').send(asset.gzipped);
   });
 };
 export default routes;

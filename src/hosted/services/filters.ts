@@ -7,7 +7,7 @@ import type { UserPrincipal } from '../auth/credentials.js';
 import { requireRole, teamRole } from '../auth/credentials.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import { newId, nowIso } from '../ids.js';
-import { patternProblem } from './filterMatch.js';
+import { patternProblem } from '../../api/hosted/patterns.js';
 
 function parseRules(json: string): FilterRule[] {
   try {

@@ -17,6 +17,7 @@ import { checkAccessCode, findPortal, isExpired, isMember, parseList, restrictio
 import { eventsRaised, raisePackageEvent } from './webhookEvents.js';
 import { claimResponse, packageFields, responseForPackage } from './formResponses.js';
 import { packagePayload, raiseEvent } from './events.js';
+import { patternFound, patternProblem } from '../../api/hosted/patterns.js';
 
 export interface Uploader {
   /** A user credential that came with the request (a Team member skips the access code). */
@@ -65,7 +66,10 @@ export async function createPortalPackage(ctx: HostedContext, portalId: string, 
   const sender = fromForm.sender ?? body.sender;
   const missing = [name === undefined && 'name', description === undefined && 'description', sender === undefined && 'sender'].filter(Boolean);
   if (missing.length) throw badRequest(`body must have ${missing.join(', ')} (or a form response that answers them)`, 'validation_failed');
-  if (portal.package_name_format && !new RegExp(portal.package_name_format, 'u').test(name!)) {
+  const format = portal.package_name_format;
+  // A format stored before formats ran on RE2 may be one RE2 refuses (a lookahead): no name can be checked against it.
+  if (format && patternProblem(format)) throw conflict("this Portal's package_name_format is not one RE2 runs; its Team must change it", 'invalid_package_name_format');
+  if (format && !patternFound(format, name!)) {
     throw badRequest(`name must match the Portal's format ${portal.package_name_format}`, 'package_name_format');
   }
   const chunkSize = body.chunk_size ?? 0;

@@ -11,6 +11,7 @@ import type { UserPrincipal } from '../auth/credentials.js';
 import { requireRole, teamRole } from '../auth/credentials.js';
 import { hashPassword, verifyPassword } from '../auth/passwords.js';
 import { guardSecret } from './lockouts.js';
+import { patternProblem } from '../../api/hosted/patterns.js';
 import { HttpError, badRequest, conflict, gone, notFound, unauthorized } from '../errors.js';
 import { newId, nowIso } from '../ids.js';
 import { isValidSubdomain, normalizeEmail } from './accounts.js';
@@ -190,11 +191,8 @@ async function settingsFrom(ctx: HostedContext, teamId: string, body: PortalBody
   if (body.expiry !== undefined) s.expiry = body.expiry === null ? null : new Date(body.expiry).toISOString();
   if (s.expiry_enabled && !s.expiry) throw badRequest('expiry is required when expiry_enabled is true');
   if (body.package_name_format !== undefined) {
-    try {
-      new RegExp(body.package_name_format, 'u');
-    } catch {
-      throw badRequest('package_name_format is not a valid regular expression', 'invalid_package_name_format');
-    }
+    const problem = patternProblem(body.package_name_format);
+    if (problem) throw badRequest(`package_name_format is not a regular expression RE2 runs: ${problem}`, 'invalid_package_name_format');
     s.package_name_format = body.package_name_format;
   }
   if (body.user_authentication_required !== undefined) s.user_authentication_required = flag(body.user_authentication_required);

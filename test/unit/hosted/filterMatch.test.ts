@@ -4,7 +4,8 @@
 // engine matched in linear time.
 import { describe, expect, it } from 'vitest';
 import type { FilterRule } from '../../../src/api/hosted/filters.js';
-import { filterMatches, patternProblem, subjectOf } from '../../../src/hosted/services/filterMatch.js';
+import { filterMatches, subjectOf } from '../../../src/hosted/services/filterMatch.js';
+import { patternProblem } from '../../../src/api/hosted/patterns.js';
 
 const rule = (criterion: FilterRule['criterion'], action: FilterRule['action'], ...values: string[]): FilterRule => ({ criterion, action, operator: 'regex_match', values });
 const file = (path: string, name: string) => ({ path, name });
