@@ -25,18 +25,16 @@ function packageRoot(): string {
   throw new Error('cannot find the web page sources (web/) or their build (dist/web/)');
 }
 
-function newest(dir: string): number {
-  let t = 0;
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    t = Math.max(t, e.isDirectory() ? newest(p) : fs.statSync(p).mtimeMs);
-  }
-  return t;
+/** The newest modification time of a file, or of anything in a folder. */
+function newest(p: string): number {
+  const st = fs.statSync(p);
+  if (!st.isDirectory()) return st.mtimeMs;
+  return Math.max(st.mtimeMs, ...fs.readdirSync(p).map((name) => newest(path.join(p, name))));
 }
 
 export const PORTAL_BUNDLE = path.join('dist', 'web', 'portal-upload.js');
-/** Files outside web/ that the page imports (units and speeds as the app shows them). */
-const SHARED = [path.join('renderer', 'format.ts'), path.join('src', 'ipc', 'units.ts'), path.join('src', 'api', 'hosted', 'patterns.ts')];
+/** What the page imports from outside web/: units and speeds as the app shows them, the service's wire rules. */
+const SHARED = [path.join('renderer', 'format.ts'), path.join('src', 'ipc', 'units.ts'), path.join('src', 'api')];
 
 let cached: Promise<WebAsset> | undefined;
 
@@ -44,7 +42,7 @@ async function load(): Promise<WebAsset> {
   const root = packageRoot();
   const built = path.join(root, PORTAL_BUNDLE);
   const sources = path.join(root, 'web');
-  const inputs = () => Math.max(newest(sources), ...SHARED.map((f) => fs.statSync(path.join(root, f)).mtimeMs));
+  const inputs = () => Math.max(newest(sources), ...SHARED.map((f) => newest(path.join(root, f))));
   const stale = fs.existsSync(sources) && (!fs.existsSync(built) || fs.statSync(built).mtimeMs < inputs());
   if (stale) {
     // The build script's own step, so the bundle is made one way only.

@@ -2,12 +2,15 @@
 // rules as the service (docs/hosted-api-notes/portals.md): file types by the end
 // of the name, case-insensitively; sizes and counts of files only.
 import type { PortalRestrictions } from '../../src/api/hosted/portals.js';
+import { entryNameProblem } from '../../src/api/hosted/entryNames.js';
 import { patternFound, patternProblem } from '../../src/api/hosted/patterns.js';
 import { bytes } from '../../src/ipc/units.js';
 import type { Item } from './pick.js';
 
 /** Why a file cannot go, or undefined when it can. */
 export function fileProblem(r: PortalRestrictions, item: Item): string | undefined {
+  const refused = entryNameProblem(item.name);
+  if (refused) return `Not allowed: the name ${refused}`;
   const name = item.name.toLowerCase();
   if (r.file_types?.length && !r.file_types.some((t) => name.endsWith(t.toLowerCase()))) return `Not allowed here: only ${r.file_types.join(', ')} files`;
   if (r.max_file_size !== undefined && item.file.size > r.max_file_size) return `Too large: at most ${bytes(r.max_file_size)} per file`;

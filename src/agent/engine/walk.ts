@@ -5,6 +5,7 @@
 import fs from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import path from 'node:path';
+import { entryNameProblem } from '../../api/hosted/entryNames.js';
 import { eachLimit } from '../../threads/eachLimit.js';
 
 export interface WalkEntry {
@@ -24,14 +25,6 @@ export class WalkError extends Error {}
 const CLUTTER = new Set(['.ds_store', 'desktop.ini', 'thumbs.db']);
 export const isClutter = (name: string) => CLUTTER.has(name.toLowerCase());
 
-/** Names the service refuses (see docs/hosted-api-notes/uploads-downloads.md). */
-function nameProblem(name: string): string | undefined {
-  if (name.length === 0 || name.length > 255) return 'must be 1 to 255 characters';
-  if (name.includes('\\') || name.includes('/') || name.includes('\0')) return 'must not contain a slash, backslash or NUL';
-  if (name === '.' || name === '..') return 'is not a name';
-  return undefined;
-}
-
 const join = (dir: string, name: string) => (dir ? `${dir}/${name}` : name);
 
 /**
@@ -49,7 +42,7 @@ export async function walkPaths(paths: string[], opts: { maxEntries?: number } =
   const seenDirs = new Set<string>();
 
   const add = (e: WalkEntry) => {
-    const problem = nameProblem(e.name);
+    const problem = entryNameProblem(e.name);
     if (problem) throw new WalkError(`${e.localPath}: the name "${e.name}" ${problem}`);
     const place = join(e.relDir, e.name);
     if (places.has(place)) throw new WalkError(`two entries would be "${place}" in the package; ${e.localPath} clashes`);
@@ -61,7 +54,7 @@ export async function walkPaths(paths: string[], opts: { maxEntries?: number } =
   async function dir(localPath: string, relDir: string, name: string, mtimeMs: number, devIno: string): Promise<void> {
     if (seenDirs.has(devIno)) return;
     seenDirs.add(devIno);
-    const problem = nameProblem(name);
+    const problem = entryNameProblem(name);
     if (problem) throw new WalkError(`${localPath}: the folder name "${name}" ${problem}`);
     const inside = join(relDir, name);
     const listed = await fs.readdir(localPath).catch((err: NodeJS.ErrnoException) => {

@@ -1,6 +1,7 @@
 // Relative paths inside a Package: checked strictly when a file is registered
 // (a download must never be able to escape its folder), and rewritten per
 // platform when the Package is zipped.
+import { BIDI_CONTROLS, entryNameProblem } from '../../api/hosted/entryNames.js';
 
 /** Why a registered path or name is refused; undefined when it is fine. */
 export function pathProblem(path: string): string | undefined {
@@ -11,15 +12,14 @@ export function pathProblem(path: string): string | undefined {
   for (const seg of path.split('/')) {
     if (seg === '..') return 'path must not contain ".." segments';
     if (seg.length > 255) return 'path segments are at most 255 characters';
+    if (BIDI_CONTROLS.test(seg)) return 'path must not contain bidirectional control characters (U+202A-U+202E, U+2066-U+2069)';
   }
   return undefined;
 }
 
 export function nameProblem(name: string): string | undefined {
-  if (name.length === 0) return 'name must not be empty';
-  if (/[\0/\\]/.test(name)) return 'name must not contain NUL, "/" or "\\"';
-  if (name === '.' || name === '..') return 'name must not be "." or ".."';
-  return undefined;
+  const problem = entryNameProblem(name);
+  return problem && `name ${problem}`;
 }
 
 /** `a//b/./c/` becomes `a/b/c`; call after pathProblem() found nothing. */

@@ -197,6 +197,8 @@ describe('upload rules', () => {
       { name: 'a/b' }, { name: 'a\\b' }, { name: '..' }, { name: '' }, { name: 'nul\u0000.txt' },
       { name: 'x', path: '../up' }, { name: 'x', path: 'a/../../b' }, { name: 'x', path: '/etc' },
       { name: 'x', path: 'C:/Windows' }, { name: 'x', path: 'a\\b' }, { name: 'x', path: 'a\u0000b' },
+      // Bidirectional controls disguise a name: this one shows as "invoiceexe.png".
+      { name: 'invoice\u202Egnp.exe' }, { name: 'a\u2066b' }, { name: 'x', path: 'scans/\u202Efdp.exe' },
     ];
     for (const b of bad) {
       const r = await call(svc.url, 'POST', `/v1/packages/${pkg.id}/files`, {
@@ -205,6 +207,8 @@ describe('upload rules', () => {
       });
       expect(r.status, JSON.stringify(b)).toBe(400);
     }
+    const disguised = await call(svc.url, 'POST', `/v1/packages/${pkg.id}/files`, { headers: pkg.h, body: { kind: 'file', name: 'invoice\u202Egnp.exe', path: '', last_modified: '2024-05-01T10:00:00Z' } });
+    expect([disguised.body.code, disguised.body.message]).toEqual(['invalid_path', expect.stringMatching(/bidirectional control characters/)]);
     const noDate = await call(svc.url, 'POST', `/v1/packages/${pkg.id}/files`, { headers: pkg.h, body: { kind: 'file', name: 'x', path: '' } });
     expect(noDate.status).toBe(400);
     const tooMany = await call(svc.url, 'POST', `/v1/packages/${pkg.id}/files/whatever?start=9999&count=2`, { headers: pkg.h, body: { upload_id: 'u' } });

@@ -25,6 +25,7 @@ beforeAll(async () => {
   await fs.mkdir(path.join(tmp, 'loop'));
   await fs.symlink(path.join(tmp, 'loop'), path.join(tmp, 'loop/again'));
   await put('bad\\name/x.txt');
+  await put('disguised/invoice\u202Egnp.exe');
 });
 afterAll(async () => {
   await fs.rm(tmp, { recursive: true, force: true });
@@ -79,6 +80,7 @@ describe('walkPaths', () => {
     ['two entries at one place', () => [path.join(tmp, 'album'), path.join(tmp, 'other/album')]],
     ['the same path twice', () => [path.join(tmp, 'loose.txt'), path.join(tmp, 'loose.txt')]],
     ['a name the service refuses', () => [path.join(tmp, 'bad\\name')]],
+    ['a name with a bidirectional override', () => [path.join(tmp, 'disguised')]],
   ])('refuses %s with a WalkError', async (_what, paths) => {
     await expect(walkPaths(paths())).rejects.toBeInstanceOf(WalkError);
   });
