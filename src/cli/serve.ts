@@ -18,6 +18,9 @@ const HELP = `usage: ferry serve [options]
   --init-owner EMAIL:PASS   create the first owner and their Team if missing
   --smtp-host H --smtp-port N --smtp-secure --smtp-user U --smtp-pass P --smtp-from ADDR
                             send e-mail through SMTP (default: .eml files in DATA_DIR/outbox)
+  --smtp-ca-file FILE       check the SMTP relay's certificate against this CA (PEM) instead of the
+                            system's; the certificate is always checked unless --smtp-tls-insecure
+  --smtp-tls-insecure       take any SMTP certificate (a local relay with a self-signed one)
   --s3-listen HOST:PORT     where the embedded S3 store listens (default: API port + 1)
   --s3-endpoint URL --s3-bucket B --s3-region R --s3-access-key K --s3-secret-key S --s3-path-style
                             use an external S3-compatible store instead of the embedded one
@@ -86,6 +89,8 @@ export const serveOptions = {
   'smtp-user': { type: 'string' },
   'smtp-pass': { type: 'string' },
   'smtp-from': { type: 'string' },
+  'smtp-ca-file': { type: 'string' },
+  'smtp-tls-insecure': { type: 'boolean' },
   's3-listen': { type: 'string' },
   's3-endpoint': { type: 'string' },
   's3-bucket': { type: 'string' },

@@ -10,6 +10,10 @@ export interface SmtpSettings {
   user?: string;
   pass?: string;
   from: string;
+  /** --smtp-ca-file: the relay's certificate is checked against this CA (PEM) instead of the system's. */
+  ca?: string;
+  /** --smtp-tls-insecure: any certificate is taken (a local relay with a self-signed one); off by default. */
+  tlsInsecure: boolean;
 }
 
 export interface ExternalS3 {
@@ -206,6 +210,8 @@ export function resolveHostedConfig(flags: Flags, env: NodeJS.ProcessEnv = proce
         user: get('smtp-user'),
         pass: get('smtp-pass'),
         from: get('smtp-from') ?? 'Ferry <no-reply@ferry.local>',
+        ...(get('smtp-ca-file') ? { ca: path.resolve(get('smtp-ca-file')!) } : {}),
+        tlsInsecure: truthy(get('smtp-tls-insecure')),
       }
     : undefined;
   const s3Endpoint = get('s3-endpoint');

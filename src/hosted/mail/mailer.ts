@@ -1,6 +1,7 @@
 // Outgoing e-mail: through SMTP when configured, else written as .eml files to
 // DATA_DIR/outbox so a single-machine install still shows what would be sent.
 import fs from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
 import type { SmtpSettings } from '../config.js';
@@ -20,8 +21,10 @@ export function createMailer(smtp: SmtpSettings | undefined, outboxDir: string):
       port: smtp.port,
       secure: smtp.secure,
       ...(smtp.user ? { auth: { user: smtp.user, pass: smtp.pass ?? '' } } : {}),
-      // A local relay without a certificate is common on private networks.
-      tls: { rejectUnauthorized: false },
+      // The relay's certificate is checked (TLS and STARTTLS alike): the mails carry Links and their
+      // secrets. A relay with a private CA is trusted through --smtp-ca-file; --smtp-tls-insecure
+      // takes any certificate, for a local relay with a self-signed one.
+      tls: smtp.tlsInsecure ? { rejectUnauthorized: false } : { rejectUnauthorized: true, ...(smtp.ca ? { ca: readFileSync(smtp.ca) } : {}) },
     });
     return {
       async send(mail) {
