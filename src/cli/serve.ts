@@ -36,6 +36,7 @@ const HELP = `usage: ferry serve [options]
   --cloud-retry-base-ms N   the wait after a transfer's first failed attempt, doubling (default 30000)
   --cloud-aws-endpoint URL  send amazon_s3 connections to this S3 endpoint instead of AWS
   --events-heartbeat-ms N   an event stream's keep-alive line, and its look for events it was not told of (default 15000)
+  --events-max-streams N    event streams one user, API key or package token may hold open at once (default 20)
   --gateway-heartbeat-ms N  how often the service pings each storage gateway's socket (default 20000)
   --gateway-recheck-ms N    a transfer waiting for its storage gateway looks again this often (default 60000)
   --gateway-wait-ms N       a transfer whose storage gateway stays away this long is given up
@@ -111,6 +112,7 @@ export const serveOptions = {
   'cloud-aws-endpoint': { type: 'string' },
   'gateway-heartbeat-ms': { type: 'string' },
   'events-heartbeat-ms': { type: 'string' },
+  'events-max-streams': { type: 'string' },
   'gateway-recheck-ms': { type: 'string' },
   'gateway-wait-ms': { type: 'string' },
   clamd: { type: 'string' },

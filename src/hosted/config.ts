@@ -69,6 +69,8 @@ export interface HostedConfig {
   cloudAwsEndpoint?: string;
   /** An event stream sends a comment line this often, and looks for events another instance raised while its notice was lost. */
   eventsHeartbeatMs: number;
+  /** Event streams one credential (a user, an API key, a package token) may hold open at once, per instance. */
+  eventsMaxStreams: number;
   /** The service sends each storage gateway a frame at least this often, and drops one that does not answer a ping within two. */
   gatewayHeartbeatMs: number;
   /** A transfer waiting for its storage gateway to connect looks again this often (a gateway that connects wakes it at once). */
@@ -258,6 +260,7 @@ export function resolveHostedConfig(flags: Flags, env: NodeJS.ProcessEnv = proce
     cloudRetryBaseMs: intSetting(get('cloud-retry-base-ms'), 30_000, '--cloud-retry-base-ms', 1),
     gatewayHeartbeatMs: intSetting(get('gateway-heartbeat-ms'), 20_000, '--gateway-heartbeat-ms', 50),
     eventsHeartbeatMs: intSetting(get('events-heartbeat-ms'), 15_000, '--events-heartbeat-ms', 50),
+    eventsMaxStreams: intSetting(get('events-max-streams'), 20, '--events-max-streams', 1),
     gatewayRecheckMs: intSetting(get('gateway-recheck-ms'), 60_000, '--gateway-recheck-ms', 10),
     gatewayWaitMs: intSetting(get('gateway-wait-ms'), 7 * 24 * 3600 * 1000, '--gateway-wait-ms', 1000),
     ...(get('cloud-aws-endpoint') ? { cloudAwsEndpoint: get('cloud-aws-endpoint')!.replace(/\/+$/, '') } : {}),

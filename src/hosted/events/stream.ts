@@ -5,7 +5,7 @@
 // service stops.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { HostedContext } from '../context.js';
-import { badRequest } from '../errors.js';
+import { HttpError, badRequest } from '../errors.js';
 import { RESET_EVENT, STREAM_EVENT_TYPES, type ResetEvent, type StreamEvent, type StreamEventType } from '../../api/hosted/events.js';
 import { eventBounds, eventsAfter, type EventScope } from '../services/events.js';
 
@@ -41,11 +41,40 @@ async function startingPoint(ctx: HostedContext, last: number | undefined): Prom
   return { cursor: last, reset: false };
 }
 
+/** Streams open in this process, per holder (services are many in a test process: one table each). */
+const openStreams = new WeakMap<HostedContext, Map<string, number>>();
+
+/**
+ * Counts a stream against its holder (a token, an API key, a user): at most
+ * --events-max-streams at once in this process, else 429. Answers the release.
+ */
+function claimStream(ctx: HostedContext, holder: string): () => void {
+  let open = openStreams.get(ctx);
+  if (!open) openStreams.set(ctx, (open = new Map()));
+  const n = open.get(holder) ?? 0;
+  const max = ctx.config.eventsMaxStreams;
+  if (n >= max) {
+    throw new HttpError(429, 'too_many_streams', `at most ${max} event streams may be open at once with one credential; close one first`, { 'retry-after': String(RETRY_MS / 1000) });
+  }
+  open.set(holder, n + 1);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    const left = (open.get(holder) ?? 1) - 1;
+    if (left > 0) open.set(holder, left);
+    else open.delete(holder);
+  };
+}
+
 const message = (e: StreamEvent) => `id: ${e.id}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
 
-export async function serveEventStream(ctx: HostedContext, req: FastifyRequest, reply: FastifyReply, scope: EventScope, last: number | undefined): Promise<void> {
+/** `holder`: whose stream it is, for the cap of streams per credential (claimStream). */
+export async function serveEventStream(ctx: HostedContext, req: FastifyRequest, reply: FastifyReply, scope: EventScope, last: number | undefined, holder: string): Promise<void> {
   const opened = performance.now();
   const start = await startingPoint(ctx, last);
+  // A HEAD (Fastify answers one for every GET) holds nothing open.
+  const release = req.method === 'HEAD' ? () => {} : claimStream(ctx, holder);
   let cursor = start.cursor;
   const res = reply.raw;
   reply.hijack();
@@ -129,6 +158,7 @@ export async function serveEventStream(ctx: HostedContext, req: FastifyRequest, 
     req.log.info({ url: req.url.split('?')[0], status: 200, ms: Math.round(performance.now() - opened), sent: cursor }, 'event stream closed');
     clearInterval(heartbeat);
     unsubscribe?.();
+    release();
     if (!res.writableEnded) res.end();
   }
   req.log.info({ url: req.url.split('?')[0], from: cursor, reset: start.reset }, 'event stream opened');

@@ -4,23 +4,35 @@
 import type { RouteModule } from '../app.js';
 import { EventsQuery } from '../../api/hosted/events.js';
 import { PackageParams, TeamParams } from '../../api/hosted/packages.js';
-import { authenticateUser, authorizePackage, teamViewer } from '../auth/credentials.js';
+import type { FastifyRequest } from 'fastify';
+import { authenticateUser, authorizePackage, teamViewer, type UserPrincipal } from '../auth/credentials.js';
+import { hashSecret } from '../auth/passwords.js';
 import { lastEventId, serveEventStream, typesOf } from '../events/stream.js';
+
+/**
+ * Whose stream it is, for the cap of open streams: a user's (all their tokens and
+ * sign-ins together), an API key's, or a package token's (by its hash).
+ */
+function streamHolder(req: FastifyRequest, who: UserPrincipal | undefined): string {
+  if (who) return who.apiKey ? `key:${who.apiKey.id}` : `user:${who.userId}`;
+  return `pkg:${hashSecret(String(req.headers['x-package-token']))}`;
+}
 
 const routes: RouteModule = (app, ctx) => {
   app.get('/v1/packages/:package_id/events', { schema: { params: PackageParams, querystring: EventsQuery } }, async (req, reply) => {
     const last = lastEventId(req, req.query.last_event_id);
     const types = typesOf(req.query.types);
     // 'read': the creator's token, an uploader's and a Link's all may watch.
-    const { pkg } = await authorizePackage(ctx, req, req.params.package_id, 'read');
-    await serveEventStream(ctx, req, reply, { packageId: pkg.id, ...(types ? { types } : {}) }, last);
+    const grant = await authorizePackage(ctx, req, req.params.package_id, 'read');
+    await serveEventStream(ctx, req, reply, { packageId: grant.pkg.id, ...(types ? { types } : {}) }, last, streamHolder(req, grant.user));
   });
 
   app.get('/v1/teams/:team_id/events', { schema: { params: TeamParams, querystring: EventsQuery } }, async (req, reply) => {
     const last = lastEventId(req, req.query.last_event_id);
     const types = typesOf(req.query.types);
-    const viewer = await teamViewer(ctx, await authenticateUser(ctx, req), req.params.team_id);
-    await serveEventStream(ctx, req, reply, { teamId: req.params.team_id, viewer, ...(types ? { types } : {}) }, last);
+    const who = await authenticateUser(ctx, req);
+    const viewer = await teamViewer(ctx, who, req.params.team_id);
+    await serveEventStream(ctx, req, reply, { teamId: req.params.team_id, viewer, ...(types ? { types } : {}) }, last, streamHolder(req, who));
   });
 };
 export default routes;
