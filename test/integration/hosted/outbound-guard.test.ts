@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { call, startTestService, type TestService } from '../../helpers/hosted.js';
 import { ownerActor, type Actor } from '../../helpers/auth.js';
-import { createPackage } from '../../helpers/flow.js';
+import { createPackage, finalizePackage, MiB, uploadFile } from '../../helpers/flow.js';
 import { waitFor } from '../../helpers/downloads.js';
 import { startReceiver, type Receiver } from '../../helpers/receiver.js';
 
@@ -145,6 +145,26 @@ describe('with the guard on (the default)', () => {
     expect(t.error).toMatch(/refused: private address/);
     expect(secret.requests).toEqual([]);
     expect(await svc.ctx.db.selectFrom('files').select('id').where('package_id', '=', pkg.id).execute()).toEqual([]);
+  });
+
+  test('a svc_to_cloud delivery to a name that resolves to 127.0.0.1 is refused: nothing is written there', async () => {
+    const conn = await call(svc.url, 'POST', `/v1/teams/${owner.teamId}/cloud_connections`, {
+      headers: owner.h,
+      body: { provider: 'generic_s3', authorization: { ...S3_AUTH, endpoint: `http://localhost:${secret.port}` } },
+    });
+    expect(conn.status, JSON.stringify(conn.body)).toBe(201);
+    const pkg = await createPackage(svc, owner, { name: 'to deliver' });
+    // 3 MiB: one PutObject with Expect: 100-continue, which the SDK would send on a fresh agent of its own were the guard's not external.
+    await uploadFile(svc, pkg, 'big.bin', '', Buffer.alloc(3 * MiB, 7));
+    await finalizePackage(svc, pkg);
+    const r = await call(svc.url, 'POST', `/v1/packages/${pkg.id}/transfer`, { headers: pkg.h, body: { cloud_connection_id: conn.body.id } });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    const t = await waitFor('the delivery to end', async () => {
+      const g = await call(svc.url, 'GET', `/v1/packages/${pkg.id}/transfers/${r.body.id}`, { headers: pkg.h });
+      return g.body.state === 'complete' || g.body.state === 'error' ? g.body : undefined;
+    });
+    expect(t).toMatchObject({ state: 'error', error: 'refused: private address', files_total: 1, files_done: 0 });
+    expect(secret.requests).toEqual([]);
   });
 
   test('a connection endpoint at a literal private address, in any spelling, is refused when written: 400 private_target', async () => {
