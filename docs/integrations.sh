@@ -7,6 +7,8 @@
 #
 # Needs the service and a signed-in agent running (`npm start` runs both):
 #   FERRY=http://127.0.0.1:7400 EMAIL=admin@ferry.local PASSWORD=... docs/integrations.sh
+# The bucket and the receiver are on 127.0.0.1: `npm start` allows that; a `ferry serve`
+# needs --allow-private-targets 127.0.0.1/32 (it refuses private addresses by default).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 FERRY=${FERRY:-http://127.0.0.1:7400}

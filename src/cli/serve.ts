@@ -35,6 +35,10 @@ const HELP = `usage: ferry serve [options]
   --cloud-attempts N        attempts of a cloud transfer, each resuming the last (default 5)
   --cloud-retry-base-ms N   the wait after a transfer's first failed attempt, doubling (default 30000)
   --cloud-aws-endpoint URL  send amazon_s3 connections to this S3 endpoint instead of AWS
+  --allow-private-targets VALUE
+                            webhooks and cloud connections (addresses tenants choose) may reach
+                            non-public addresses: true (all but cloud metadata services), or
+                            CIDRs (e.g. 10.0.0.0/8,127.0.0.1/32); default off: public addresses only
   --events-heartbeat-ms N   an event stream's keep-alive line, and its look for events it was not told of (default 15000)
   --events-max-streams N    event streams one user, API key or package token may hold open at once (default 20)
   --gateway-heartbeat-ms N  how often the service pings each storage gateway's socket (default 20000)
@@ -110,6 +114,7 @@ export const serveOptions = {
   'cloud-attempts': { type: 'string' },
   'cloud-retry-base-ms': { type: 'string' },
   'cloud-aws-endpoint': { type: 'string' },
+  'allow-private-targets': { type: 'string' },
   'gateway-heartbeat-ms': { type: 'string' },
   'events-heartbeat-ms': { type: 'string' },
   'events-max-streams': { type: 'string' },

@@ -23,6 +23,10 @@ first owner), with data in $XDG_DATA_HOME/ferry/hosted (the agent's in DATA_DIR/
 The first run creates the owner admin@ferry.local with a random password and an
 API key, prints them once and keeps them in DATA_DIR/first-owner.txt (mode 600).
 
+Webhooks and cloud connections may reach this computer's and its network's
+addresses (--allow-private-targets true, not cloud metadata services) unless that
+option is given.
+
 Takes the options of "ferry serve" (see "ferry serve --help"), e.g.
   --data-dir DIR  --listen HOST:PORT  --s3-listen HOST:PORT
   --log-level LEVEL   default warn here, so the terminal stays readable

@@ -56,9 +56,22 @@ async function apiKeyIn(file: string): Promise<string | undefined> {
   return /^API key +(\S+)$/m.exec(text)?.[1];
 }
 
+type ServeFlags = Record<string, string | boolean | undefined>;
+
+/**
+ * `ferry serve`'s flags as this computer's service takes them. One user on their
+ * own computer: their MinIO or webhook receiver on localhost or the home network
+ * is what they connect to, so private addresses are allowed (not cloud metadata
+ * services) unless --allow-private-targets / FERRY_ALLOW_PRIVATE_TARGETS says otherwise.
+ */
+export function thisComputerFlags(serveFlags: ServeFlags, env: NodeJS.ProcessEnv = process.env): ServeFlags {
+  if (serveFlags['allow-private-targets'] !== undefined || env.FERRY_ALLOW_PRIVATE_TARGETS) return serveFlags;
+  return { ...serveFlags, 'allow-private-targets': 'true' };
+}
+
 /** Starts the service with `ferry serve`'s flags (data dir, addresses, …), and its owner on the first start. */
-export async function startThisComputer(serveFlags: Record<string, string | boolean | undefined>, log: Logger): Promise<ThisComputer> {
-  const config = resolveHostedConfig(serveFlags);
+export async function startThisComputer(serveFlags: ServeFlags, log: Logger): Promise<ThisComputer> {
+  const config = resolveHostedConfig(thisComputerFlags(serveFlags));
   const running = await startHostedService(config, log.child({ component: 'service' }));
   const ownerFile = path.join(config.dataDir, 'first-owner.txt');
   try {

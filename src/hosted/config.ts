@@ -2,6 +2,7 @@
 // (flags win). Kept free of I/O so it can be unit-tested.
 import os from 'node:os';
 import path from 'node:path';
+import { parsePrivateTargets, type PrivateTargets } from './net/addresses.js';
 
 export interface SmtpSettings {
   host: string;
@@ -67,6 +68,13 @@ export interface HostedConfig {
   cloudRetryBaseMs: number;
   /** Where amazon_s3 connections are sent instead of AWS (an S3 mirror, or tests); AWS when absent. */
   cloudAwsEndpoint?: string;
+  /**
+   * --allow-private-targets / FERRY_ALLOW_PRIVATE_TARGETS: which non-public addresses
+   * webhooks and cloud connections (tenant-chosen targets) may reach. Off by default:
+   * only public ones. `true`: all but cloud metadata services; or comma-separated
+   * CIDRs (10.0.0.0/8,127.0.0.1/32), which may name a metadata address too (net/addresses.ts).
+   */
+  allowPrivateTargets: PrivateTargets;
   /** An event stream sends a comment line this often, and looks for events another instance raised while its notice was lost. */
   eventsHeartbeatMs: number;
   /** Event streams one credential (a user, an API key, a package token) may hold open at once, per instance. */
@@ -264,6 +272,7 @@ export function resolveHostedConfig(flags: Flags, env: NodeJS.ProcessEnv = proce
     gatewayRecheckMs: intSetting(get('gateway-recheck-ms'), 60_000, '--gateway-recheck-ms', 10),
     gatewayWaitMs: intSetting(get('gateway-wait-ms'), 7 * 24 * 3600 * 1000, '--gateway-wait-ms', 1000),
     ...(get('cloud-aws-endpoint') ? { cloudAwsEndpoint: get('cloud-aws-endpoint')!.replace(/\/+$/, '') } : {}),
+    allowPrivateTargets: parsePrivateTargets(get('allow-private-targets')),
     ...(get('clamd') ? { clamd: parseClamd(get('clamd')!) } : {}),
     clamdTimeoutMs: intSetting(get('clamd-timeout-ms'), 300_000, '--clamd-timeout-ms', 100),
     clamdAttempts: intSetting(get('clamd-attempts'), 8, '--clamd-attempts', 1),

@@ -9,6 +9,7 @@ import type { JobSignal } from './jobs/worker.js';
 import type { Sealer } from './auth/sealed.js';
 import type { GatewayHub } from './gateway/hub.js';
 import type { EventNotifier } from './events/notifier.js';
+import type { OutboundGuard } from './net/outbound.js';
 
 export interface HostedContext {
   config: HostedConfig;
@@ -25,6 +26,8 @@ export interface HostedContext {
   gateways: GatewayHub;
   /** Tells the open event streams of events raised (events/notifier.ts). */
   events: EventNotifier;
+  /** Every connection made to a tenant-chosen address (webhooks, cloud connections) goes through it (net/outbound.ts). */
+  outbound: OutboundGuard;
   /** This process: its role, and whether it is shutting down (/readyz then answers 503). */
   instance: InstanceState;
 }

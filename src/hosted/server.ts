@@ -28,6 +28,7 @@ import { startObjectStoreThread } from '../objectstore/thread.js';
 import { inProcessNotifier } from './events/notifier.js';
 import { postgresNotifier } from './events/pgNotifier.js';
 import { partProgress, type PartProgress } from './events/partProgress.js';
+import { OutboundGuard } from './net/outbound.js';
 
 export interface RunningHosted {
   url: string;
@@ -120,7 +121,7 @@ export async function startHostedService(config: HostedConfig, log: Logger = pin
     cleanups.push(() => mailer.close());
     const tokens = createTokens(await loadKey(config.signingKey, 'signing key', () => loadOrCreateSigningKey(config.dataDir)), config.userTokenTtlSeconds);
     const sealer = createSealer(await loadKey(config.sealingKey, 'sealing key', () => loadOrCreateSealingKey(config.dataDir)));
-    const ctx = { config, db, tokens, storage, mailer, log, jobs: createJobSignal(), sealer, events: config.database ? await postgresNotifier(config.database, log) : inProcessNotifier(), instance } as HostedContext;
+    const ctx = { config, db, tokens, storage, mailer, log, jobs: createJobSignal(), sealer, events: config.database ? await postgresNotifier(config.database, log) : inProcessNotifier(), instance, outbound: new OutboundGuard(config.allowPrivateTargets) } as HostedContext;
     // Its LISTEN connection, when startup fails after this; stopHttp closes it first otherwise.
     cleanups.push(() => ctx.events.close());
     if (store) {

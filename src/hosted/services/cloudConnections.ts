@@ -74,6 +74,12 @@ export function connectionDto(ctx: HostedContext, row: CloudConnectionsTable): C
   };
 }
 
+/** A tenant's endpoint at a literal private address is refused on write (400 private_target); names are checked when used. */
+function checkEndpoint(ctx: HostedContext, auth: Authorization): void {
+  // checkAuthorization made sure it parses.
+  if (typeof auth.endpoint === 'string') ctx.outbound.checkUrl(new URL(auth.endpoint), 'authorization.endpoint');
+}
+
 /** The state a connection starts in (or returns to with new credentials): ok, or why it cannot work. */
 function initialState(provider: string, auth: Authorization): Pick<CloudConnectionsTable, 'state' | 'last_error'> {
   const d = deliveryOf(provider, storedVariant(provider, auth));
@@ -126,6 +132,7 @@ export async function createConnection(ctx: HostedContext, teamId: string, body:
   const direction = body.direction ?? 'svc_to_cloud';
   if (direction === 'cloud_to_svc' && !info.cloudToSvc) throw badRequest(`${provider} connections only deliver (svc_to_cloud); cloud_to_svc is not supported`, 'direction_not_supported');
   const { variant, auth } = checkAuthorization(provider, body.authorization);
+  checkEndpoint(ctx, auth);
   const settings = settingsFrom(provider, direction, variant, body, {
     target_directory_id: direction === 'svc_to_cloud' ? '' : null,
     source_directory_ids: '[]',
@@ -170,6 +177,7 @@ export async function updateConnection(ctx: HostedContext, row: CloudConnections
   const provider = row.provider as Provider;
   const stored = openAuthorization(ctx, row);
   const { variant, auth } = body.authorization !== undefined ? mergeAuthorization(provider, stored, body.authorization) : { variant: storedVariant(provider, stored), auth: stored };
+  if (body.authorization !== undefined) checkEndpoint(ctx, auth);
   const settings = settingsFrom(provider, row.direction, variant, body, row);
   const set: Partial<CloudConnectionsTable> = { ...settings, updated_at: nowIso() };
   if (body.name !== undefined) set.name = body.name;

@@ -21,6 +21,7 @@ import { openAuthorization, purgeIfDeleted, setConnectionState } from './cloudCo
 import { unavailableReason } from './cloudTransfers.js';
 import { deliveryOf, storedVariant } from './cloudAuthorization.js';
 import { humanSize } from './notify.js';
+import { describeNetworkError } from '../net/outboundErrors.js';
 
 const isGateway = (ctx: HostedContext, conn: CloudConnectionsTable) => deliveryOf(conn.provider, storedVariant(conn.provider, openAuthorization(ctx, conn))).kind === 'gateway';
 
@@ -30,7 +31,8 @@ function describe(err: unknown): string {
   if (err instanceof FinalJobError) return err.message;
   const e = err as { $metadata?: unknown; name?: string; message?: string };
   if (e?.$metadata !== undefined || e?.name === 'TimeoutError') return describeS3Error(err);
-  return (e?.message ?? String(err)).slice(0, 500);
+  // A socket error names the address and port it failed on: the tenant reads the guard's words instead.
+  return describeNetworkError(err) ?? (e?.message ?? String(err)).slice(0, 500);
 }
 
 async function loadConnection(ctx: HostedContext, id: string): Promise<CloudConnectionsTable> {
@@ -78,7 +80,7 @@ export function cloudTransferJob(ctx: HostedContext): JobHandler {
     if (isGateway(ctx, conn)) return gatewayTransfer(ctx, transfer, conn, pkg, signal);
     let target: S3Target | undefined;
     try {
-      target = s3TargetOf(config, conn.provider, openAuthorization(ctx, conn));
+      target = s3TargetOf(ctx, conn.provider, openAuthorization(ctx, conn));
       const opts = { partSize: config.cloudPartSize, concurrency: config.cloudPartConcurrency };
       if (transfer.direction === 'svc_to_cloud') {
         if (pkg.state !== 'finalized') throw new FinalJobError(`the package is ${pkg.state}: its files are no longer there to deliver`);
@@ -113,6 +115,8 @@ export function cloudTransferJob(ctx: HostedContext): JobHandler {
           throw new InterruptedJobError('interrupted by a shutdown');
         }
         const why = describe(err);
+        // The tenant reads `why`; the operator's log keeps the error itself (a socket error's address and port).
+        ctx.log.info({ err, transferId: transfer.id, error: why }, 'cloud transfer attempt failed');
         const last = err instanceof FinalJobError || job.attempts >= job.max_attempts;
         const t = await setTransfer(ctx, transfer.id, { state: last ? 'error' : 'queued', error: last ? why : `attempt ${job.attempts} of ${job.max_attempts} failed, retrying: ${why}` });
         await setConnectionState(ctx.db, transfer.cloud_connection_id, 'error', why);
@@ -144,7 +148,7 @@ export function cloudTransferJob(ctx: HostedContext): JobHandler {
     if (t.direction !== 'svc_to_cloud') return;
     const conn = await ctx.db.selectFrom('cloud_connections').selectAll().where('id', '=', t.cloud_connection_id).executeTakeFirst();
     if (!conn || unavailableReason(ctx, conn) || isGateway(ctx, conn)) return;
-    const target = s3TargetOf(config, conn.provider, openAuthorization(ctx, conn));
+    const target = s3TargetOf(ctx, conn.provider, openAuthorization(ctx, conn));
     try {
       await abortOpenUploads(ctx, t.id, target);
     } finally {

@@ -10,6 +10,7 @@ import type { UserPrincipal } from '../auth/credentials.js';
 import { requireRole, teamRole } from '../auth/credentials.js';
 import { badRequest, notFound } from '../errors.js';
 import { newId, nowIso } from '../ids.js';
+import type { OutboundGuard } from '../net/outbound.js';
 
 type Conn = Kysely<Database> | Transaction<Database>;
 
@@ -49,8 +50,11 @@ export const webhookDto = (row: CustomWebhooksTable, connections: number): Custo
   updated_at: row.updated_at,
 });
 
-/** http(s) only, with a host, and no user:password (credentials go in headers, where they are not logged). */
-function checkUrl(raw: string): string {
+/**
+ * http(s) only, with a host, and no user:password (credentials go in headers,
+ * where they are not logged); not a private address the operator has not allowed.
+ */
+function checkUrl(raw: string, guard: OutboundGuard): string {
   let url: URL;
   try {
     url = new URL(raw);
@@ -59,6 +63,7 @@ function checkUrl(raw: string): string {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badRequest('url must be an http or https URL', 'invalid_url');
   if (url.username || url.password) throw badRequest('url must not carry a user or password; send a secret in headers', 'invalid_url');
+  guard.checkUrl(url, 'url');
   return url.href;
 }
 
@@ -85,13 +90,13 @@ function checkBodyExtras(extras: Record<string, string>): Record<string, string>
 type Settings = Pick<CustomWebhooksTable, 'name' | 'active' | 'events' | 'method' | 'url' | 'headers' | 'body_extras'>;
 
 /** The stored settings after `body` is applied to `base`; omitted optional fields keep their value. */
-function settingsFrom(body: CustomWebhookBody, base?: Settings): Settings {
+function settingsFrom(guard: OutboundGuard, body: CustomWebhookBody, base?: Settings): Settings {
   return {
     name: body.name ?? base?.name ?? '',
     active: body.active ? 1 : 0,
     events: JSON.stringify(body.events),
     method: body.method,
-    url: checkUrl(body.url),
+    url: checkUrl(body.url, guard),
     headers: body.headers !== undefined ? JSON.stringify(checkHeaders(body.headers)) : (base?.headers ?? '{}'),
     body_extras: body.body_extras !== undefined ? JSON.stringify(checkBodyExtras(body.body_extras)) : (base?.body_extras ?? '{}'),
   };
@@ -123,7 +128,7 @@ export async function memberWebhook(ctx: HostedContext, who: UserPrincipal, webh
 
 export async function createWebhook(ctx: HostedContext, teamId: string, body: CustomWebhookBody): Promise<CustomWebhook> {
   const now = nowIso();
-  const row: CustomWebhooksTable = { id: newId('cwh'), team_id: teamId, ...settingsFrom(body), created_at: now, updated_at: now };
+  const row: CustomWebhooksTable = { id: newId('cwh'), team_id: teamId, ...settingsFrom(ctx.outbound, body), created_at: now, updated_at: now };
   await ctx.db.insertInto('custom_webhooks').values(row).execute();
   return webhookDto(row, 0);
 }
@@ -131,7 +136,7 @@ export async function createWebhook(ctx: HostedContext, teamId: string, body: Cu
 /** PUT of the complete webhook. Events already raised keep the request they were composed with. */
 export async function updateWebhook(ctx: HostedContext, hook: CustomWebhooksTable, body: CustomWebhookBody): Promise<CustomWebhook> {
   const { id: _id, team_id: _team, created_at: _created, updated_at: _updated, ...current } = hook;
-  const set = { ...settingsFrom(body, current), updated_at: nowIso() };
+  const set = { ...settingsFrom(ctx.outbound, body, current), updated_at: nowIso() };
   const res = await ctx.db.updateTable('custom_webhooks').set(set).where('id', '=', hook.id).executeTakeFirst();
   if (res.numUpdatedRows === 0n) throw notFound('custom webhook');
   return toDto(ctx, { ...hook, ...set });

@@ -5,9 +5,12 @@
 // and the jobs table retries it after a doubling back-off, 5 attempts in all.
 // Redirects are not followed: a 3xx fails the attempt. A shutdown cuts the
 // attempt short and hands it back uncounted (the receiver may have had it: the
-// same event_id then arrives twice).
+// same event_id then arrives twice). Connections go through the outbound guard
+// (net/outbound.ts): a receiver at a private address is refused, and an attempt
+// without an answer records the guard's words, not the socket error.
 import { Agent, request } from 'undici';
 import type { HostedContext } from '../context.js';
+import { describeNetworkError } from '../net/outboundErrors.js';
 import { InterruptedJobError, type JobHandler } from '../jobs/worker.js';
 import type { Job } from '../jobs/queue.js';
 import { nowIso } from '../ids.js';
@@ -22,18 +25,17 @@ export interface WebhookDeliverySettings {
 
 const USER_AGENT = 'Ferry-Webhooks/1';
 
+/** Why an attempt got no status, in words that name no address or port. */
 function errorText(err: unknown, timeoutMs: number): string {
-  if (err instanceof Error) {
-    if (err.name === 'TimeoutError' || err.name === 'AbortError') return `no answer within ${timeoutMs} ms`;
-    const code = (err as { code?: unknown }).code ?? (err.cause as { code?: unknown } | undefined)?.code;
-    return (typeof code === 'string' ? `${code}: ${err.message}` : err.message).slice(0, 500);
-  }
-  return String(err).slice(0, 500);
+  const net = describeNetworkError(err, timeoutMs);
+  if (net) return net;
+  if (err instanceof Error && err.name === 'AbortError') return `no answer within ${timeoutMs} ms`;
+  return 'unreachable';
 }
 
 export function webhookDelivery(ctx: HostedContext, settings: WebhookDeliverySettings): { handler: JobHandler; close(): Promise<void> } {
   const agent = new Agent({
-    connect: { timeout: settings.timeoutMs },
+    connect: ctx.outbound.connector({ timeout: settings.timeoutMs }),
     headersTimeout: settings.timeoutMs,
     bodyTimeout: settings.timeoutMs,
     keepAliveTimeout: 4000,
@@ -52,7 +54,9 @@ export function webhookDelivery(ctx: HostedContext, settings: WebhookDeliverySet
       await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
       return { status: res.statusCode, error: null };
     } catch (err) {
-      return { status: null, error: errorText(err, settings.timeoutMs) };
+      const error = errorText(err, settings.timeoutMs);
+      ctx.log.info({ err, url: new URL(url).origin, error }, 'webhook attempt got no answer');
+      return { status: null, error };
     }
   }
 

@@ -24,6 +24,8 @@ const FLAGS = {
   // Attempts held by the receiver's gate must not time out meanwhile.
   'webhook-timeout-ms': '120000',
   'webhook-retry-base-ms': '200',
+  // The receiver is on 127.0.0.1 on purpose: the outbound guard allows that address here.
+  'allow-private-targets': '127.0.0.1/32',
 };
 
 let dep: Deployment | undefined;

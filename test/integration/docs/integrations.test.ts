@@ -22,7 +22,8 @@ let work: string;
 
 beforeAll(async () => {
   process.env.FERRY_AGENT_AUTOMATION_POLL_MS = '300';
-  svc = await startTestService({ 'jobs-poll-ms': '100' });
+  // The script's bucket and receiver are on 127.0.0.1 on purpose: the outbound guard allows that address here.
+  svc = await startTestService({ 'jobs-poll-ms': '100', 'allow-private-targets': '127.0.0.1/32' });
   agent = await startTestAgent(svc);
   await signInAgent(agent.url, svc);
   work = await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-integrations-'));

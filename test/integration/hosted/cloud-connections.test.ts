@@ -13,7 +13,8 @@ let svc: TestService;
 let a: TeamActors;
 
 beforeAll(async () => {
-  svc = await startTestService();
+  // Endpoints are on 127.0.0.1 on purpose: the outbound guard allows that address here (outbound-guard.test.ts tests it on).
+  svc = await startTestService({ 'allow-private-targets': '127.0.0.1/32' });
   a = await teamActors(svc, 'ccn');
 });
 afterAll(async () => svc?.close());

@@ -17,7 +17,8 @@ import { waitFor } from '../../helpers/downloads.js';
 import { startCustomerBucket, type CustomerBucket } from '../../helpers/bucket.js';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-const FLAGS = { 'cloud-part-size': String(8 * MiB), 'cloud-retry-base-ms': '50', 'jobs-poll-ms': '50', 'cloud-attempts': '3' };
+// The customer's buckets are on 127.0.0.1 on purpose: the outbound guard allows that address here.
+const FLAGS = { 'cloud-part-size': String(8 * MiB), 'cloud-retry-base-ms': '50', 'jobs-poll-ms': '50', 'cloud-attempts': '3', 'allow-private-targets': '127.0.0.1/32' };
 
 let svc: TestService;
 let owner: Actor;

@@ -29,7 +29,8 @@ const OBJECTS: Record<string, Buffer> = {
 beforeAll(async () => {
   bucket = await startCustomerBucket({ bucket: 'ingest' });
   for (const [k, v] of Object.entries(OBJECTS)) await bucket.put(k, v);
-  svc = await startTestService({ 'cloud-part-size': String(6 * MiB), 'cloud-retry-base-ms': '50', 'jobs-poll-ms': '50' });
+  // The customer's bucket is on 127.0.0.1 on purpose: the outbound guard allows that address here.
+  svc = await startTestService({ 'cloud-part-size': String(6 * MiB), 'cloud-retry-base-ms': '50', 'jobs-poll-ms': '50', 'allow-private-targets': '127.0.0.1/32' });
   owner = await ownerActor(svc);
 });
 afterAll(async () => {

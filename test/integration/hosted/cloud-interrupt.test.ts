@@ -21,7 +21,8 @@ vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const PART = 5 * MiB;
 /** One part at a time, so "held at part 3" means parts 1 and 2 are stored. */
-const FLAGS = { 'cloud-part-size': String(PART), 'cloud-part-concurrency': '1', 'cloud-retry-base-ms': '50', 'jobs-poll-ms': '50' };
+// The customer's bucket is on 127.0.0.1 on purpose: the outbound guard allows that address here.
+const FLAGS = { 'cloud-part-size': String(PART), 'cloud-part-concurrency': '1', 'cloud-retry-base-ms': '50', 'jobs-poll-ms': '50', 'allow-private-targets': '127.0.0.1/32' };
 
 const SMALL = randomBytes(50_000);
 const BIG = randomBytes(4 * PART + 999);
@@ -198,6 +199,8 @@ describe('ferry serve as a process', () => {
       'serve', '--listen', `127.0.0.1:${port}`, '--s3-listen', '127.0.0.1:0', '--data-dir', tmp, '--init-owner', 'boss@example.com:correct horse',
       // A short lease: the job of a killed process is taken over a second after it died.
       '--jobs-lease-ms', '1000', '--jobs-poll-ms', '50', '--cloud-part-size', String(PART), '--cloud-part-concurrency', '1', '--cloud-retry-base-ms', '50',
+      // The customer's bucket is on 127.0.0.1 on purpose: the outbound guard allows that address here.
+      '--allow-private-targets', '127.0.0.1/32',
     ]);
     const ready = await serve.waitFor((l) => jsonLine(l)?.msg === 'ferry hosted service ready', 'the ready line');
     return jsonLine(ready)!.url as string;

@@ -58,7 +58,8 @@ async function tmpDir(prefix: string): Promise<string> {
 
 /** An instance on `dataDir` (shared with others) and the shared external store; stopped in afterAll unless the test stops it. */
 async function instance(dataDir: string, flags: Flags, s: RunningObjectStore = store): Promise<TestService> {
-  const svc = await startTestService({ ...external(s), 'jobs-poll-ms': '50', ...flags }, dataDir);
+  // Webhook receivers are on 127.0.0.1 on purpose: the outbound guard allows that address here.
+  const svc = await startTestService({ ...external(s), 'jobs-poll-ms': '50', 'allow-private-targets': '127.0.0.1/32', ...flags }, dataDir);
   services.push(svc);
   return svc;
 }

@@ -15,7 +15,8 @@ let extraMid: string;
 let n = 0;
 
 beforeAll(async () => {
-  svc = await startTestService();
+  // A webhook is written at 127.0.0.1 on purpose (never sent to): the outbound guard allows that address here.
+  svc = await startTestService({ 'allow-private-targets': '127.0.0.1/32' });
   ({ owner, admin, member } = await teamActors(svc, 'roles'));
   const mid = async (a: Actor) => (await svc.ctx.db.selectFrom('memberships').select('id').where('user_id', '=', a.userId).executeTakeFirstOrThrow()).id;
   memberMid = await mid(member);

@@ -12,7 +12,8 @@ import { uploadFile, type Pkg } from '../../helpers/flow.js';
 let svc: TestService;
 let rx: Receiver;
 beforeAll(async () => {
-  svc = await startTestService({ 'webhook-retry-base-ms': '50', 'jobs-poll-ms': '50' });
+  // The receivers are on 127.0.0.1 on purpose: the outbound guard allows that address here (outbound-guard.test.ts tests it on).
+  svc = await startTestService({ 'webhook-retry-base-ms': '50', 'jobs-poll-ms': '50', 'allow-private-targets': '127.0.0.1/32' });
   rx = await startReceiver();
 });
 afterAll(async () => {
