@@ -1,8 +1,9 @@
 // One Server-Sent Events stream: the replay after Last-Event-ID (or `reset`
 // when it cannot be complete), then the events as they are raised, read from
 // the table in id order, with a comment line every --events-heartbeat-ms so that proxies
-// and clients know the connection is alive. Ended when the client goes or the
-// service stops.
+// and clients know the connection is alive. Ended when the client goes, the
+// service stops, or (looked at every heartbeat) the credential it opened with no
+// longer stands.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { HostedContext } from '../context.js';
 import { badRequest } from '../errors.js';
@@ -43,7 +44,15 @@ async function startingPoint(ctx: HostedContext, last: number | undefined): Prom
 
 const message = (e: StreamEvent) => `id: ${e.id}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
 
-export async function serveEventStream(ctx: HostedContext, req: FastifyRequest, reply: FastifyReply, scope: EventScope, last: number | undefined): Promise<void> {
+/** `recheck`: whether the stream's credential still stands (a user token's session not ended); false ends the stream. */
+export async function serveEventStream(
+  ctx: HostedContext,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  scope: EventScope,
+  last: number | undefined,
+  recheck?: () => Promise<boolean>,
+): Promise<void> {
   const opened = performance.now();
   const start = await startingPoint(ctx, last);
   let cursor = start.cursor;
@@ -107,10 +116,17 @@ export async function serveEventStream(ctx: HostedContext, req: FastifyRequest, 
       });
   };
 
+  let rechecking = false;
   const heartbeat = setInterval(() => {
     res.write(': ping\n\n');
     // A notice missed (another process wrote the event) is found here.
     pump();
+    if (recheck && !rechecking) {
+      rechecking = true;
+      void recheck()
+        .then((ok) => ok || end(), () => end())
+        .finally(() => (rechecking = false));
+    }
   }, ctx.config.eventsHeartbeatMs);
   heartbeat.unref();
 
