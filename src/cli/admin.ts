@@ -8,8 +8,10 @@ import { resolveHostedConfig } from '../hosted/config.js';
 import { openConfiguredDatabase, type Db } from '../hosted/db/open.js';
 import type { Role } from '../hosted/db/schema.js';
 import {
-  accountsOverview, addMember, createTeam, createUser, findTeam, findUserByEmail, isValidSubdomain, roleIn, setPassword,
+  accountsOverview, addMember, createTeam, createUser, findTeam, findUserByEmail, isValidSubdomain, roleIn,
 } from '../hosted/services/accounts.js';
+import { resetPassword } from '../hosted/services/sessions.js';
+import { MIN_PASSWORD_LENGTH } from '../api/hosted/auth.js';
 import { issueApiKey } from '../hosted/services/apiKeys.js';
 import { loadOrCreateStoreCredentials } from '../objectstore/index.js';
 
@@ -21,6 +23,8 @@ actions:
                      creates the user when new; for a known user, adds the membership
                      (or changes the role); TEAM is a Team id or subdomain
   reset-password --email E [--password P]
+                     ends every session of the user (their user tokens are refused)
+                     and lifts a sign-in lock of the e-mail
   list               Teams, their members and roles, and users in no Team
   create-api-key --email E --team TEAM [--name NAME]
                      prints the key's secret once
@@ -65,7 +69,7 @@ function email(v: Values): string {
 
 function password(v: Values): string | undefined {
   const p = typeof v.password === 'string' ? v.password : process.env.FERRY_ADMIN_PASSWORD || undefined;
-  if (p !== undefined && p.length < 8) throw new UsageError('the password must have at least 8 characters');
+  if (p !== undefined && p.length < MIN_PASSWORD_LENGTH) throw new UsageError(`the password must have at least ${MIN_PASSWORD_LENGTH} characters`);
   return p;
 }
 
@@ -138,8 +142,8 @@ const actions: Record<string, Action<unknown>> = {
     },
     async run(db, { address, pass }, out) {
       const u = await user(db, address);
-      await setPassword(db, u.id, pass);
-      out.print(`password of ${u.email} changed`, { id: u.id, email: u.email });
+      await resetPassword(db, u, pass);
+      out.print(`password of ${u.email} changed; every session of the user has ended`, { id: u.id, email: u.email });
     },
   }),
 

@@ -25,6 +25,8 @@ const HELP = `usage: ferry serve [options]
   --s3-endpoint URL --s3-bucket B --s3-region R --s3-access-key K --s3-secret-key S --s3-path-style
                             use an external S3-compatible store instead of the embedded one
   --user-token-ttl SECONDS  how long a sign-in lasts before it must be refreshed (default 43200, 12 h)
+  --max-session-days N      refreshes stop N days after the sign-in with the password; the client
+                            then signs in again (default 30)
   --webhook-retry-base-ms N the wait after a webhook's first failed attempt, doubling after each
                             (default 10000; 5 attempts in all)
   --webhook-timeout-ms N    how long a webhook receiver has to answer (default 10000)
@@ -58,9 +60,11 @@ const HELP = `usage: ferry serve [options]
   --rate-limit-api N        requests per API key or user token and window (default 600)
   --rate-limit-package N    requests per package token's Package and window (default 6000)
   --rate-limit-window-ms N  the rate limits' window (default 60000); a limit of 0 turns it off
-  --lockout-free N          wrong Link passwords / access codes per address that cost nothing (default 3)
+  --lockout-free N          wrong Link passwords / access codes per address, and wrong passwords
+                            per account from all addresses, that cost nothing (default 3)
   --lockout-delay-ms N      then the wait before the next try, doubling each time (default 1000)
-  --lockout-after N         wrong tries after which that Link or Portal is locked for the address (default 10)
+  --lockout-after N         wrong tries after which that Link or Portal is locked for the address,
+                            or signing in to that account for everyone (default 10)
   --lockout-ms N            how long the lock lasts (default 900000, 15 min)
   --lockout-forget-ms N     wrong tries are forgotten this long after the last one (default 900000)
   --trust-proxy VALUE       take the client address from X-Forwarded-For: the proxies' addresses
@@ -104,6 +108,7 @@ export const serveOptions = {
   's3-secret-key': { type: 'string' },
   's3-path-style': { type: 'boolean' },
   'user-token-ttl': { type: 'string' },
+  'max-session-days': { type: 'string' },
   'webhook-retry-base-ms': { type: 'string' },
   'webhook-timeout-ms': { type: 'string' },
   'jobs-concurrency': { type: 'string' },

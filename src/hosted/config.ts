@@ -47,6 +47,12 @@ export interface HostedConfig {
   blueprintTtlSeconds: number;
   /** How long a user token (POST /v1/auth, /v1/auth/refresh) is valid. */
   userTokenTtlSeconds: number;
+  /**
+   * --max-session-days / FERRY_MAX_SESSION_DAYS (default 30): how long after a sign-in with
+   * the password its tokens may still be renewed (POST /v1/auth/refresh); then the client
+   * signs in again. A session so ends at most one --user-token-ttl after it.
+   */
+  maxSessionSeconds: number;
   sweepIntervalMs: number;
   /** Webhook retries wait this long after the first failed attempt, doubling after each. */
   webhookRetryBaseMs: number;
@@ -97,7 +103,10 @@ export interface HostedConfig {
   updatesDir?: string;
   /** Requests per window and class (0: no limit); see docs/hosted-api-notes/rate-limits.md. */
   rateLimits: RateLimits;
-  /** Wrong Link passwords and Portal access codes, per (Link or Portal, address). */
+  /**
+   * Wrong Link passwords and Portal access codes, per (Link or Portal, address), and wrong
+   * account passwords (sign-in, password change), per account from every address (--lockout-*).
+   */
   lockout: LockoutSettings;
   /** Fastify's trustProxy: false (the socket's address), true, or the proxies' addresses. */
   trustProxy: boolean | string;
@@ -133,7 +142,7 @@ export interface LockoutSettings {
   freeFailures: number;
   /** The first wait; each further wrong attempt doubles it. */
   delayMs: number;
-  /** Wrong attempts after which the pair is locked. */
+  /** Wrong attempts after which the pair (or the account) is locked. */
   lockAfter: number;
   lockMs: number;
   /** Wrong attempts are forgotten this long after the last one. */
@@ -256,6 +265,7 @@ export function resolveHostedConfig(flags: Flags, env: NodeJS.ProcessEnv = proce
     bucket,
     blueprintTtlSeconds: intSetting(get('blueprint-ttl'), 3600, '--blueprint-ttl', 1),
     userTokenTtlSeconds: intSetting(get('user-token-ttl'), 12 * 3600, '--user-token-ttl', 2),
+    maxSessionSeconds: intSetting(get('max-session-days'), 30, '--max-session-days', 1) * 24 * 3600,
     sweepIntervalMs: intSetting(get('sweep-interval-ms'), 60_000, '--sweep-interval-ms', 10),
     webhookRetryBaseMs: intSetting(get('webhook-retry-base-ms'), 10_000, '--webhook-retry-base-ms', 1),
     webhookTimeoutMs: intSetting(get('webhook-timeout-ms'), 10_000, '--webhook-timeout-ms', 100),

@@ -32,7 +32,7 @@ export async function newActor(svc: TestService, email: string, opts: { teamId?:
 
 async function actorFor(svc: TestService, userId: string, email: string, teamId: string): Promise<Actor> {
   const { secret } = await issueApiKey(svc.ctx.db, { teamId, userId, name: 'test' });
-  return { userId, email, teamId, apiKey: secret, userToken: await svc.ctx.tokens.signUser(userId), h: { 'x-api-key': secret } };
+  return { userId, email, teamId, apiKey: secret, userToken: await svc.ctx.tokens.signUser(userId, 0), h: { 'x-api-key': secret } };
 }
 
 export interface TeamActors { owner: Actor; admin: Actor; member: Actor; stranger: Actor }

@@ -192,6 +192,7 @@ export class PortalDownload implements Runner {
       baseUrl: this.host.session.hosted.baseUrl,
       teamId,
       credentials: () => this.host.session.credentials(),
+      refused: (auth, why) => this.host.session.refused(auth, why),
       signal: this.stopping.signal,
       nudged: () => this.nudge.signal,
       log: this.host.ctx.log.child({ automation: this.spec.id }),

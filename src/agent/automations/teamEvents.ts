@@ -21,6 +21,8 @@ export interface FollowTeam {
   teamId: string;
   /** Read at every connect: a renewed session token is used from then on. */
   credentials(): Credentials;
+  /** The service refused `auth` (401: revoked, expired, user gone): the session decides (it ends, or renews an expired token). */
+  refused(auth: Credentials, why: string): void;
   signal: AbortSignal;
   /** Aborted when it is worth trying again at once (a session began): cuts a pause between attempts short. */
   nudged(): AbortSignal;
@@ -50,12 +52,14 @@ export async function followTeamEvents(f: FollowTeam): Promise<void> {
     // A sign-out (or a renewed token) ends the connection: no stream outlives the session it was opened with.
     const connection = new AbortController();
     let check: NodeJS.Timeout | undefined;
+    let auth: Credentials | undefined;
     try {
       const resumed = last;
       const onOpen = () => {
         if (resumed === undefined) f.reset();
       };
-      const auth = f.credentials();
+      auth = f.credentials();
+      const opened = auth;
       check = setInterval(() => {
         let now: Credentials | undefined;
         try {
@@ -63,7 +67,7 @@ export async function followTeamEvents(f: FollowTeam): Promise<void> {
         } catch {
           // signed out
         }
-        if (!now || !sameSession(now, auth)) connection.abort();
+        if (!now || !sameSession(now, opened)) connection.abort();
       }, SESSION_CHECK_MS);
       check.unref();
       const signal = AbortSignal.any([f.signal, connection.signal]);
@@ -87,6 +91,9 @@ export async function followTeamEvents(f: FollowTeam): Promise<void> {
         f.log.info({ team: f.teamId }, 'portal download: the service offers no Team event stream; polling only');
         return;
       }
+      // Not retried with the same credentials: the session ends (or is renewed) and the next
+      // connect, if any, uses what the session holds then; without one there is none to make.
+      if (err instanceof HostedApiError && err.status === 401 && auth) f.refused(auth, err.message);
       if (heard || connection.signal.aborted) wait = FIRST_PAUSE_MS;
       f.log.debug({ err, team: f.teamId, retryInMs: wait }, 'portal download: the Team event stream failed');
     } finally {

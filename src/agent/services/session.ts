@@ -254,6 +254,16 @@ export function createSessionService(ctx: AgentContext) {
     async teams(): Promise<Team[]> {
       return (await this.current()).teams;
     },
+    /**
+     * A request made outside `hosted` (an event stream) met a 401 to these credentials: as
+     * `hosted` would, a user token that has only expired is renewed, else the session ends.
+     */
+    refused(auth: Credentials, why: string): void {
+      if (auth.packageToken) return;
+      if (auth.userToken && expired(auth.userToken)) return void renew(auth.userToken);
+      const secret = auth.userToken ?? auth.apiKey;
+      if (secret) endRefused(secret, why);
+    },
     /** Whether there is a session (without asking the service). */
     signedIn(): boolean {
       return loadSession(ctx.db) !== undefined;

@@ -8,6 +8,7 @@ import { hashSecret } from './passwords.js';
 import type { PackageAccess } from './tokens.js';
 import { nowIso } from '../ids.js';
 import { canReadPackage, type Viewer } from '../services/visibility.js';
+import { checkGeneration } from '../services/sessions.js';
 
 export interface UserPrincipal {
   userId: string;
@@ -37,11 +38,32 @@ export async function authenticateUser(ctx: HostedContext, req: FastifyRequest):
   if (token) {
     const claims = await ctx.tokens.verifyUser(token);
     if (!claims) throw unauthorized('invalid or expired user token');
-    const user = await ctx.db.selectFrom('users').select('id').where('id', '=', claims.userId).executeTakeFirst();
+    // The one read of the user: it also tells whether the token's sessions were ended since.
+    const user = await ctx.db.selectFrom('users').select(['id', 'token_generation']).where('id', '=', claims.userId).executeTakeFirst();
     if (!user) throw unauthorized('invalid or expired user token');
+    checkGeneration(user, claims);
     return { userId: user.id };
   }
   throw unauthorized('X-API-KEY or X-User-Token required');
+}
+
+/**
+ * For an answer that lasts (an event stream): whether the request's user token still
+ * opens, i.e. is unexpired and its sessions were not ended since. Undefined when the
+ * request came with another credential (X-Package-Token, or X-API-KEY, which wins).
+ */
+export function userTokenRecheck(ctx: HostedContext, req: FastifyRequest): (() => Promise<boolean>) | undefined {
+  if (header(req, 'x-api-key') !== undefined || header(req, 'x-package-token') !== undefined || header(req, 'x-user-token') === undefined) return undefined;
+  return () => authenticateUser(ctx, req).then(() => true, () => false);
+}
+
+/**
+ * X-User-Token only, for what a leaked API key must not do (manage keys, change the
+ * password, end the sessions): a request with X-API-KEY answers 401 `refusal`.
+ */
+export async function authenticateUserToken(ctx: HostedContext, req: FastifyRequest, refusal: string): Promise<UserPrincipal> {
+  if (req.headers['x-api-key'] !== undefined) throw unauthorized(refusal);
+  return authenticateUser(ctx, req);
 }
 
 /** The caller's role in a Team; 404 when the caller is not a member (no existence leak). */

@@ -7,19 +7,28 @@ const VERIFIED_CACHE = 4096;
  * How long after its expiry a user token can still be renewed: a client that could
  * not reach the service while its token ran out (an outage, a laptop closed for the
  * weekend) stays signed in once it is back, without the password it does not keep.
+ * The renewal still checks the token's generation and its sign-in's age
+ * (services/sessions.ts), so a token kept past its expiry is no way around a revocation.
  */
 export const REFRESH_GRACE_SECONDS = 7 * 24 * 3600;
 
 /** full: the creator's; upload: an anonymous Portal uploader's (files only); read: a Link's. */
 export type PackageAccess = 'full' | 'upload' | 'read';
 
-export interface UserClaims { userId: string }
+/**
+ * `generation`: the user's token generation when it was signed (claim `gen`; tokens
+ * from before generations count as 0); `authTime`: when the session began, the
+ * password sign-in that a chain of renewals carries on (claim `auth_time`, seconds;
+ * the token's iat when absent).
+ */
+export interface UserClaims { userId: string; generation: number; authTime: number }
 export interface PackageClaims { packageId: string; access: PackageAccess; linkId?: string }
 /** A grant to fetch one streamed ZIP of a Package until `expiresAt`, carried in its URL. */
 export interface ZipClaims { packageId: string; variant: string; linkId?: string; expiresAt: Date }
 
 export interface Tokens {
-  signUser(userId: string): Promise<string>;
+  /** `authTime` (seconds) carries a renewed session's beginning on; now when absent (a sign-in). */
+  signUser(userId: string, generation: number, authTime?: number): Promise<string>;
   verifyUser(token: string): Promise<UserClaims | null>;
   /** A user token for POST /v1/auth/refresh: valid, or expired less than REFRESH_GRACE_SECONDS ago. */
   verifyUserForRefresh(token: string): Promise<UserClaims | null>;
@@ -27,6 +36,13 @@ export interface Tokens {
   verifyPackage(token: string): Promise<PackageClaims | null>;
   signZip(claims: ZipClaims): Promise<string>;
   verifyZip(token: string): Promise<ZipClaims | null>;
+}
+
+function userClaims(p: JWTPayload | null): UserClaims | null {
+  if (p?.typ !== 'user' || !p.sub) return null;
+  const generation = typeof p.gen === 'number' ? p.gen : 0;
+  const authTime = typeof p.auth_time === 'number' ? p.auth_time : (p.iat ?? 0);
+  return { userId: p.sub, generation, authTime };
 }
 
 export function createTokens(secret: Uint8Array, userTtlSeconds = 12 * 3600, readTtlSeconds = 24 * 3600): Tokens {
@@ -60,15 +76,13 @@ export function createTokens(secret: Uint8Array, userTtlSeconds = 12 * 3600, rea
     }
   };
   return {
-    signUser: (userId) => sign({ typ: 'user' }, userId, userTtlSeconds),
-    async verifyUser(token) {
-      const p = await verify(token);
-      return p?.typ === 'user' && p.sub ? { userId: p.sub } : null;
-    },
+    signUser: (userId, generation, authTime) =>
+      sign({ typ: 'user', gen: generation, auth_time: authTime ?? Math.floor(Date.now() / 1000) }, userId, userTtlSeconds),
+    verifyUser: async (token) => userClaims(await verify(token)),
     async verifyUserForRefresh(token) {
       try {
-        const { payload: p } = await jwtVerify(token, await key, { algorithms: ['HS256'], clockTolerance: REFRESH_GRACE_SECONDS });
-        return p.typ === 'user' && p.sub ? { userId: p.sub } : null;
+        const { payload } = await jwtVerify(token, await key, { algorithms: ['HS256'], clockTolerance: REFRESH_GRACE_SECONDS });
+        return userClaims(payload);
       } catch {
         return null;
       }

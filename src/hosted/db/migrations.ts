@@ -9,10 +9,11 @@ import { coreMigrations } from './migrations/core.js';
 import { integrationMigrations } from './migrations/integrations.js';
 import { breadthMigrations } from './migrations/breadth.js';
 import { scaleMigrations } from './migrations/scale.js';
+import { sessionMigrations } from './migrations/sessions.js';
 
 export { postgresTypes, type Migration } from './migrations/ddl.js';
 
-export const migrations: Migration[] = [...coreMigrations, ...integrationMigrations, ...breadthMigrations, ...scaleMigrations];
+export const migrations: Migration[] = [...coreMigrations, ...integrationMigrations, ...breadthMigrations, ...scaleMigrations, ...sessionMigrations];
 
 export function migrationSql(m: Migration, dialect: DialectName): string {
   return dialect === 'postgres' ? (m.postgres ?? postgresTypes(m.sql)) : m.sql;

@@ -7,6 +7,8 @@ export interface UsersTable {
   email: string;
   name: string;
   password_hash: string;
+  /** Raised to revoke every user token signed before (services/sessions.ts). */
+  token_generation: Generated<number>;
   created_at: string;
   updated_at: string;
 }
@@ -402,7 +404,7 @@ export interface RateLimitsTable {
 
 /** Wrong Link passwords and Portal access codes from one address (services/lockouts.ts). */
 export interface SecretFailuresTable {
-  /** `link:ID` or `portal:ID`. */
+  /** `link:ID`, `portal:ID`, or `account:SHA256(e-mail)` (with address `*`: services/lockouts.ts). */
   subject: string;
   address: string;
   failures: number;

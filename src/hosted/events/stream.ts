@@ -1,8 +1,9 @@
 // One Server-Sent Events stream: the replay after Last-Event-ID (or `reset`
 // when it cannot be complete), then the events as they are raised, read from
 // the table in id order, with a comment line every --events-heartbeat-ms so that proxies
-// and clients know the connection is alive. Ended when the client goes or the
-// service stops.
+// and clients know the connection is alive. Ended when the client goes, the
+// service stops, or (looked at every heartbeat) the credential it opened with no
+// longer stands.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { HostedContext } from '../context.js';
 import { HttpError, badRequest } from '../errors.js';
@@ -69,12 +70,19 @@ function claimStream(ctx: HostedContext, holder: string): () => void {
 
 const message = (e: StreamEvent) => `id: ${e.id}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
 
-/** `holder`: whose stream it is, for the cap of streams per credential (claimStream). */
-export async function serveEventStream(ctx: HostedContext, req: FastifyRequest, reply: FastifyReply, scope: EventScope, last: number | undefined, holder: string): Promise<void> {
+/** Whose stream it is, and whether its credential still stands. */
+export interface StreamHolder {
+  /** For the cap of streams per credential (claimStream). */
+  key: string;
+  /** Looked at every heartbeat: false (a user token's session ended) ends the stream. */
+  recheck?: () => Promise<boolean>;
+}
+
+export async function serveEventStream(ctx: HostedContext, req: FastifyRequest, reply: FastifyReply, scope: EventScope, last: number | undefined, holder: StreamHolder): Promise<void> {
   const opened = performance.now();
   const start = await startingPoint(ctx, last);
   // A HEAD (Fastify answers one for every GET) holds nothing open.
-  const release = req.method === 'HEAD' ? () => {} : claimStream(ctx, holder);
+  const release = req.method === 'HEAD' ? () => {} : claimStream(ctx, holder.key);
   let cursor = start.cursor;
   const res = reply.raw;
   reply.hijack();
@@ -136,10 +144,17 @@ export async function serveEventStream(ctx: HostedContext, req: FastifyRequest, 
       });
   };
 
+  let rechecking = false;
   const heartbeat = setInterval(() => {
     res.write(': ping\n\n');
     // A notice missed (another process wrote the event) is found here.
     pump();
+    if (holder.recheck && !rechecking) {
+      rechecking = true;
+      void holder.recheck()
+        .then((ok) => ok || end(), () => end())
+        .finally(() => (rechecking = false));
+    }
   }, ctx.config.eventsHeartbeatMs);
   heartbeat.unref();
 

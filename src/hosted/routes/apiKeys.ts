@@ -5,14 +5,11 @@ import type { RouteModule } from '../app.js';
 import type { HostedContext } from '../context.js';
 import { ApiKey, ApiKeyIdParams, ApiKeyList, CreateApiKeyBody, UpdateApiKeyBody } from '../../api/hosted/apiKeys.js';
 import { TeamIdParams } from '../../api/hosted/teams.js';
-import { authenticateUser, teamRole } from '../auth/credentials.js';
-import { unauthorized } from '../errors.js';
+import { authenticateUserToken, teamRole } from '../auth/credentials.js';
 import { createApiKey, deleteApiKey, getApiKey, listApiKeys, setApiKeyState, updateApiKey } from '../services/apiKeys.js';
 
-async function sessionUser(ctx: HostedContext, req: FastifyRequest): Promise<string> {
-  if (req.headers['x-api-key'] !== undefined) throw unauthorized('API keys are managed with X-User-Token, not X-API-KEY');
-  return (await authenticateUser(ctx, req)).userId;
-}
+const sessionUser = async (ctx: HostedContext, req: FastifyRequest): Promise<string> =>
+  (await authenticateUserToken(ctx, req, 'API keys are managed with X-User-Token, not X-API-KEY')).userId;
 
 const routes: RouteModule = (app, ctx) => {
   app.post(

@@ -18,6 +18,7 @@ export async function createUser(db: Db, email: string, password: string, name?:
     email: normalizeEmail(email),
     name: name ?? normalizeEmail(email).split('@')[0]!,
     password_hash: await hashPassword(password),
+    token_generation: 0,
     created_at: now,
     updated_at: now,
   };
@@ -63,8 +64,19 @@ export async function addMember(db: Db, teamId: string, userId: string, role: Ro
     .execute();
 }
 
-export async function setPassword(db: Db, userId: string, password: string) {
-  await db.updateTable('users').set({ password_hash: await hashPassword(password), updated_at: nowIso() }).where('id', '=', userId).execute();
+/**
+ * A new password ends every session of the user: the token generation moves on in the same
+ * statement (services/sessions.ts). Answers the new generation (undefined for no such user).
+ */
+export async function setPassword(db: Db, userId: string, password: string): Promise<number | undefined> {
+  const hash = await hashPassword(password);
+  const row = await db
+    .updateTable('users')
+    .set((eb) => ({ password_hash: hash, token_generation: eb('token_generation', '+', 1), updated_at: nowIso() }))
+    .where('id', '=', userId)
+    .returning('token_generation')
+    .executeTakeFirst();
+  return row?.token_generation;
 }
 
 /** `--init-owner`: creates the first owner and their Team; does nothing when the user exists. */

@@ -1,9 +1,10 @@
 // Brute force on Link passwords and Portal access codes, counted per (Link or
-// Portal, address) in the database. After `freeFailures` wrong tries each further
-// try must wait (1 s, 2 s, 4 s ... after the last wrong one) and is refused with
-// 429 before that, unchecked; once the wait is over a right secret opens as usual.
-// After `lockAfter` wrong tries the pair is locked for `lockMs`: even the right
-// secret is refused until then. A right secret forgets the wrong ones.
+// Portal, address) in the database, and on account passwords, counted per account
+// from every address at once (EVERY_ADDRESS). After `freeFailures` wrong tries each
+// further try must wait (1 s, 2 s, 4 s ... after the last wrong one) and is refused
+// with 429 before that, unchecked; once the wait is over a right secret opens as
+// usual. After `lockAfter` wrong tries the pair is locked for `lockMs`: even the
+// right secret is refused until then. A right secret forgets the wrong ones.
 import { sql } from 'kysely';
 import type { HostedContext } from '../context.js';
 import type { Db } from '../db/open.js';
@@ -12,12 +13,15 @@ import type { SecretFailuresTable } from '../db/schema.js';
 import { HttpError } from '../errors.js';
 
 export interface SecretSubject {
-  kind: 'link' | 'portal';
+  /** account: `id` is the SHA-256 of the normalized e-mail (services/sessions.ts), known user or not. */
+  kind: 'link' | 'portal' | 'account';
   id: string;
 }
 
+/** The address of an account's count: wrong passwords count against it wherever they come from. */
+export const EVERY_ADDRESS = '*';
+
 const subjectKey = (s: SecretSubject) => `${s.kind}:${s.id}`;
-const WHAT = { link: 'link', portal: 'Portal' } as const;
 
 /** A row whose lock ran out, or whose last wrong try is forgotten, counts as none. */
 const isStale = (row: Pick<SecretFailuresTable, 'last_failure_at' | 'locked_until'>, s: LockoutSettings, now: number) =>
@@ -28,8 +32,15 @@ const minutes = (ms: number) => Math.max(1, Math.ceil(ms / 60_000));
 /** The wait a pair owes after `failures` wrong tries: none for the free ones, then doubling. */
 const waitAfter = (s: LockoutSettings, failures: number) => (failures < s.freeFailures ? 0 : s.delayMs * 2 ** (failures - s.freeFailures));
 
+const LOCKED = {
+  link: 'this link is locked for your address',
+  portal: 'this Portal is locked for your address',
+  // The same words for an e-mail that is no one's: the answer tells nothing of who has an account.
+  account: 'signing in with this e-mail is locked',
+} as const;
+
 const lockedOut = (subject: SecretSubject, ms: number) =>
-  new HttpError(429, 'locked_out', `too many wrong attempts: this ${WHAT[subject.kind]} is locked for your address for ${minutes(ms)} min`, {
+  new HttpError(429, 'locked_out', `too many wrong attempts: ${LOCKED[subject.kind]} for ${minutes(ms)} min`, {
     'retry-after': String(Math.max(1, Math.ceil(ms / 1000))),
   });
 
@@ -90,8 +101,13 @@ export async function guardSecret(ctx: HostedContext, subject: SecretSubject, ad
     throw counted >= s.lockAfter ? lockedOut(subject, s.lockMs) : mustWait(waitAfter(s, counted));
   }
   const right = await check();
-  if (right) await ctx.db.deleteFrom('secret_failures').where('subject', '=', subjectKey(subject)).where('address', '=', address).execute();
+  if (right) await forgetFailures(ctx.db, subject, address);
   return right;
+}
+
+/** Forgets the wrong tries of a subject from an address (a right secret; an operator's password reset). */
+export async function forgetFailures(db: Db, subject: SecretSubject, address: string): Promise<void> {
+  await db.deleteFrom('secret_failures').where('subject', '=', subjectKey(subject)).where('address', '=', address).execute();
 }
 
 /** Drops rows that no longer hold anyone back (the sweeper calls it). */

@@ -107,6 +107,36 @@ describe('signing out', () => {
   }, 60_000);
 });
 
+describe('the session revoked on the service', () => {
+  test('the service ends the stream, the reconnect is refused (401): the session ends, not a retry loop', async () => {
+    // Its own service, which looks at the streams' tokens every 200 ms, and its own agent.
+    const own = await startTestService({ 'events-heartbeat-ms': '200' });
+    const a = await startTestAgent(own);
+    try {
+      await signInAgent(a.url, own);
+      await call(own.url, 'POST', `/v1/teams/${(await ownerActor(own)).teamId}/portals`, {
+        headers: (await ownerActor(own)).h,
+        body: { name: 'revoked', subdomain: 'evt-revoked', active: true },
+      });
+      const r = await call(a.url, 'POST', '/automations/portal_download', {
+        body: { name: 'Revoked', portal_subdomain: 'evt-revoked', dst_folder: path.join(tmp, 'revoked'), effective_time: new Date().toISOString() },
+      });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      await vi.waitFor(() => expect(own.ctx.events.listening()).toBe(1), WAIT);
+      // The agent's token, ended from elsewhere; its next poll is ten minutes away, its renewal hours.
+      const token = (a.agent.ctx.db.prepare('SELECT secret FROM session').get() as { secret: string }).secret;
+      expect((await call(own.url, 'POST', '/v1/auth/sign_out_everywhere', { headers: { 'x-user-token': token } })).status).toBe(204);
+      // Watched in the agent's store, not by a route (which would meet the revoked token itself).
+      await vi.waitFor(() => expect(a.agent.ctx.db.prepare('SELECT secret FROM session').get()).toBeUndefined(), WAIT);
+      expect(own.ctx.events.listening()).toBe(0);
+      expect((await call(a.url, 'GET', '/login')).body).toEqual({ code: 262146, message: 'session is nil' });
+    } finally {
+      await a.close();
+      await own.close();
+    }
+  }, 60_000);
+});
+
 describe('a service without the Team event stream', () => {
   test('answers 404: the automation polls at its interval, and asks for the stream no more', async () => {
     // An older service: the same one, behind a proxy that knows no events route.

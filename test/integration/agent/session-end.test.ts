@@ -108,6 +108,30 @@ describe('a refusal by the service ends the session', () => {
     }
   });
 
+  test('signed out everywhere on the service (or a new password): the next route answers "session is nil", the row is gone, no retry', async () => {
+    const who = await newActor(svc, 'signed-out-everywhere@example.com');
+    const a = await startTestAgent(svc);
+    const events = await openEventStream(a.url, { query: 'types=session' });
+    try {
+      expect((await call(a.url, 'POST', '/login', { body: { email: who.email, password: `password-${who.email}` } })).status).toBe(200);
+      await events.next((m) => m.json?.user?.id === who.userId);
+      // The user ends every session from elsewhere (a browser, another machine): the agent's token is revoked, not expired.
+      const elsewhere = await call(svc.url, 'POST', '/v1/auth', { body: { email: who.email, password: `password-${who.email}` } });
+      expect((await call(svc.url, 'POST', '/v1/auth/sign_out_everywhere', { headers: { 'x-user-token': elsewhere.body.token } })).status).toBe(204);
+      // Whichever meets it first, a route or the renewal half-way through the 4 s life, ends the session.
+      await until(async () => (await call(a.url, 'GET', '/teams')).status === 401, 30_000, 'the session ended');
+      expect((await call(a.url, 'GET', '/teams')).body).toEqual(SESSION_NIL);
+      expect((await events.next((m) => m.event === 'session' && m.json?.user === null)).json).toEqual({ user: null });
+      expect(storedRow(a)).toBeUndefined();
+      // Signing in again works (a new session of the new generation).
+      expect((await call(a.url, 'POST', '/login', { body: { email: who.email, password: `password-${who.email}` } })).status).toBe(200);
+      expect((await call(a.url, 'GET', '/teams')).status).toBe(200);
+    } finally {
+      events.close();
+      await a.close();
+    }
+  });
+
   test('a network failure does not end the session: with the service stopped GET /login answers 502 and the row stays', async () => {
     const own = await startTestService();
     const a = await startTestAgent(own);

@@ -112,11 +112,19 @@ describe('the service sees what ferry admin wrote', () => {
     expect(JSON.stringify(row)).not.toContain(apiKey);
   });
 
-  test('reset-password takes effect while the service runs', async () => {
+  test('reset-password takes effect while the service runs, and ends the sessions signed in before', async () => {
+    const before = await signIn('alice@example.com', 'alice-secret-1');
+    expect(before.status).toBe(200);
     const r = await admin(['reset-password', '--email', 'ALICE@example.com'], { FERRY_ADMIN_PASSWORD: 'a-brand-new-one' });
     expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/every session of the user has ended/);
     expect((await signIn('alice@example.com', 'alice-secret-1')).status).toBe(401);
-    expect((await signIn('alice@example.com', 'a-brand-new-one')).status).toBe(200);
+    const after = await signIn('alice@example.com', 'a-brand-new-one');
+    expect(after.status).toBe(200);
+    const old = { 'x-user-token': before.body.token };
+    expect((await call(svc!.url, 'GET', '/v1/me', { headers: old })).status).toBe(401);
+    expect((await call(svc!.url, 'POST', '/v1/auth/refresh', { headers: old })).status).toBe(401);
+    expect((await call(svc!.url, 'GET', '/v1/me', { headers: { 'x-user-token': after.body.token } })).status).toBe(200);
   });
 });
 

@@ -48,7 +48,9 @@ describe('open event streams per credential', () => {
     const team = `/v1/teams/${owner.teamId}`;
     for (let i = 0; i < 2; i++) expect((await stream(team, owner.h)).status).toBe(200);
     expect((await call(svc.url, 'GET', `${team}/events`, { headers: owner.h })).status).toBe(429);
-    const tokens = await Promise.all([0, 1, 2, 3].map(() => svc.ctx.tokens.signUser(owner.userId)));
+    // Four sign-ins (their auth_time differs): four tokens.
+    const tokens = await Promise.all([0, 1, 2, 3].map((i) => svc.ctx.tokens.signUser(owner.userId, 0, Math.floor(Date.now() / 1000) - i)));
+    expect(new Set(tokens).size).toBe(4);
     for (const t of tokens.slice(0, 3)) expect((await stream(team, { 'x-user-token': t })).status).toBe(200);
     const refused = await call(svc.url, 'GET', `${team}/events`, { headers: { 'x-user-token': tokens[3]! } });
     expect([refused.status, refused.body.code]).toEqual([429, 'too_many_streams']);

@@ -158,6 +158,15 @@ describe('SMTP', () => {
   });
 });
 
+describe('sessions', () => {
+  test('--max-session-days: 30 by default, in days, at least 1; FERRY_MAX_SESSION_DAYS too', () => {
+    expect(resolveHostedConfig({}, env).maxSessionSeconds).toBe(30 * 86400);
+    expect(resolveHostedConfig({ 'max-session-days': '7' }, env).maxSessionSeconds).toBe(7 * 86400);
+    expect(resolveHostedConfig({}, { ...env, FERRY_MAX_SESSION_DAYS: '90' }).maxSessionSeconds).toBe(90 * 86400);
+    expect(() => resolveHostedConfig({ 'max-session-days': '0' }, env)).toThrow(/--max-session-days/);
+  });
+});
+
 describe('rate limits, lockouts, trust proxy', () => {
   test('defaults: 10 sign-ins, 60 public, 600 per credential, 6000 per Package a minute; 3 free wrong secrets, lock at 10 for 15 min; no proxy trusted', () => {
     const c = resolveHostedConfig({}, env);

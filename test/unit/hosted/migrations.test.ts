@@ -65,3 +65,12 @@ test('migration 18 gives the jobs of storage gateway transfers their own kind, a
   ]);
   db.close();
 });
+
+test('migration 19 gives the users there are token generation 0, which the tokens signed before it carry implicitly', () => {
+  const db = new Database(':memory:', sqliteOptions());
+  for (const m of migrations.filter((m) => m.version <= 18)) db.exec(migrationSql(m, 'sqlite'));
+  db.prepare("INSERT INTO users (id, email, name, password_hash, created_at, updated_at) VALUES ('usr_1', 'a@example.com', 'a', 'x', 't', 't')").run();
+  db.exec(migrationSql(migrations.find((m) => m.version === 19)!, 'sqlite'));
+  expect(db.prepare('SELECT id, token_generation FROM users').all()).toEqual([{ id: 'usr_1', token_generation: 0 }]);
+  db.close();
+});

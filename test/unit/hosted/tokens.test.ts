@@ -1,6 +1,7 @@
 // Signed tokens: each kind verifies only as itself, a tampered or foreign token
 // is refused, and a token verified once (and kept) is still refused after its exp.
 import { randomBytes } from 'node:crypto';
+import { SignJWT } from 'jose';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { createTokens, REFRESH_GRACE_SECONDS } from '../../../src/hosted/auth/tokens.js';
 
@@ -11,9 +12,9 @@ afterEach(() => {
 describe('tokens', () => {
   test('each kind verifies as itself only', async () => {
     const t = createTokens(randomBytes(32));
-    const user = await t.signUser('usr_1');
+    const user = await t.signUser('usr_1', 0);
     const pkg = await t.signPackage({ packageId: 'pkg_1', access: 'upload' });
-    expect(await t.verifyUser(user)).toEqual({ userId: 'usr_1' });
+    expect(await t.verifyUser(user)).toEqual({ userId: 'usr_1', generation: 0, authTime: expect.any(Number) });
     expect(await t.verifyPackage(pkg)).toEqual({ packageId: 'pkg_1', access: 'upload' });
     expect(await t.verifyPackage(user)).toBeNull();
     expect(await t.verifyUser(pkg)).toBeNull();
@@ -34,27 +35,49 @@ describe('tokens', () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(new Date('2026-11-22T12:00:00Z'));
     const t = createTokens(randomBytes(32), 60);
-    const token = await t.signUser('usr_1');
-    expect(await t.verifyUser(token)).toEqual({ userId: 'usr_1' });
+    const token = await t.signUser('usr_1', 0);
+    expect(await t.verifyUser(token)).toMatchObject({ userId: 'usr_1' });
     vi.setSystemTime(new Date('2026-11-22T12:00:59Z'));
-    expect(await t.verifyUser(token)).toEqual({ userId: 'usr_1' });
+    expect(await t.verifyUser(token)).toMatchObject({ userId: 'usr_1' });
     vi.setSystemTime(new Date('2026-11-22T12:01:01Z'));
     expect(await t.verifyUser(token)).toBeNull();
     // Refused for its age only: a token signed now is good.
-    expect(await t.verifyUser(await t.signUser('usr_2'))).toEqual({ userId: 'usr_2' });
+    expect(await t.verifyUser(await t.signUser('usr_2', 0))).toMatchObject({ userId: 'usr_2' });
   });
 
   test('a user token renews for a week after its exp, and not a second past it; other kinds never', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(new Date('2026-11-22T12:00:00Z'));
     const t = createTokens(randomBytes(32), 60);
-    const token = await t.signUser('usr_1');
+    const token = await t.signUser('usr_1', 0);
     const pkg = await t.signPackage({ packageId: 'pkg_1', access: 'full' });
     vi.setSystemTime(new Date(Date.parse('2026-11-22T12:01:00Z') + (REFRESH_GRACE_SECONDS - 1) * 1000));
     expect(await t.verifyUser(token)).toBeNull();
-    expect(await t.verifyUserForRefresh(token)).toEqual({ userId: 'usr_1' });
+    expect(await t.verifyUserForRefresh(token)).toMatchObject({ userId: 'usr_1' });
     expect(await t.verifyUserForRefresh(pkg)).toBeNull();
     vi.setSystemTime(new Date(Date.parse('2026-11-22T12:01:00Z') + (REFRESH_GRACE_SECONDS + 1) * 1000));
     expect(await t.verifyUserForRefresh(token)).toBeNull();
+  });
+});
+
+describe('user token claims', () => {
+  test('a user token carries its generation and the time of its sign-in; a renewal passes the sign-in time on', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-11-22T12:00:00Z'));
+    const t = createTokens(randomBytes(32), 60);
+    const signIn = Date.parse('2026-11-22T12:00:00Z') / 1000;
+    expect(await t.verifyUser(await t.signUser('usr_1', 3))).toEqual({ userId: 'usr_1', generation: 3, authTime: signIn });
+    vi.setSystemTime(new Date('2026-11-25T08:00:00Z'));
+    const renewed = await t.signUser('usr_1', 3, signIn);
+    expect(await t.verifyUser(renewed)).toEqual({ userId: 'usr_1', generation: 3, authTime: signIn });
+  });
+
+  test('a token signed before generations (no gen, no auth_time) counts as generation 0 signed in at its iat', async () => {
+    const secret = randomBytes(32);
+    const t = createTokens(secret);
+    const iat = Math.floor(Date.now() / 1000) - 100;
+    const old = await new SignJWT({ typ: 'user' }).setProtectedHeader({ alg: 'HS256' }).setSubject('usr_1').setIssuedAt(iat).setExpirationTime(iat + 3600).sign(secret);
+    expect(await t.verifyUser(old)).toEqual({ userId: 'usr_1', generation: 0, authTime: iat });
+    expect(await t.verifyUserForRefresh(old)).toEqual({ userId: 'usr_1', generation: 0, authTime: iat });
   });
 });
