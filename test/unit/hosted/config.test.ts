@@ -145,11 +145,16 @@ describe('external S3', () => {
 });
 
 describe('SMTP', () => {
-  test('is off without a host, and defaults port 587, no TLS, a no-reply sender', () => {
+  test('is off without a host, and defaults port 587, no TLS, a no-reply sender, certificates checked', () => {
     expect(resolveHostedConfig({ 'smtp-user': 'u' }, env).smtp).toBeUndefined();
     expect(resolveHostedConfig({ 'smtp-host': 'mail.local' }, env).smtp).toEqual({
-      host: 'mail.local', port: 587, secure: false, user: undefined, pass: undefined, from: 'Ferry <no-reply@ferry.local>',
+      host: 'mail.local', port: 587, secure: false, user: undefined, pass: undefined, from: 'Ferry <no-reply@ferry.local>', tlsInsecure: false,
     });
+  });
+
+  test('--smtp-ca-file is resolved to a path; --smtp-tls-insecure turns the check off', () => {
+    const c = resolveHostedConfig({ 'smtp-host': 'mail.local', 'smtp-ca-file': 'relay-ca.pem', 'smtp-tls-insecure': true }, env).smtp!;
+    expect([c.ca, c.tlsInsecure]).toEqual([path.resolve('relay-ca.pem'), true]);
   });
 
   test('takes its settings from flags and variables', () => {
