@@ -104,6 +104,8 @@ export async function completeFile(ctx: HostedContext, pkg: Pkg, fileId: string,
   }
   const single = uploadId === SINGLE_PUT;
   if (single && (parts.length !== 1 || parts[0]!.partNumber !== 1)) throw badRequest('a file put in one request names part 1 only', 'invalid_part');
+  // Its part URLs took no more than the registered size; a store that does not check signed headers is held to it here.
+  if (f.size !== null && body.size > f.size) throw conflict(`the file was registered at ${f.size} bytes, not ${body.size}`, 'size_mismatch');
   await checkPortalFinalSize(ctx.db, pkg, f.id, body.size).catch(async (err: unknown) => {
     await dropStored(ctx, f, uploadId);
     throw err;

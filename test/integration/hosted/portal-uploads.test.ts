@@ -233,16 +233,17 @@ describe('the Portal\'s limits (413)', () => {
     expect(rows).toEqual([{ id: a.file.id, name: 'a.txt', size: 8 }, { id: r.body.results[0].registration.file.id, name: 'b.txt', size: 6 }]);
   });
 
-  it('lets the store take no more than the registered size, and checks the real size again at file finalize', async () => {
+  it('lets the store take no more than the registered size, nor the finalize claim more', async () => {
     const pkg = asPkg((await createIn((await portal(limits)).id)).body);
     const reg = await register(svc, pkg, { name: 'liar.txt', size: 4 });
     const uploadId = await startUpload(reg.create_blueprint);
     const bp = await call(svc.url, 'POST', `/v1/packages/${pkg.id}/files/${reg.file.id}?start=0&count=1`, { headers: pkg.h, body: { upload_id: uploadId } });
     // The part URL is bound to the 4 bytes registered: twelve are refused by the store itself.
     expect((await fetch(bp.body[0].url, { method: 'PUT', body: Buffer.from('twelve bytes') })).status).toBe(403);
+    // Nor does a finalize go past the registered size.
     const r = await finalizeFile(svc, pkg, reg.file.id, uploadId, [{ part_number: '1', etag: 'x' }], 12);
-    expect(r.status).toBe(413);
-    expect(r.body.code).toBe('file_too_large');
+    expect(r.status).toBe(409);
+    expect(r.body.code).toBe('size_mismatch');
     const f = await svc.ctx.db.selectFrom('files').select('state').where('id', '=', reg.file.id).executeTakeFirstOrThrow();
     expect(f.state).toBe('pending');
   });
