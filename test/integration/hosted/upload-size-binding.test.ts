@@ -166,6 +166,8 @@ describe('unfinished Packages are swept', () => {
   });
 
   it('the sweep goes by the last activity of the Package and its files, and leaves finalized Packages alone', async () => {
+    const sent = await portalPackage((await portal()).id);
+    expect((await call(svc.url, 'POST', `/v1/packages/${sent.id}/finalize`, { headers: sent.h })).status).toBe(204);
     const pkg = await portalPackage((await portal()).id);
     const reg = await registerAt(pkg, 'recent.txt', 1);
     const fileAt = Date.parse((await svc.ctx.db.selectFrom('files').select('updated_at').where('id', '=', reg.body.file.id).executeTakeFirstOrThrow()).updated_at);
@@ -177,5 +179,19 @@ describe('unfinished Packages are swept', () => {
     // Both older than the TTL: swept.
     await sweepUnfinished(svc.ctx, 2 * hour, new Date(fileAt + 3 * hour).toISOString());
     expect((await svc.ctx.db.selectFrom('packages').select('state').where('id', '=', pkg.id).executeTakeFirstOrThrow()).state).toBe('expired');
+    expect((await svc.ctx.db.selectFrom('packages').select('state').where('id', '=', sent.id).executeTakeFirstOrThrow()).state).toBe('finalized');
+  });
+
+  it('asking for part blueprints counts as activity (written at most hourly)', async () => {
+    const pkg = await portalPackage((await portal()).id);
+    const reg = await registerAt(pkg, 'slow.bin', 12 * MiB, '?count=1', { chunk_size: 5 * MiB });
+    const updatedAt = async () => (await svc.ctx.db.selectFrom('files').select('updated_at').where('id', '=', reg.body.file.id).executeTakeFirstOrThrow()).updated_at;
+    const fresh = await updatedAt();
+    expect((await blueprints(pkg, reg.body.file.id, reg.body.upload_id!, 1, 2)).status).toBe(200);
+    expect(await updatedAt()).toBe(fresh);
+    const old = new Date(Date.now() - 5 * 3600_000).toISOString();
+    await svc.ctx.db.updateTable('files').set({ updated_at: old }).where('id', '=', reg.body.file.id).execute();
+    expect((await blueprints(pkg, reg.body.file.id, reg.body.upload_id!, 1, 2)).status).toBe(200);
+    expect(await updatedAt()).not.toBe(old);
   });
 });
