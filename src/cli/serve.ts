@@ -27,6 +27,11 @@ const HELP = `usage: ferry serve [options]
   --user-token-ttl SECONDS  how long a sign-in lasts before it must be refreshed (default 43200, 12 h)
   --max-session-days N      refreshes stop N days after the sign-in with the password; the client
                             then signs in again (default 30)
+  --upload-token-ttl-hours H how long an anonymous Portal uploader's token lives (default 168, 7 days;
+                            it also ends when its Portal is deactivated, expires or is deleted)
+  --unfinished-package-ttl-hours H
+                            a Package left unfinished (state new, no activity) this long is expired
+                            and its uploads and objects deleted (default 168, 7 days; 0: never)
   --webhook-retry-base-ms N the wait after a webhook's first failed attempt, doubling after each
                             (default 10000; 5 attempts in all)
   --webhook-timeout-ms N    how long a webhook receiver has to answer (default 10000)
@@ -109,6 +114,8 @@ export const serveOptions = {
   's3-path-style': { type: 'boolean' },
   'user-token-ttl': { type: 'string' },
   'max-session-days': { type: 'string' },
+  'upload-token-ttl-hours': { type: 'string' },
+  'unfinished-package-ttl-hours': { type: 'string' },
   'webhook-retry-base-ms': { type: 'string' },
   'webhook-timeout-ms': { type: 'string' },
   'jobs-concurrency': { type: 'string' },

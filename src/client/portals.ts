@@ -21,9 +21,13 @@ export const getPortalBySubdomain = (http: HostedHttp, subdomain: string, c: Cal
 export const createPortalPackage = (http: HostedHttp, portalId: string, body: CreatePortalPackageBody, c: Call = {}) =>
   http.request<Package>('POST', `/v1/portals/${encodeURIComponent(portalId)}/packages`, { body, ...c });
 
-/** The full Portal: a member's credential, or the access code of an active Portal that has one. */
+/** The full Portal, with a member's credential (`auth.apiKey` / `auth.userToken`). */
 export const getPortal = (http: HostedHttp, portalId: string, c: Call) =>
   http.request<Portal>('GET', `/v1/portals/${encodeURIComponent(portalId)}`, c);
+
+/** The public view of an active Portal that has an access code, with that code (`auth.accessCode`): what its subdomain answers. */
+export const getPortalWithAccessCode = (http: HostedHttp, portalId: string, c: Call) =>
+  http.request<PublicPortal>('GET', `/v1/portals/${encodeURIComponent(portalId)}`, c);
 
 /** GET /v1.1/teams/{team_id}/portals: one page of a Team's Portals (a member's credential). */
 export const listTeamPortals = (http: HostedHttp, teamId: string, q: { page: number; limit?: number; subdomain?: string }, c: Call) =>

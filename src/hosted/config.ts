@@ -53,6 +53,17 @@ export interface HostedConfig {
    * signs in again. A session so ends at most one --user-token-ttl after it.
    */
   maxSessionSeconds: number;
+  /**
+   * --upload-token-ttl-hours / FERRY_UPLOAD_TOKEN_TTL_HOURS (168): how long the token of an
+   * anonymous Portal uploader lives (it also ends when its Portal is deactivated, expires or is deleted).
+   */
+  uploadTokenTtlSeconds: number;
+  /**
+   * --unfinished-package-ttl-hours / FERRY_UNFINISHED_PACKAGE_TTL_HOURS (168; 0: never): a Package
+   * still new with no activity (its own change, a file registered, finalized or given blueprints)
+   * for this long is expired by the sweeper, its open uploads aborted and its objects deleted.
+   */
+  unfinishedPackageTtlMs: number;
   sweepIntervalMs: number;
   /** Webhook retries wait this long after the first failed attempt, doubling after each. */
   webhookRetryBaseMs: number;
@@ -187,6 +198,14 @@ function intSetting(v: string | undefined, fallback: number, what: string, min =
   return n;
 }
 
+/** A number of hours, fractions allowed (0.5 is half an hour); above 0, or 0 too when `zero` is allowed. */
+function hoursSetting(v: string | undefined, fallback: number, what: string, zero: boolean): number {
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n) || n < 0 || (n === 0 && !zero)) throw new Error(`${what} must be a number of hours ${zero ? '>= 0' : '> 0'}, got "${v}"`);
+  return n;
+}
+
 const truthy = (v: string | undefined) => v !== undefined && /^(1|true|yes|on)$/i.test(v);
 
 /**
@@ -266,6 +285,8 @@ export function resolveHostedConfig(flags: Flags, env: NodeJS.ProcessEnv = proce
     blueprintTtlSeconds: intSetting(get('blueprint-ttl'), 3600, '--blueprint-ttl', 1),
     userTokenTtlSeconds: intSetting(get('user-token-ttl'), 12 * 3600, '--user-token-ttl', 2),
     maxSessionSeconds: intSetting(get('max-session-days'), 30, '--max-session-days', 1) * 24 * 3600,
+    uploadTokenTtlSeconds: Math.max(1, Math.round(hoursSetting(get('upload-token-ttl-hours'), 168, '--upload-token-ttl-hours', false) * 3600)),
+    unfinishedPackageTtlMs: Math.round(hoursSetting(get('unfinished-package-ttl-hours'), 168, '--unfinished-package-ttl-hours', true) * 3600_000),
     sweepIntervalMs: intSetting(get('sweep-interval-ms'), 60_000, '--sweep-interval-ms', 10),
     webhookRetryBaseMs: intSetting(get('webhook-retry-base-ms'), 10_000, '--webhook-retry-base-ms', 1),
     webhookTimeoutMs: intSetting(get('webhook-timeout-ms'), 10_000, '--webhook-timeout-ms', 100),

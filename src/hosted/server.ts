@@ -119,7 +119,7 @@ export async function startHostedService(config: HostedConfig, log: Logger = pin
     await storage.ensureBucket();
     const mailer = createMailer(config.smtp, path.join(config.dataDir, 'outbox'));
     cleanups.push(() => mailer.close());
-    const tokens = createTokens(await loadKey(config.signingKey, 'signing key', () => loadOrCreateSigningKey(config.dataDir)), config.userTokenTtlSeconds);
+    const tokens = createTokens(await loadKey(config.signingKey, 'signing key', () => loadOrCreateSigningKey(config.dataDir)), config.userTokenTtlSeconds, undefined, config.uploadTokenTtlSeconds);
     const sealer = createSealer(await loadKey(config.sealingKey, 'sealing key', () => loadOrCreateSealingKey(config.dataDir)));
     const ctx = { config, db, tokens, storage, mailer, log, jobs: createJobSignal(), sealer, events: config.database ? await postgresNotifier(config.database, log) : inProcessNotifier(), instance, outbound: new OutboundGuard(config.allowPrivateTargets) } as HostedContext;
     // Its LISTEN connection, when startup fails after this; stopHttp closes it first otherwise.

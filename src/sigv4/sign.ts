@@ -56,6 +56,12 @@ export interface PresignInput {
   path: string;
   /** Decoded query pairs to sign along (sub-resources, response overrides). */
   query: Record<string, string>;
+  /**
+   * Headers the request must carry with exactly these values, besides host (names
+   * in lower case): a signed `content-length` makes the store refuse a body of
+   * any other length.
+   */
+  headers?: Record<string, string>;
   accessKey: string;
   secretKey: string;
   sessionToken?: string;
@@ -64,11 +70,13 @@ export interface PresignInput {
   now: Date;
 }
 
-/** The query string of a pre-signed URL (host the only signed header, payload unsigned). */
+/** The query string of a pre-signed URL (host and `headers` signed, payload unsigned). */
 export function presignedQuery(p: PresignInput): string {
   const amzDate = amzDateOf(p.now);
   const date = amzDate.slice(0, 8);
   const scope = `${date}/${p.region}/s3/aws4_request`;
+  const headers = Object.entries({ ...p.headers, host: p.host }).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const signedHeaders = headers.map(([name]) => name).join(';');
   const pairs: [string, string][] = [
     ...Object.entries(p.query),
     ['X-Amz-Algorithm', ALGORITHM],
@@ -76,10 +84,11 @@ export function presignedQuery(p: PresignInput): string {
     ['X-Amz-Credential', `${p.accessKey}/${scope}`],
     ['X-Amz-Date', amzDate],
     ['X-Amz-Expires', String(p.expiresIn)],
-    ['X-Amz-SignedHeaders', 'host'],
+    ['X-Amz-SignedHeaders', signedHeaders],
   ];
   if (p.sessionToken) pairs.push(['X-Amz-Security-Token', p.sessionToken]);
   const query = canonicalQuery(pairs);
-  const canonical = `${p.method}\n${p.path}\n${query}\nhost:${p.host}\n\nhost\n${UNSIGNED_PAYLOAD}`;
+  const canonicalHeaders = headers.map(([name, value]) => `${name}:${value.trim()}\n`).join('');
+  const canonical = `${p.method}\n${p.path}\n${query}\n${canonicalHeaders}\n${signedHeaders}\n${UNSIGNED_PAYLOAD}`;
   return `${query}&X-Amz-Signature=${signCanonical(canonical, amzDate, scope, signingKey(p.secretKey, date, p.region))}`;
 }

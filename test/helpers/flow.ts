@@ -20,15 +20,24 @@ export async function createPackage(svc: TestService, actor: Actor, body: Record
   return { id: r.body.id, token: r.body.access_token, h: { 'x-package-token': r.body.access_token }, body: r.body };
 }
 
-/** Registers an entry; with `count`, asks the service to start the upload and sign parts 1..count too. */
-/** Registers an entry; `count` and `single` are Ferry's additions (RegisterFileQuery). */
-export async function register(svc: TestService, pkg: Pkg, entry: { kind?: 'file' | 'directory'; name: string; path?: string; size?: number }, count?: number, single?: boolean) {
+/** The part size the helpers upload with unless told otherwise (the smallest S3 allows). */
+export const PART = 5 * MiB;
+
+/**
+ * Registers an entry; `count` and `single` are Ferry's additions (RegisterFileQuery).
+ * A file is registered with chunk_size `entry.chunk_size` (PART unless given; null
+ * sends none: the service's default): a file registered with a size takes parts of
+ * exactly its chunk size, which putParts and putWith send.
+ */
+export async function register(svc: TestService, pkg: Pkg, entry: { kind?: 'file' | 'directory'; name: string; path?: string; size?: number; chunk_size?: number | null }, count?: number, single?: boolean) {
   const q = new URLSearchParams();
   if (count !== undefined) q.set('count', String(count));
   if (single !== undefined) q.set('single', String(single));
+  const kind = entry.kind ?? 'file';
+  const chunk = entry.chunk_size === null || kind !== 'file' ? undefined : (entry.chunk_size ?? PART);
   const r = await call(svc.url, 'POST', `/v1/packages/${pkg.id}/files${q.size ? `?${q}` : ''}`, {
     headers: pkg.h,
-    body: { kind: entry.kind ?? 'file', name: entry.name, path: entry.path ?? '', last_modified: '2024-05-01T10:00:00Z', size: entry.size },
+    body: { kind, name: entry.name, path: entry.path ?? '', last_modified: '2024-05-01T10:00:00Z', size: entry.size, ...(chunk === undefined ? {} : { chunk_size: chunk }) },
   });
   expect(r.status, JSON.stringify(r.body)).toBe(201);
   return r.body as { create_blueprint: any; file: any; max_chunk_count: number; upload_id?: string; upload_blueprints?: any[] };
@@ -46,8 +55,8 @@ export async function startUpload(blueprint: { url: string; method: string; head
 
 export interface Part { part_number: string; etag: string }
 
-/** Asks for part blueprints and PUTs `data` in parts of `partSize`; returns the parts as finalize wants them. */
-export async function putParts(svc: TestService, pkg: Pkg, fileId: string, uploadId: string, data: Buffer, partSize = 5 * MiB): Promise<Part[]> {
+/** Asks for part blueprints and PUTs `data` in parts of `partSize` (the file's chunk size); returns the parts as finalize wants them. */
+export async function putParts(svc: TestService, pkg: Pkg, fileId: string, uploadId: string, data: Buffer, partSize = PART): Promise<Part[]> {
   const count = Math.max(1, Math.ceil(data.length / partSize));
   const r = await call(svc.url, 'POST', `/v1/packages/${pkg.id}/files/${fileId}?start=0&count=${count}`, {
     headers: pkg.h,
@@ -58,8 +67,8 @@ export async function putParts(svc: TestService, pkg: Pkg, fileId: string, uploa
   return putWith(r.body, data, partSize);
 }
 
-/** PUTs `data` in parts of `partSize` through part blueprints 1, 2, ...; returns the parts as finalize wants them. */
-export async function putWith(blueprints: { url: string; method: string; headers: Record<string, string> }[], data: Buffer, partSize = 5 * MiB): Promise<Part[]> {
+/** PUTs `data` in parts of `partSize` through part blueprints 1, 2, ..., with their headers; returns the parts as finalize wants them. */
+export async function putWith(blueprints: { url: string; method: string; headers: Record<string, string> }[], data: Buffer, partSize = PART): Promise<Part[]> {
   const parts: Part[] = [];
   for (let i = 0; i * partSize < data.length || i === 0; i++) {
     const bp = blueprints[i]!;
@@ -79,8 +88,8 @@ export async function finalizeFile(svc: TestService, pkg: Pkg, fileId: string, u
 }
 
 /** Registers, uploads and finalizes one file; returns its id. */
-export async function uploadFile(svc: TestService, pkg: Pkg, name: string, path: string, data: Buffer, partSize = 5 * MiB): Promise<string> {
-  const reg = await register(svc, pkg, { name, path, size: data.length });
+export async function uploadFile(svc: TestService, pkg: Pkg, name: string, path: string, data: Buffer, partSize = PART): Promise<string> {
+  const reg = await register(svc, pkg, { name, path, size: data.length, chunk_size: partSize });
   const uploadId = await startUpload(reg.create_blueprint);
   const parts = data.length === 0 ? [] : await putParts(svc, pkg, reg.file.id, uploadId, data, partSize);
   const fin = await finalizeFile(svc, pkg, reg.file.id, uploadId, parts, data.length);

@@ -120,13 +120,15 @@ export class PortalUpload {
   private async openPackage(): Promise<void> {
     const old = load(this.req.portalId);
     if (old && sameFiles(old, this.req.items)) {
-      // A Portal uploader's token may not read the Package itself; its file list says the Package and the token still hold.
+      // A Portal uploader's token reads only the Package's own state: still new, the token still good (a refusal: a new Package).
       try {
-        await this.retry(() => api('GET', `/v1/packages/${old.packageId}/files`, undefined, { 'x-package-token': old.token }));
-        this.saved = old;
-        this.packageId = old.packageId;
-        this.resumed = true;
-        return;
+        const pkg = await this.retry(() => api<{ state: string }>('GET', `/v1/packages/${old.packageId}`, undefined, { 'x-package-token': old.token }));
+        if (pkg.state === 'new') {
+          this.saved = old;
+          this.packageId = old.packageId;
+          this.resumed = true;
+          return;
+        }
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
       }
@@ -177,6 +179,9 @@ export class PortalUpload {
       }, this.auth);
       r.fileId = a.file.id;
       r.uploadId = a.upload_id;
+      // Each part URL takes exactly its part of the registered size at the service's chunk size.
+      r.chunk = a.file.chunk_size;
+      r.parts = Math.ceil(r.size / r.chunk);
       r.etags = [];
       r.urls = new Map((a.upload_blueprints ?? []).map((b: Blueprint, i: number) => [i + 1, b.url]));
       this.persist();

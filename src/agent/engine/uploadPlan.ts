@@ -30,8 +30,10 @@ export async function planUpload(paths: string[]): Promise<UploadPlan> {
 
 export function checkPortalRestrictions(plan: UploadPlan, r: PortalRestrictions, packageName: string): void {
   const files = plan.entries.filter((e) => e.kind === 'file');
-  if (r.max_file_count !== undefined && files.length > r.max_file_count) {
-    throw invalid(`this Portal takes at most ${r.max_file_count} files; the paths hold ${files.length}`);
+  // The service counts every entry, an empty folder as well as a file.
+  if (r.max_file_count !== undefined && plan.entries.length > r.max_file_count) {
+    const folders = plan.entries.length - files.length;
+    throw invalid(`this Portal takes at most ${r.max_file_count} entries (files and empty folders); the paths hold ${files.length} files${folders ? ` and ${folders} empty folders` : ''}`);
   }
   if (r.max_package_size !== undefined && plan.size > r.max_package_size) {
     throw invalid(`this Portal takes at most ${r.max_package_size} bytes per Package; the paths hold ${plan.size}`);

@@ -3,6 +3,7 @@
 // sends both.
 import type { Blueprint } from '../../api/hosted/blueprint.js';
 import type { FinalizeFileBody } from '../../api/hosted/files.js';
+import { MAX_CHUNK_SIZE, MIN_CHUNK_SIZE } from '../../api/agent/settings.js';
 import type { PartRow, UploadFileRow, UploadRow } from '../store/uploadStore.js';
 import type { ObjectHttp } from './objectHttp.js';
 import { isTransientStatus, retrying, type EngineTuning, type RetryScope } from './retry.js';
@@ -50,12 +51,14 @@ export interface Registered {
 export async function registerOnService(s: ServiceSide, calls: FileCalls, u: UploadRow, r: UploadFileRow, scope: RetryScope & { signal: AbortSignal }): Promise<Registered> {
   const isFile = r.kind === 'file';
   // Not checked against the walk here: each part is, before it is read, and the file before its finalize.
+  // The wished chunk size (within S3's bounds) goes along: a service that binds each part URL
+  // to the registered size (Ferry's) takes parts of exactly the chunk size it answers, no other.
   const body = {
     kind: r.kind,
     name: r.name,
     path: r.rel_dir,
     last_modified: new Date(r.mtime_ms).toISOString(),
-    ...(isFile ? { size: r.size } : {}),
+    ...(isFile ? { size: r.size, chunk_size: Math.min(Math.max(u.chunk_size, MIN_CHUNK_SIZE), MAX_CHUNK_SIZE) } : {}),
   };
   // Parts at the wished chunk size; the chosen size may differ, and a blueprint too many is never used.
   const parts = Math.ceil(r.size / u.chunk_size);
@@ -65,8 +68,9 @@ export async function registerOnService(s: ServiceSide, calls: FileCalls, u: Upl
   if (!isFile || !reg.create_blueprint) {
     return { registration: { file_id: reg.file.id, s3_upload_id: null, chunk_size: null, part_count: 0 }, blueprints: [] };
   }
-  // A SINGLE_PUT file fits one part at the wished size, and the service's max_chunk_size: this chunk holds it.
-  const chunk = chooseChunkSize(u.chunk_size, r.size, { min: reg.min_chunk_size, max: reg.max_chunk_size, maxCount: reg.max_chunk_count });
+  // The service's chunk size when it answers one (Ferry's, which it binds the part URLs to); else ours
+  // within its limits. A SINGLE_PUT file fits one part either way: this chunk holds it.
+  const chunk = reg.file.chunk_size > 0 ? reg.file.chunk_size : chooseChunkSize(u.chunk_size, r.size, { min: reg.min_chunk_size, max: reg.max_chunk_size, maxCount: reg.max_chunk_count });
   const uploadId = reg.upload_id ?? (await startUpload(s, r, reg.create_blueprint, scope));
   return {
     registration: { file_id: reg.file.id, s3_upload_id: uploadId, chunk_size: chunk, part_count: r.size === 0 ? 0 : Math.ceil(r.size / chunk) },

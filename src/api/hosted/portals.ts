@@ -164,6 +164,9 @@ export const PublicPortal = Type.Object({
 });
 export type PublicPortal = Static<typeof PublicPortal>;
 
+/** GET /v1/portals/{id}: the full Portal for a member of its Team, the public view for an access-code holder. */
+export const PortalOrPublic = Type.Union([Portal, PublicPortal]);
+
 /** POST /v1/portals/{portal_id}/packages. */
 export const CreatePortalPackageBody = Type.Object({
   /** name, description and sender are required unless the form response answers them (its answers win). */

@@ -3,12 +3,13 @@
 import type { FastifyRequest } from 'fastify';
 import type { HostedContext } from '../context.js';
 import type { PackagesTable, Role } from '../db/schema.js';
-import { forbidden, gone, notFound, unauthorized } from '../errors.js';
+import { HttpError, conflict, forbidden, gone, notFound, unauthorized } from '../errors.js';
 import { hashSecret } from './passwords.js';
 import type { PackageAccess } from './tokens.js';
 import { nowIso } from '../ids.js';
 import { canReadPackage, type Viewer } from '../services/visibility.js';
 import { checkGeneration } from '../services/sessions.js';
+import { isExpired } from '../services/portals.js';
 
 export interface UserPrincipal {
   userId: string;
@@ -104,12 +105,17 @@ export interface PackageGrant {
   access: PackageAccess;
   linkId?: string;
   user?: UserPrincipal;
+  /** The X-Package-Token the grant came from. */
+  token?: string;
 }
 
 /**
  * Access to one Package: its token (X-Package-Token), or the API key / user token
- * of a member of its Team (full access). A read-only token from a Link dies with
- * the Link and with the Package.
+ * of a member of its Team (full access). `need` is what the route does: `full`
+ * (anything), `upload` (a step of the upload, or the Package's own state: full or
+ * an anonymous Portal uploader's token) or `read` (downloads: full or a Link's
+ * token). A read-only token from a Link dies with the Link and with the Package;
+ * an uploader's with its Portal.
  */
 export async function authorizePackage(
   ctx: HostedContext,
@@ -125,7 +131,7 @@ export async function authorizePackage(
     if (claims.packageId !== packageId) throw notFound('package');
     const pkg = await ctx.db.selectFrom('packages').selectAll().where('id', '=', packageId).executeTakeFirst();
     if (!pkg) throw notFound('package');
-    grant = { pkg, access: claims.access, ...(claims.linkId ? { linkId: claims.linkId } : {}) };
+    grant = { pkg, access: claims.access, token, ...(claims.linkId ? { linkId: claims.linkId } : {}) };
     if (claims.linkId) {
       const link = await ctx.db.selectFrom('links').selectAll().where('id', '=', claims.linkId).executeTakeFirst();
       if (!link || link.package_id !== packageId || !link.active) throw unauthorized('the link of this token is gone');
@@ -142,9 +148,25 @@ export async function authorizePackage(
   } else {
     throw unauthorized('X-Package-Token required');
   }
-  // Access levels nest: full > upload > read.
-  if (need === 'full' && grant.access !== 'full') throw forbidden(`this package token allows ${grant.access === 'read' ? 'reading' : 'uploading files'} only`);
-  if (need === 'upload' && grant.access === 'read') throw forbidden('this package token is read-only');
+  // Full access does everything; upload and read are two separate narrow grants.
+  if (grant.access !== 'full' && grant.access !== need) {
+    throw forbidden(grant.access === 'read' ? 'this package token is read-only' : "this package token only uploads files to the Package (an anonymous Portal uploader's); it reads nothing of it");
+  }
   if (grant.access === 'read' && grant.pkg.state !== 'finalized') throw gone('package is no longer available');
+  if (grant.access === 'upload') await requirePortalOpen(ctx, grant.pkg);
   return grant;
+}
+
+/**
+ * An anonymous uploader's token works only while the Portal it came through takes
+ * uploads: a Portal deactivated (409), expired or deleted (410) ends it. The Team
+ * keeps the Package and finishes or deletes it with a member's credential.
+ */
+async function requirePortalOpen(ctx: HostedContext, pkg: PackageRow): Promise<void> {
+  const portal = pkg.portal_id
+    ? await ctx.db.selectFrom('portals').select(['active', 'expiry_enabled', 'expiry']).where('id', '=', pkg.portal_id).executeTakeFirst()
+    : undefined;
+  if (!portal) throw new HttpError(410, 'portal_deleted', 'the Portal this Package was sent to has been deleted');
+  if (portal.active !== 1) throw conflict('the Portal this Package was sent to is not active', 'portal_inactive');
+  if (isExpired(portal)) throw new HttpError(410, 'portal_expired', 'the Portal this Package was sent to has expired');
 }

@@ -12,7 +12,7 @@ const VERIFIED_CACHE = 4096;
  */
 export const REFRESH_GRACE_SECONDS = 7 * 24 * 3600;
 
-/** full: the creator's; upload: an anonymous Portal uploader's (files only); read: a Link's. */
+/** full: the creator's; upload: an anonymous Portal uploader's (its upload only, reads nothing); read: a Link's (downloads). */
 export type PackageAccess = 'full' | 'upload' | 'read';
 
 /**
@@ -45,7 +45,10 @@ function userClaims(p: JWTPayload | null): UserClaims | null {
   return { userId: p.sub, generation, authTime };
 }
 
-export function createTokens(secret: Uint8Array, userTtlSeconds = 12 * 3600, readTtlSeconds = 24 * 3600): Tokens {
+/** How long an anonymous Portal uploader's token lives by default: as long as an upload may reasonably take. */
+export const UPLOAD_TOKEN_TTL_SECONDS = 7 * 24 * 3600;
+
+export function createTokens(secret: Uint8Array, userTtlSeconds = 12 * 3600, readTtlSeconds = 24 * 3600, uploadTtlSeconds = UPLOAD_TOKEN_TTL_SECONDS): Tokens {
   // Imported once: given the raw bytes, jose imports the key anew for every token, about
   // half of a signature's cost (a Package list signs one token per Package).
   const key = crypto.subtle.importKey('raw', secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
@@ -88,9 +91,10 @@ export function createTokens(secret: Uint8Array, userTtlSeconds = 12 * 3600, rea
       }
     },
     // A full-access token lives as long as its Package (checked on every use);
-    // a read-only token from a Link also dies with the Link, and after a day.
+    // a read-only token from a Link also dies with the Link, and after a day; an
+    // anonymous uploader's dies with its Portal (auth/credentials.ts), and after uploadTtlSeconds.
     signPackage: ({ packageId, access, linkId }) =>
-      sign({ typ: 'pkg', acc: access, ...(linkId ? { lnk: linkId } : {}) }, packageId, access === 'read' ? readTtlSeconds : undefined),
+      sign({ typ: 'pkg', acc: access, ...(linkId ? { lnk: linkId } : {}) }, packageId, access === 'read' ? readTtlSeconds : access === 'upload' ? uploadTtlSeconds : undefined),
     async verifyPackage(token) {
       const p = await verify(token);
       if (p?.typ !== 'pkg' || !p.sub || (p.acc !== 'full' && p.acc !== 'upload' && p.acc !== 'read')) return null;

@@ -19,7 +19,8 @@ import { getFile, partBlueprints, registerFile } from '../services/files.js';
 import { finalizeFile } from '../services/fileFinalize.js';
 import { finalizePackage } from '../services/finalize.js';
 import { codeOf, statusOf, type S3Target } from './s3Target.js';
-import { completeItem, itemsOf, partLength, partsOf, pool, recordPart, resetItemUpload, savePlan, startItemUpload, type Item } from './progress.js';
+import { completeItem, itemsOf, partsOf, pool, recordPart, resetItemUpload, savePlan, startItemUpload, type Item } from './progress.js';
+import { partLength } from '../services/chunks.js';
 
 /** At most this many objects in one transfer (a Package of more is better split). */
 export const MAX_IMPORT_OBJECTS = 10_000;

@@ -5,6 +5,7 @@
 import type { Db } from '../db/open.js';
 import type { CloudTransferItemsTable, CloudTransfersTable } from '../db/schema.js';
 import { nowIso } from '../ids.js';
+import { partLength } from '../services/chunks.js';
 
 export type Item = CloudTransferItemsTable;
 
@@ -39,9 +40,6 @@ export async function savePlan(
 
 export const itemsOf = (db: Db, transferId: string) =>
   db.selectFrom('cloud_transfer_items').selectAll().where('transfer_id', '=', transferId).orderBy('seq').execute();
-
-/** Bytes of part `n` (1-based) of an object of `size` in parts of `partSize`. */
-export const partLength = (size: number, partSize: number, n: number) => Math.max(0, Math.min(partSize, size - (n - 1) * partSize));
 
 export async function partsOf(db: Db, item: Pick<Item, 'transfer_id' | 'seq'>): Promise<Map<number, string>> {
   const rows = await db.selectFrom('cloud_transfer_parts').select(['part_number', 'etag']).where('transfer_id', '=', item.transfer_id).where('seq', '=', item.seq).execute();

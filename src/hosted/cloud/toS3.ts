@@ -21,9 +21,9 @@ import { filterMatches } from '../services/filterMatch.js';
 import { finalizedFiles } from '../services/files.js';
 import { isWithheld, SCAN_RETRY_AFTER_SECONDS } from '../services/malwareScan.js';
 import { DeferredJobError } from '../jobs/worker.js';
-import { CHUNK_LIMITS, MiB } from '../services/chunks.js';
+import { CHUNK_LIMITS, MiB, partLength } from '../services/chunks.js';
 import { codeOf, statusOf, type S3Target } from './s3Target.js';
-import { completeItem, itemsOf, partLength, partsOf, pool, recordPart, resetItemUpload, savePlan, startItemUpload, type Item } from './progress.js';
+import { completeItem, itemsOf, partsOf, pool, recordPart, resetItemUpload, savePlan, startItemUpload, type Item } from './progress.js';
 import { manifestKey, putManifest } from './manifest.js';
 
 /**

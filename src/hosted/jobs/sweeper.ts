@@ -1,8 +1,8 @@
-// Runs the periodic sweeps (expiry, unused form responses, rate-limit windows and lockouts, the events' retention) on an interval; one sweep at a time.
+// Runs the periodic sweeps (expiry, unfinished Packages, unused form responses, rate-limit windows and lockouts, the events' retention) on an interval; one sweep at a time.
 // With several workers on one database, one at a time sweeps: the holder of the `sweeper` lease, kept while it runs and given back when it stops.
 import os from 'node:os';
 import type { HostedContext } from '../context.js';
-import { sweepExpired } from '../services/expiry.js';
+import { sweepExpired, sweepUnfinished } from '../services/expiry.js';
 import { sweepUnusedResponses } from '../services/formResponses.js';
 import { sweepSecretFailures } from '../services/lockouts.js';
 import { sweepRateLimits } from '../ratelimit/store.js';
@@ -28,6 +28,7 @@ export function startSweeper(ctx: HostedContext, intervalMs: number, opts: { alo
     renew.unref();
     try {
       await sweepExpired(ctx);
+      await sweepUnfinished(ctx, ctx.config.unfinishedPackageTtlMs);
       await sweepUnusedResponses(ctx);
       await sweepRateLimits(ctx.db, ctx.config.rateLimits.windowMs);
       await sweepSecretFailures(ctx.db, ctx.config.lockout);

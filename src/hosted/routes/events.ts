@@ -26,7 +26,7 @@ const routes: RouteModule = (app, ctx) => {
   app.get('/v1/packages/:package_id/events', { schema: { params: PackageParams, querystring: EventsQuery } }, async (req, reply) => {
     const last = lastEventId(req, req.query.last_event_id);
     const types = typesOf(req.query.types);
-    // 'read': the creator's token, an uploader's and a Link's all may watch.
+    // 'read': the creator's token and a Link's may watch; an anonymous Portal uploader's reads nothing.
     const grant = await authorizePackage(ctx, req, req.params.package_id, 'read');
     await serveEventStream(ctx, req, reply, { packageId: grant.pkg.id, ...(types ? { types } : {}) }, last, streamHolder(ctx, req, grant.user));
   });

@@ -16,9 +16,11 @@ const routes: RouteModule = (app, ctx) => {
     },
   );
 
+  // An anonymous Portal uploader may read the Package's own state (to resume, or to learn that a
+  // finalize whose answer was lost went through): recipients hidden, its own token back.
   app.get('/v1/packages/:package_id', { schema: { params: PackageParams, response: { 200: Package } } }, async (req) => {
-    const { pkg } = await authorizePackage(ctx, req, req.params.package_id, 'full');
-    return packageDto(ctx, pkg);
+    const { pkg, access, token } = await authorizePackage(ctx, req, req.params.package_id, 'upload');
+    return access === 'upload' ? packageDto(ctx, pkg, undefined, 'upload', undefined, token) : packageDto(ctx, pkg);
   });
 
   app.put(

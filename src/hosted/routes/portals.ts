@@ -9,6 +9,7 @@ import {
   PortalBody,
   PortalListPage,
   PortalListQuery,
+  PortalOrPublic,
   PortalParams,
   PublicPortal,
   SubdomainParams,
@@ -47,13 +48,12 @@ const routes: RouteModule = (app, ctx) => {
     },
   );
 
-  // A Team credential wins over X-Access-Code when both are sent.
-  app.get('/v1/portals/:portal_id', { schema: { params: PortalParams, response: { 200: Portal } } }, async (req) => {
-    const portal = hasUserCredential(req)
-      ? await memberPortal(ctx, await authenticateUser(ctx, req), req.params.portal_id)
-      : await portalByAccessCode(ctx, req.params.portal_id, accessCodeOf(req), clientAddress(req));
-    return toDto(ctx, portal);
-  });
+  // A Team credential wins over X-Access-Code when both are sent; the code gets the public view.
+  app.get('/v1/portals/:portal_id', { schema: { params: PortalParams, response: { 200: PortalOrPublic } } }, async (req) =>
+    hasUserCredential(req)
+      ? toDto(ctx, await memberPortal(ctx, await authenticateUser(ctx, req), req.params.portal_id))
+      : portalByAccessCode(ctx, req.params.portal_id, accessCodeOf(req), clientAddress(req)),
+  );
 
   app.get(
     '/v1.1/teams/:team_id/portals',

@@ -23,3 +23,6 @@ export function effectiveChunkSize(requested: number | undefined, fileSize: numb
 }
 
 export const partCount = (fileSize: number, chunkSize: number) => Math.max(1, Math.ceil(fileSize / chunkSize));
+
+/** Bytes of part `n` (1-based) of an object of `size` in parts of `partSize`: partSize, the last one the remainder. */
+export const partLength = (size: number, partSize: number, n: number) => Math.max(0, Math.min(partSize, size - (n - 1) * partSize));

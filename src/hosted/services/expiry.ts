@@ -1,7 +1,9 @@
 // Moving Packages to `expired`: their objects are deleted, their name and
-// recipients kept. Used by DELETE and by the sweeper at expiry time.
+// recipients kept. Used by DELETE, by the sweeper at expiry time, and by the
+// sweeper for Packages left unfinished.
 import type { HostedContext } from '../context.js';
-import type { PackagesTable } from '../db/schema.js';
+import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
+import type { Database, PackagesTable } from '../db/schema.js';
 import { abortQuietly } from './files.js';
 import { nowIso } from '../ids.js';
 import { raisePackageStates } from './events.js';
@@ -65,3 +67,43 @@ export async function sweepExpired(ctx: HostedContext, now = nowIso()): Promise<
   }
   return due.length;
 }
+
+/**
+ * Expires Packages left unfinished: still new, with no activity for `ttlMs` (the
+ * Package's own updated_at and its files', which registrations, file finalizes
+ * and blueprint requests move). An abandoned upload, or one whose files were
+ * refused, would otherwise keep its parts and objects for ever. The state moves
+ * only if no activity came in meanwhile; then the objects go as for any expiry.
+ */
+export async function sweepUnfinished(ctx: HostedContext, ttlMs: number, now = nowIso()): Promise<number> {
+  if (ttlMs <= 0) return 0;
+  const idle = idleSince(new Date(Date.parse(now) - ttlMs).toISOString());
+  const due = await ctx.db.selectFrom('packages').select('id').where(idle).limit(100).execute();
+  let swept = 0;
+  for (const { id } of due) {
+    try {
+      const moved = await ctx.db.transaction().execute(async (trx) => {
+        const r = await trx.updateTable('packages').set({ state: 'expired', custom_metadata_id: null, updated_at: nowIso() }).where('id', '=', id).where(idle).executeTakeFirst();
+        if (r.numUpdatedRows === 0n) return false;
+        await raisePackageStates(ctx, trx, 'package.expired', [id], 'expired');
+        return true;
+      });
+      if (!moved) continue;
+      swept++;
+      await expirePackage(ctx, { id, state: 'expired' });
+    } catch (err) {
+      ctx.log.warn({ err, packageId: id }, 'sweeping an unfinished package failed; will retry');
+    }
+  }
+  return swept;
+}
+
+/** A new Package with no change of its own or of any of its files since `cutoff`. */
+const idleSince =
+  (cutoff: string) =>
+  (eb: ExpressionBuilder<Database, 'packages'>): Expression<SqlBool> =>
+    eb.and([
+      eb('packages.state', '=', 'new'),
+      eb('packages.updated_at', '<', cutoff),
+      eb.not(eb.exists(eb.selectFrom('files').select('files.id').whereRef('files.package_id', '=', 'packages.id').where('files.updated_at', '>=', cutoff))),
+    ]);

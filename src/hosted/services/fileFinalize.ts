@@ -104,7 +104,12 @@ export async function completeFile(ctx: HostedContext, pkg: Pkg, fileId: string,
   }
   const single = uploadId === SINGLE_PUT;
   if (single && (parts.length !== 1 || parts[0]!.partNumber !== 1)) throw badRequest('a file put in one request names part 1 only', 'invalid_part');
-  await checkPortalFinalSize(ctx.db, pkg, f.id, body.size);
+  // Its part URLs took no more than the registered size; a store that does not check signed headers is held to it here.
+  if (f.size !== null && body.size > f.size) throw conflict(`the file was registered at ${f.size} bytes, not ${body.size}`, 'size_mismatch');
+  await checkPortalFinalSize(ctx.db, pkg, f.id, body.size).catch(async (err: unknown) => {
+    await dropStored(ctx, f, uploadId);
+    throw err;
+  });
   await adoptUpload(ctx, f, uploadId);
   if (single) {
     // Nothing to complete: the object is there or not.
@@ -122,6 +127,18 @@ export async function completeFile(ctx: HostedContext, pkg: Pkg, fileId: string,
     throw conflict('the upload is no longer open', 'unknown_upload');
   }
   return f;
+}
+
+/**
+ * A file refused over a Portal limit keeps no bytes: its upload (and the one the
+ * finalize named, if another) is aborted and its object removed. The entry stays
+ * pending without an upload; the client registers it again to retry.
+ */
+async function dropStored(ctx: HostedContext, f: FilesTable & { object_key: string }, uploadId: string): Promise<void> {
+  await abortQuietly(ctx, f);
+  if (uploadId !== f.upload_id) await abortQuietly(ctx, { object_key: f.object_key, upload_id: uploadId });
+  await ctx.storage.remove(f.object_key).catch(() => undefined);
+  await ctx.db.updateTable('files').set({ upload_id: null, updated_at: nowIso() }).where('id', '=', f.id).where('state', '=', 'pending').execute();
 }
 
 /**

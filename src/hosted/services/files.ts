@@ -8,7 +8,7 @@ import { SINGLE_PUT, type FileObject, type RegisterFileAnswer, type RegisterFile
 import type { Blueprint } from '../../api/hosted/blueprint.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import { newId, nowIso } from '../ids.js';
-import { CHUNK_LIMITS, effectiveChunkSize } from './chunks.js';
+import { CHUNK_LIMITS, effectiveChunkSize, partCount, partLength } from './chunks.js';
 import { joinRel, nameProblem, normalizePath, pathProblem } from './relpath.js';
 import { checkPortalFile } from './portalPackages.js';
 import { isMissingUpload } from '../storage/failure.js';
@@ -45,7 +45,7 @@ export interface Prepared {
   row: FilesTable;
   createBlueprint: Blueprint | null;
   /** The upload the service started (SINGLE_PUT for one PutObject), and the part blueprints asked for. */
-  started?: { key: string; id: string; count: number };
+  started?: { id: string; count: number };
 }
 
 /** A file that can go up in one PutObject: its size is known, and one part may hold it. */
@@ -92,8 +92,9 @@ export async function prepare(ctx: HostedContext, pkg: Pkg, body: RegisterFileBo
   // Kept in the answer even when the upload is started here: a client that runs it
   // anyway gets a second upload, which the file adopts (the first is aborted).
   let started: Prepared['started'];
-  if (row.object_key && single && fitsOnePut(row.size)) started = { key: row.object_key, count: 1, id: SINGLE_PUT };
-  else if (row.object_key && count) started = { key: row.object_key, count, id: await ctx.storage.createUpload(row.object_key) };
+  if (row.object_key && single && fitsOnePut(row.size)) started = { count: 1, id: SINGLE_PUT };
+  // No more part blueprints than the registered size has parts.
+  else if (row.object_key && count) started = { count: row.size === null ? count : Math.min(count, partCount(row.size, row.chunk_size)), id: await ctx.storage.createUpload(row.object_key) };
   row.upload_id = started?.id ?? null;
   return { body, row, createBlueprint, started };
 }
@@ -127,12 +128,21 @@ export async function answer(ctx: HostedContext, { row, createBlueprint, started
   for (const old of replaced) await abortQuietly(ctx, old);
   const answer: RegisterFileAnswer = { create_blueprint: createBlueprint, file: { ...fileObject(row), chunk_size: row.chunk_size }, ...CHUNK_LIMITS };
   if (!started) return answer;
-  return { ...answer, upload_id: started.id, upload_blueprints: await blueprintsOf(ctx, started.key, started.id, 1, started.count) };
+  return { ...answer, upload_id: started.id, upload_blueprints: await blueprintsOf(ctx, row as Uploadable, started.id, 1, started.count) };
 }
 
-/** Blueprints of parts first..first+count-1 of the upload; a SINGLE_PUT has one, its PutObject. */
-async function blueprintsOf(ctx: HostedContext, key: string, uploadId: string, first: number, count: number): Promise<Blueprint[]> {
-  return uploadId === SINGLE_PUT ? [await ctx.storage.putBlueprint(key)] : ctx.storage.partBlueprints(key, uploadId, first, count);
+type Uploadable = Pick<FilesTable, 'size' | 'chunk_size'> & { object_key: string };
+
+/**
+ * Blueprints of parts first..first+count-1 of the upload; a SINGLE_PUT has one, its
+ * PutObject. A file registered with a size gets blueprints bound to it: part n signs
+ * its length (chunk_size, the last part the remainder), a PutObject the whole size,
+ * so the store refuses any other body (what a Portal's limits were checked against).
+ */
+async function blueprintsOf(ctx: HostedContext, f: Uploadable, uploadId: string, first: number, count: number): Promise<Blueprint[]> {
+  const size = f.size;
+  if (uploadId === SINGLE_PUT) return [await ctx.storage.putBlueprint(f.object_key, size ?? undefined)];
+  return ctx.storage.partBlueprints(f.object_key, uploadId, first, count, size === null ? undefined : (n) => partLength(size, f.chunk_size, n));
 }
 
 /**
@@ -203,8 +213,26 @@ export async function partBlueprints(
   if (uploadId === SINGLE_PUT && start !== 0) throw badRequest('a file put in one request has only part 1', 'too_many_chunks');
   requireNew(pkg);
   const f = pending(await getFile(ctx, pkg.id, fileId));
+  if (f.size !== null && uploadId !== SINGLE_PUT) {
+    const parts = partCount(f.size, f.chunk_size);
+    if (start + count > parts) {
+      throw badRequest(`the file was registered at ${f.size} bytes: ${parts} part(s) of ${f.chunk_size} bytes, so start + count must not exceed ${parts}`, 'too_many_chunks');
+    }
+  }
   await adoptUpload(ctx, f, uploadId);
-  return blueprintsOf(ctx, f.object_key, uploadId, start + 1, count);
+  await touch(ctx, f);
+  return blueprintsOf(ctx, f, uploadId, start + 1, count);
+}
+
+/**
+ * A file whose blueprints are asked for is being uploaded: its updated_at tells the
+ * sweep of unfinished Packages (expiry.ts) so. Written at most every tenth of that
+ * sweep's time (an hour at most), not on every request of a busy upload.
+ */
+async function touch(ctx: HostedContext, f: FilesTable): Promise<void> {
+  const every = Math.min(3600_000, ctx.config.unfinishedPackageTtlMs / 10);
+  if (every <= 0 || Date.now() - Date.parse(f.updated_at) < every) return;
+  await ctx.db.updateTable('files').set({ updated_at: nowIso() }).where('id', '=', f.id).where('state', '=', 'pending').execute();
 }
 
 /** The finalized entries of a Package, folders first within a folder, then by name. */

@@ -28,6 +28,8 @@ export async function packageDto(
   access: PackageAccess = 'full',
   /** Teamspace names by id, when the caller loaded them for a whole page (packageRecords.ts). */
   spaces?: Map<string, string>,
+  /** The caller's own token, answered instead of a fresh one: an uploader's token must not be renewed by reading. */
+  token?: string,
 ): Promise<Package> {
   if (tag === undefined) {
     tag = row.tag_id
@@ -46,7 +48,7 @@ export async function packageDto(
     total_files: row.total_files,
     access_limit: row.access_limit ?? 0,
     password: row.password_hash ? PASSWORD_MASK : '',
-    access_token: await ctx.tokens.signPackage({ packageId: row.id, access }),
+    access_token: token ?? (await ctx.tokens.signPackage({ packageId: row.id, access })),
     contains_virus: row.contains_virus === 1,
     custom_expiry: row.custom_expiry === 1,
     custom_metadata_id: row.custom_metadata_id,

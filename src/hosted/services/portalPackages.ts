@@ -121,46 +121,51 @@ export async function createPortalPackage(ctx: HostedContext, portalId: string, 
 
 type Entry = { kind: FilesTable['kind']; name: string; size?: number | undefined };
 
-/** Count and bytes of the Package's files, but `exceptFileId`. */
+/** Count of the Package's entries (files and folders) and bytes of its files, but `exceptFileId`. */
 async function filesSoFar(db: Db, packageId: string, exceptFileId?: string): Promise<{ count: number; bytes: number }> {
   let q = db
     .selectFrom('files')
     .select((eb) => [eb.fn.countAll<number>().as('count'), eb.fn.coalesce(eb.fn.sum<number>('size'), eb.lit(0)).as('bytes')])
-    .where('package_id', '=', packageId)
-    .where('kind', '=', 'file');
+    .where('package_id', '=', packageId);
   if (exceptFileId) q = q.where('id', '!=', exceptFileId);
   const r = await q.executeTakeFirstOrThrow();
   return { count: Number(r.count), bytes: Number(r.bytes) };
 }
 
 /**
- * A file about to be registered in a Portal Package, against the Portal's limits
+ * An entry about to be registered in a Portal Package, against the Portal's limits
  * as they are now. Run it inside the registration transaction, after a replaced
  * entry is removed, so concurrent registrations cannot overrun a limit together.
+ * Folders have no type or size, but count toward max_file_count like files: each
+ * is a row, an event and a ZIP entry, and would otherwise be free without end.
  */
 export async function checkPortalFile(db: Db, pkg: Pick<PackagesTable, 'id' | 'portal_id'>, entry: Entry): Promise<void> {
-  if (!pkg.portal_id || entry.kind !== 'file') return;
+  if (!pkg.portal_id) return;
   const portal = await db.selectFrom('portals').selectAll().where('id', '=', pkg.portal_id).executeTakeFirst();
   if (!portal) return;
   const r = restrictionsOf(portal);
-  const lower = entry.name.toLowerCase();
-  if (r.file_types && !r.file_types.some((t) => lower.endsWith(t))) {
-    throw overLimit('file_type_not_allowed', `this Portal accepts only ${r.file_types.join(', ')} files`);
+  const isFile = entry.kind === 'file';
+  if (isFile) {
+    const lower = entry.name.toLowerCase();
+    if (r.file_types && !r.file_types.some((t) => lower.endsWith(t))) {
+      throw overLimit('file_type_not_allowed', `this Portal accepts only ${r.file_types.join(', ')} files`);
+    }
+    if ((r.max_file_size !== undefined || r.max_package_size !== undefined) && entry.size === undefined) {
+      throw badRequest('this Portal limits sizes: size is required', 'size_required');
+    }
+    if (r.max_file_size !== undefined && entry.size! > r.max_file_size) {
+      throw overLimit('file_too_large', `files may be at most ${r.max_file_size} bytes on this Portal`);
+    }
   }
-  if ((r.max_file_size !== undefined || r.max_package_size !== undefined) && entry.size === undefined) {
-    throw badRequest('this Portal limits sizes: size is required', 'size_required');
-  }
-  if (r.max_file_size !== undefined && entry.size! > r.max_file_size) {
-    throw overLimit('file_too_large', `files may be at most ${r.max_file_size} bytes on this Portal`);
-  }
-  if (r.max_file_count === undefined && r.max_package_size === undefined) return;
+  const sizeCounts = isFile && r.max_package_size !== undefined;
+  if (r.max_file_count === undefined && !sizeCounts) return;
   // Concurrent registrations to one Package take turns here (PostgreSQL; SQLite serializes writers anyway).
   await lockRow(db, 'packages', pkg.id);
   const so = await filesSoFar(db, pkg.id);
   if (r.max_file_count !== undefined && so.count + 1 > r.max_file_count) {
-    throw overLimit('too_many_files', `a Package may hold at most ${r.max_file_count} files on this Portal`);
+    throw overLimit('too_many_files', `a Package may hold at most ${r.max_file_count} entries (files and folders) on this Portal`);
   }
-  if (r.max_package_size !== undefined && so.bytes + entry.size! > r.max_package_size) {
+  if (sizeCounts && so.bytes + entry.size! > r.max_package_size!) {
     throw overLimit('package_too_large', `a Package may hold at most ${r.max_package_size} bytes on this Portal`);
   }
 }

@@ -131,14 +131,19 @@ export async function checkAccessCode(ctx: HostedContext, portal: PortalsTable, 
   if (!(await guardSecret(ctx, { kind: 'portal', id: portal.id }, address, () => verifyPassword(code, hash)))) throw new HttpError(401, 'invalid_access_code', 'wrong access code');
 }
 
-/** GET /v1/portals/{id} by access code: only an active Portal that has a code can be read this way. */
-export async function portalByAccessCode(ctx: HostedContext, portalId: string, header: string | undefined, address: string): Promise<PortalsTable> {
+/**
+ * GET /v1/portals/{id} by access code: only an active Portal that has a code can be
+ * read this way, and only its public view (the code opens uploads, not the Team's
+ * settings: recipients, webhooks, connections), as by subdomain; 410 once expired.
+ */
+export async function portalByAccessCode(ctx: HostedContext, portalId: string, header: string | undefined, address: string): Promise<PublicPortal> {
   if (header === undefined) throw unauthorized('X-API-KEY or X-Access-Code required');
   const portal = await findPortal(ctx, portalId);
   if (!portal || portal.active !== 1) throw notFound('portal');
   if (!portal.access_code_hash) throw unauthorized('this Portal has no access code; use X-API-KEY');
   await checkAccessCode(ctx, portal, header, address);
-  return portal;
+  if (isExpired(portal)) throw gone('this Portal has expired');
+  return publicView(ctx, portal);
 }
 
 type Settings = Omit<PortalsTable, 'id' | 'team_id' | 'tag_id' | 'created_at' | 'updated_at'>;
@@ -308,6 +313,11 @@ export async function publicPortal(ctx: HostedContext, subdomain: string): Promi
   const p = await ctx.db.selectFrom('portals').selectAll().where('subdomain', '=', subdomain.toLowerCase()).executeTakeFirst();
   if (!p || p.active !== 1) throw notFound('portal');
   if (isExpired(p)) throw gone('this Portal has expired');
+  return publicView(ctx, p);
+}
+
+/** What anyone who is not a member of the Team sees of a Portal: what an upload page needs, nothing of the Team. */
+async function publicView(ctx: HostedContext, p: PortalsTable): Promise<PublicPortal> {
   return {
     id: p.id,
     name: p.name,

@@ -7,7 +7,8 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { awsUriEncode, presignedQuery } from '../../sigv4/sign.js';
 
 export type PresignMethod = 'GET' | 'PUT' | 'POST';
-export type Presign = (method: PresignMethod, key: string, query: Record<string, string>, expiresIn: number) => Promise<string>;
+/** `headers`: what the request must carry besides host, signed (lower-case names), e.g. its content-length. */
+export type Presign = (method: PresignMethod, key: string, query: Record<string, string>, expiresIn: number, headers?: Record<string, string>) => Promise<string>;
 
 const PROBE_KEY = 'ferry-presign-probe';
 
@@ -16,7 +17,7 @@ export async function createPresigner(client: S3Client, bucket: string, region: 
   const probe = new URL(await getSignedUrl(client, new GetObjectCommand({ Bucket: bucket, Key: PROBE_KEY }), { expiresIn: 60 }));
   if (!probe.pathname.endsWith(`/${PROBE_KEY}`)) throw new Error(`unexpected pre-signed URL shape for bucket ${bucket}: ${probe.origin}${probe.pathname}`);
   const prefix = probe.pathname.slice(0, -PROBE_KEY.length);
-  return async (method, key, query, expiresIn) => {
+  return async (method, key, query, expiresIn, headers) => {
     // Asked each time: a provider may rotate its keys (static ones answer at once).
     const creds = await client.config.credentials();
     const path = prefix + key.split('/').map(awsUriEncode).join('/');
@@ -25,6 +26,7 @@ export async function createPresigner(client: S3Client, bucket: string, region: 
       host: probe.host,
       path,
       query,
+      ...(headers ? { headers } : {}),
       accessKey: creds.accessKeyId,
       secretKey: creds.secretAccessKey,
       ...(creds.sessionToken ? { sessionToken: creds.sessionToken } : {}),

@@ -41,9 +41,14 @@ export interface Storage {
   createUploadBlueprint(key: string): Promise<Blueprint>;
   /** Starts a multipart upload of `key` itself (what the create blueprint does for a client); resolves its id. */
   createUpload(key: string): Promise<string>;
-  partBlueprints(key: string, uploadId: string, firstPart: number, count: number): Promise<Blueprint[]>;
-  /** A PutObject of `key` in one request, for a file that goes up whole (SINGLE_PUT). */
-  putBlueprint(key: string): Promise<Blueprint>;
+  /**
+   * Part blueprints firstPart..firstPart+count-1. With `lengthOf`, each signs its
+   * part's Content-Length: the store refuses a body of another length, so a file
+   * registered with a size takes exactly that many bytes.
+   */
+  partBlueprints(key: string, uploadId: string, firstPart: number, count: number, lengthOf?: (part: number) => number): Promise<Blueprint[]>;
+  /** A PutObject of `key` in one request, for a file that goes up whole (SINGLE_PUT); `length` bound as for parts. */
+  putBlueprint(key: string, length?: number): Promise<Blueprint>;
   listParts(key: string, uploadId: string): Promise<StoredPart[]>;
   /** Whether `uploadId` is an open multipart upload of `key`. */
   uploadExists(key: string, uploadId: string): Promise<boolean>;
@@ -81,15 +86,22 @@ export function createS3Storage(s: S3Settings, blueprintTtlSeconds: number): Sto
   });
   const Bucket = s.bucket;
   let presigner: Promise<Presign> | undefined;
-  const presign = async (method: PresignMethod, key: string, query: Record<string, string>, expiresIn = blueprintTtlSeconds) => {
+  const presign = async (method: PresignMethod, key: string, query: Record<string, string>, expiresIn = blueprintTtlSeconds, headers?: Record<string, string>) => {
     presigner ??= createPresigner(client, Bucket, s.region).catch((err: unknown) => {
       presigner = undefined; // the next call tries again
       throw err;
     });
-    return (await presigner)(method, key, query, expiresIn);
+    return (await presigner)(method, key, query, expiresIn, headers);
   };
-  const blueprint = async (method: PresignMethod, key: string, query: Record<string, string>): Promise<Blueprint> =>
-    ({ url: await presign(method, key, query), method, headers: {}, body: '' });
+  // A bound length is signed (X-Amz-SignedHeaders content-length;host) but not listed in the
+  // blueprint's headers: every HTTP client sets Content-Length from the body it sends, and
+  // some (browsers, fetch over undici's Agent) refuse or choke on one set by hand.
+  const blueprint = async (method: PresignMethod, key: string, query: Record<string, string>, length?: number): Promise<Blueprint> => ({
+    url: await presign(method, key, query, blueprintTtlSeconds, length === undefined ? undefined : { 'content-length': String(length) }),
+    method,
+    headers: {},
+    body: '',
+  });
 
   const endpoint = new URL(s.endpoint);
   return {
@@ -111,12 +123,12 @@ export function createS3Storage(s: S3Settings, blueprintTtlSeconds: number): Sto
       if (!r.UploadId) throw new Error(`the store answered no UploadId for ${Key}`);
       return r.UploadId;
     },
-    async partBlueprints(key, uploadId, firstPart, count) {
+    async partBlueprints(key, uploadId, firstPart, count, lengthOf) {
       const out: Blueprint[] = [];
-      for (let n = firstPart; n < firstPart + count; n++) out.push(await blueprint('PUT', key, { partNumber: String(n), uploadId }));
+      for (let n = firstPart; n < firstPart + count; n++) out.push(await blueprint('PUT', key, { partNumber: String(n), uploadId }, lengthOf?.(n)));
       return out;
     },
-    putBlueprint: (key) => blueprint('PUT', key, {}),
+    putBlueprint: (key, length) => blueprint('PUT', key, {}, length),
     async listParts(Key, UploadId) {
       const parts: StoredPart[] = [];
       let marker: string | undefined;

@@ -111,3 +111,15 @@ test('an external store reports no stored parts: its uploads raise registrations
   const types = (await svc.ctx.db.selectFrom('events').select('type').where('package_id', '=', pkg.id).orderBy('id').execute()).map((e) => e.type);
   expect(types).toEqual(['package.created', 'file.registered', 'file.finalized', 'package.finalized']);
 });
+
+test('part URLs sign the registered length there too: the external store refuses a longer body, and a finalize larger than registered is 409', async () => {
+  const pkg = await createPackage(svc, await ownerActor(svc), { name: 'bound on the customer bucket' });
+  const reg = await register(svc, pkg, { name: 'bound.bin', size: 1000 }, 1);
+  const url = reg.upload_blueprints![0].url;
+  expect(new URL(url).searchParams.get('X-Amz-SignedHeaders')).toBe('content-length;host');
+  expect((await fetch(url, { method: 'PUT', body: Buffer.alloc(20 * MiB) })).status).toBe(403);
+  const parts = await putWith(reg.upload_blueprints!, Buffer.alloc(1000, 1));
+  const larger = await finalizeFile(svc, pkg, reg.file.id, reg.upload_id!, parts, 2000);
+  expect([larger.status, larger.body.code]).toEqual([409, 'size_mismatch']);
+  expect((await finalizeFile(svc, pkg, reg.file.id, reg.upload_id!, parts, 1000)).status).toBe(204);
+});

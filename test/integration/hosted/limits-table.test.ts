@@ -67,7 +67,7 @@ describe('file registration: chunk size 5 MiB to 5 GiB, at most 10,000 chunks, d
   });
 
   it('without chunk_size the file gets 100 MiB chunks', async () => {
-    const r = await register(svc, pkg, { name: 'default.bin', size: GiB });
+    const r = await register(svc, pkg, { name: 'default.bin', size: GiB, chunk_size: null });
     expect(r.file.chunk_size).toBe(100 * MiB);
   });
 
@@ -81,7 +81,7 @@ describe('file registration: chunk size 5 MiB to 5 GiB, at most 10,000 chunks, d
   });
 
   it('chunk blueprints past the 10,000th chunk are 400', async () => {
-    const r = await register(svc, pkg, { name: 'many.bin', size: 60 * GiB });
+    const r = await register(svc, pkg, { name: 'many.bin', size: 10_000 * 5 * MiB, chunk_size: 5 * MiB });
     const xml = await (await fetch(r.create_blueprint.url, { method: r.create_blueprint.method, headers: r.create_blueprint.headers })).text();
     const uploadId = /<UploadId>([^<]+)<\/UploadId>/.exec(xml)![1];
     const ask = (start: number, count: number) =>

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { call, startTestService, type TestService } from '../../helpers/hosted.js';
 import { teamActors, type Actor } from '../../helpers/auth.js';
 import { HostedApiError, HostedHttp } from '../../../src/client/http.js';
-import { createPortalPackage, getPortal, getPortalBySubdomain } from '../../../src/client/portals.js';
+import { createPortalPackage, getPortalBySubdomain, getPortalWithAccessCode } from '../../../src/client/portals.js';
 import { downloadAll, finalizeFile, finalizePackage, putParts, register, startUpload, uploadFile, type Pkg } from '../../helpers/flow.js';
 
 let svc: TestService;
@@ -161,9 +161,11 @@ describe('a Portal upload end to end', () => {
     const pkg = asPkg((await createIn(p.id, {}, { ...PKG, name: 'Redirect attempt' })).body);
     const put = await call(svc.url, 'PUT', `/v1/packages/${pkg.id}`, { headers: pkg.h, body: { name: 'Redirect attempt', recipients: ['mallory@example.com'] } });
     expect(put.status).toBe(403);
-    for (const [method, path] of [['GET', ''], ['DELETE', ''], ['PUT', '/archive'], ['GET', '/links']] as const) {
+    for (const [method, path] of [['GET', '/files'], ['DELETE', ''], ['PUT', '/archive'], ['GET', '/links']] as const) {
       expect((await call(svc.url, method, `/v1/packages/${pkg.id}${path}`, { headers: pkg.h })).status).toBe(403);
     }
+    // It reads the Package's own state only, without the Portal's recipients.
+    expect((await call(svc.url, 'GET', `/v1/packages/${pkg.id}`, { headers: pkg.h })).body).toMatchObject({ state: 'new', recipients: [] });
     await uploadFile(svc, pkg, 'a.txt', '', Buffer.from('hello'));
     await finalizePackage(svc, pkg);
     await vi.waitFor(async () => expect(await mailsTo('carol@example.com', 'Redirect attempt')).toHaveLength(1), { timeout: 20_000 });
@@ -193,8 +195,8 @@ describe('the Portal\'s limits (413)', () => {
   const entry = (pkg: Pkg, name: string, size?: number, kind = 'file') =>
     call(svc.url, 'POST', `/v1/packages/${pkg.id}/files`, { headers: pkg.h, body: { kind, name, path: '', last_modified: '2024-05-01T10:00:00Z', size } });
 
-  it('refuses file types, file sizes, file counts and package sizes over the limits at registration', async () => {
-    const pkg = asPkg((await createIn((await portal(limits)).id)).body);
+  it('refuses file types, file sizes, entry counts (folders count) and package sizes over the limits at registration', async () => {
+    const pkg = asPkg((await createIn((await portal({ ...limits, max_file_count: 3 })).id)).body);
     const refused = async (name: string, size: number | undefined, status: number, code: string) => {
       const before = await fileCount(pkg.id);
       const r = await entry(pkg, name, size);
@@ -231,15 +233,17 @@ describe('the Portal\'s limits (413)', () => {
     expect(rows).toEqual([{ id: a.file.id, name: 'a.txt', size: 8 }, { id: r.body.results[0].registration.file.id, name: 'b.txt', size: 6 }]);
   });
 
-  it('checks the real size again at file finalize', async () => {
+  it('lets the store take no more than the registered size, nor the finalize claim more', async () => {
     const pkg = asPkg((await createIn((await portal(limits)).id)).body);
     const reg = await register(svc, pkg, { name: 'liar.txt', size: 4 });
     const uploadId = await startUpload(reg.create_blueprint);
-    const data = Buffer.from('twelve bytes');
-    const parts = await putParts(svc, pkg, reg.file.id, uploadId, data);
-    const r = await finalizeFile(svc, pkg, reg.file.id, uploadId, parts, data.length);
-    expect(r.status).toBe(413);
-    expect(r.body.code).toBe('file_too_large');
+    const bp = await call(svc.url, 'POST', `/v1/packages/${pkg.id}/files/${reg.file.id}?start=0&count=1`, { headers: pkg.h, body: { upload_id: uploadId } });
+    // The part URL is bound to the 4 bytes registered: twelve are refused by the store itself.
+    expect((await fetch(bp.body[0].url, { method: 'PUT', body: Buffer.from('twelve bytes') })).status).toBe(403);
+    // Nor does a finalize go past the registered size.
+    const r = await finalizeFile(svc, pkg, reg.file.id, uploadId, [{ part_number: '1', etag: 'x' }], 12);
+    expect(r.status).toBe(409);
+    expect(r.body.code).toBe('size_mismatch');
     const f = await svc.ctx.db.selectFrom('files').select('state').where('id', '=', reg.file.id).executeTakeFirstOrThrow();
     expect(f.state).toBe('pending');
   });
@@ -260,7 +264,7 @@ describe('the typed client calls (src/client/portals.ts)', () => {
       expect(found).toMatchObject({ id: p.id, message: 'Hello', has_access_code: true, restrictions: { max_file_count: 5 } });
       const pkg = await createPortalPackage(http, found.id, PKG, { auth: { accessCode: CODE } });
       expect((await pkgRow(pkg.id)).portal_id).toBe(p.id);
-      expect((await getPortal(http, p.id, { auth: { accessCode: CODE } })).subdomain).toBe(p.subdomain);
+      expect(await getPortalWithAccessCode(http, p.id, { auth: { accessCode: CODE } })).toEqual(found);
       const refused = await createPortalPackage(http, found.id, PKG, { auth: { accessCode: 'nope' } }).catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(HostedApiError);
       expect(refused).toMatchObject({ status: 401, code: 'invalid_access_code' });

@@ -164,12 +164,16 @@ describe('PUT /v1/portals/{id}', () => {
 });
 
 describe('GET /v1/portals/{id}', () => {
-  it('answers any member of the Team, and anyone with the access code of an active Portal', async () => {
-    const p = await made({ access_code: 'sésame 42% & co', active: true });
+  it('answers any member of the Team with the full Portal, and anyone with the access code of an active Portal with its public view', async () => {
+    const p = await made({ access_code: 'sésame 42% & co', active: true, recipients: ['staff@example.com'], tag: { name: 'inbound' } });
     for (const who of [owner, admin, member]) expect((await call(svc.url, 'GET', `/v1/portals/${p.id}`, { headers: who.h })).body).toEqual(p);
     const byCode = await call(svc.url, 'GET', `/v1/portals/${p.id}`, { headers: code('sésame 42% & co') });
     expect(byCode.status).toBe(200);
-    expect(byCode.body).toEqual(p);
+    // The code opens uploads, not the Team's settings: no recipients, Team, tag, webhooks or connections.
+    expect(byCode.body).toEqual((await call(svc.url, 'GET', `/v1/subdomains/portals/${p.subdomain}`)).body);
+    for (const key of ['team_id', 'recipients', 'tag', 'custom_webhooks', 'cloud_connections', 'teamspace_id', 'active']) expect(byCode.body).not.toHaveProperty(key);
+    // A Team credential wins over the code.
+    expect((await call(svc.url, 'GET', `/v1/portals/${p.id}`, { headers: { ...owner.h, ...code('sésame 42% & co') } })).body).toEqual(p);
   });
 
   it('answers 401 for a wrong or missing code, 404 for another Team and for an inactive Portal', async () => {

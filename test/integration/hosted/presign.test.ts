@@ -54,6 +54,32 @@ describe('pre-signed URLs made without the SDK per call', () => {
     expect(part.headers.get('etag')).toMatch(/^"[0-9a-f]{32}"$/);
   });
 
+  it('binds a signed Content-Length: the store takes a body of that length only', async () => {
+    const key = 'packages/p/bound';
+    const url = await presign('PUT', key, {}, 300, { 'content-length': '1000' });
+    expect(new URL(url).searchParams.get('X-Amz-SignedHeaders')).toBe('content-length;host');
+    for (const size of [1001, 999, 20 * 1024 * 1024]) {
+      const res = await fetch(url, { method: 'PUT', body: randomBytes(size) });
+      expect(res.status, `${size} bytes`).toBe(403);
+      expect(await res.text()).toContain('SignatureDoesNotMatch');
+    }
+    expect((await fetch(url, { method: 'PUT', body: randomBytes(1000) })).status).toBe(200);
+  });
+
+  it('signs a bound Content-Length exactly as the AWS SDK presigner does', async () => {
+    const at = new Date('2026-11-22T10:11:12Z');
+    const c = client({ endpoint: 'http://127.0.0.1:9000', pathStyle: true, region: 'eu-central-1' });
+    const ours = await createPresigner(c, 'bkt', 'eu-central-1', () => at);
+    const sdk = new S3RequestPresigner({ ...c.config, region: 'eu-central-1', signingName: 's3' });
+    const query = { partNumber: '3', uploadId: 'u/1' };
+    const url = new URL(await ours('PUT', 'packages/p/f', query, 900, { 'content-length': '5242880' }));
+    const signed = await sdk.presign(
+      { method: 'PUT', protocol: 'http:', hostname: '127.0.0.1', port: 9000, path: url.pathname, query: { ...query }, headers: { host: '127.0.0.1:9000', 'content-length': '5242880' } },
+      { expiresIn: 900, signingDate: at, signableHeaders: new Set(['content-length']) },
+    );
+    expect(Object.fromEntries(url.searchParams)).toEqual(signed.query);
+  });
+
   it('is refused when the URL is altered after signing', async () => {
     const url = await presign('PUT', 'packages/p/tampered', { partNumber: '1', uploadId: 'x' }, 300);
     const res = await fetch(url.replace('partNumber=1', 'partNumber=2'), { method: 'PUT', body: 'x' });

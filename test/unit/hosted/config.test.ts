@@ -195,6 +195,22 @@ describe('rate limits, lockouts, trust proxy', () => {
   });
 });
 
+describe('Portal uploads: upload token and unfinished Packages', () => {
+  test('defaults: a week each', () => {
+    const c = resolveHostedConfig({}, env);
+    expect(c.uploadTokenTtlSeconds).toBe(7 * 24 * 3600);
+    expect(c.unfinishedPackageTtlMs).toBe(7 * 24 * 3600 * 1000);
+  });
+
+  test('hours from flags and FERRY_* variables, fractions allowed; 0 turns the sweep off but is no token lifetime', () => {
+    const c = resolveHostedConfig({ 'upload-token-ttl-hours': '0.5' }, { ...env, FERRY_UNFINISHED_PACKAGE_TTL_HOURS: '0' });
+    expect(c).toMatchObject({ uploadTokenTtlSeconds: 1800, unfinishedPackageTtlMs: 0 });
+    expect(() => resolveHostedConfig({ 'upload-token-ttl-hours': '0' }, env)).toThrow(/--upload-token-ttl-hours must be a number of hours > 0/);
+    expect(() => resolveHostedConfig({ 'unfinished-package-ttl-hours': '-1' }, env)).toThrow(/--unfinished-package-ttl-hours/);
+    expect(() => resolveHostedConfig({ 'unfinished-package-ttl-hours': 'a week' }, env)).toThrow(/--unfinished-package-ttl-hours/);
+  });
+});
+
 describe('instances: role, shutdown grace, shared keys', () => {
   const s3 = { 's3-endpoint': 'http://127.0.0.1:9000', 's3-access-key': 'k', 's3-secret-key': 's' };
   const key = Buffer.alloc(32, 7).toString('base64');

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { createTokens, REFRESH_GRACE_SECONDS } from '../../../src/hosted/auth/tokens.js';
+import { createTokens, REFRESH_GRACE_SECONDS, UPLOAD_TOKEN_TTL_SECONDS } from '../../../src/hosted/auth/tokens.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -43,6 +43,21 @@ describe('tokens', () => {
     expect(await t.verifyUser(token)).toBeNull();
     // Refused for its age only: a token signed now is good.
     expect(await t.verifyUser(await t.signUser('usr_2', 0))).toMatchObject({ userId: 'usr_2' });
+  });
+
+  test('an anonymous uploader\'s package token expires (a week by default); a full-access one does not', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-11-22T12:00:00Z'));
+    const t = createTokens(randomBytes(32), 60, 60, 120);
+    const upload = await t.signPackage({ packageId: 'pkg_1', access: 'upload' });
+    const full = await t.signPackage({ packageId: 'pkg_1', access: 'full' });
+    expect(await t.verifyPackage(upload)).toEqual({ packageId: 'pkg_1', access: 'upload' });
+    vi.setSystemTime(new Date('2026-11-22T12:02:01Z'));
+    expect(await t.verifyPackage(upload)).toBeNull();
+    expect(await t.verifyPackage(full)).toEqual({ packageId: 'pkg_1', access: 'full' });
+    const week = createTokens(randomBytes(32));
+    const claims = JSON.parse(Buffer.from((await week.signPackage({ packageId: 'pkg_1', access: 'upload' })).split('.')[1]!, 'base64url').toString());
+    expect(claims.exp - claims.iat).toBe(UPLOAD_TOKEN_TTL_SECONDS);
   });
 
   test('a user token renews for a week after its exp, and not a second past it; other kinds never', async () => {
