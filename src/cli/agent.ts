@@ -78,6 +78,9 @@ export const agent: Command = {
       started: ({ agent }) => log.info({ url: agent.url ?? 'off', configDir: config.configDir, hostedUrl: agent.ctx.config.hostedUrl }, 'ferry agent ready'),
     });
     log.info({ reason }, 'stopped');
+    // The agent is closed (its database too): work a request left behind (a file system
+    // that never answers) must not keep the process alive. Unref'd: a clean exit is sooner.
+    setTimeout(() => process.exit(0), 1000).unref();
     return 0;
   },
 };

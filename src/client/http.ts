@@ -98,7 +98,17 @@ export class HostedHttp {
     return parsed as T;
   }
 
+  /** Waits for the requests in flight to end (a command line's last step). */
   close(): Promise<void> {
     return this.pool.close();
+  }
+
+  /**
+   * Ends at once, the requests in flight failing: a stopping agent cannot wait
+   * for a service that accepted a connection and never answers (its requests
+   * are made again at the next start).
+   */
+  destroy(): Promise<void> {
+    return this.pool.destroy();
   }
 }

@@ -4,14 +4,13 @@
 // globs compile, watched folders and destinations do not overlap (a Portal
 // download into a watched folder would send every Package back). Defaults are
 // filled in, so that a record shows every field.
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import type { AutomationFields, AutomationType } from '../../api/agent/automations.js';
 import type { SessionService } from '../services/session.js';
 import { fromHosted } from '../services/session.js';
 import { getPortalBySubdomain, listTeamPortals } from '../../client/portals.js';
 import { AgentError, conflict, invalid } from '../errors.js';
 import { isInside } from '../engine/safePath.js';
+import { checkRequestPath, makeFolder } from '../engine/requestPath.js';
 import { globProblem } from './glob.js';
 
 export const WATCH_TYPES: readonly AutomationType[] = ['team_upload', 'portal_upload'];
@@ -36,24 +35,11 @@ export function withDefaults(type: AutomationType, f: AutomationFields, now = ne
   return out;
 }
 
-async function watchedFolder(p: string): Promise<string> {
-  if (!path.isAbsolute(p)) throw invalid('path must be an absolute path');
-  const abs = path.resolve(p);
-  const st = await fs.stat(abs).catch((err: NodeJS.ErrnoException) => {
-    throw invalid(`path ${abs} cannot be watched (${err.code ?? err.message})`);
-  });
-  if (!st.isDirectory()) throw invalid(`path ${abs} is not a folder`);
-  return abs;
-}
+/** A watched folder exists; the agent reads it and may delete what it sent from it. */
+const watchedFolder = async (p: string) => (await checkRequestPath(p, { field: 'path', kind: 'folder' })).abs;
 
-/** An absolute folder that is not a file; made (at the end of the checks) when missing. */
-async function destination(p: string): Promise<{ abs: string; exists: boolean }> {
-  if (!path.isAbsolute(p)) throw invalid('dst_folder must be an absolute path');
-  const abs = path.resolve(p);
-  const st = await fs.stat(abs).catch(() => undefined);
-  if (st && !st.isDirectory()) throw invalid('dst_folder exists and is not a folder');
-  return { abs, exists: st !== undefined };
-}
+/** A destination the agent writes to; made (at the end of the checks) when missing. */
+const destination = (p: string) => checkRequestPath(p, { field: 'dst_folder', kind: 'folder', write: true, create: true });
 
 export interface Others {
   /** The other automations: their id, type and fields. */
@@ -148,10 +134,6 @@ export async function checkFields(type: AutomationType, f: AutomationFields, cha
     out.subdomain = want;
   }
   // Last, so that a refused body leaves nothing behind.
-  if (makeDst) {
-    await fs.mkdir(makeDst, { recursive: true }).catch((err: NodeJS.ErrnoException) => {
-      throw invalid(`dst_folder cannot be created (${err.code ?? err.message})`);
-    });
-  }
+  if (makeDst) await makeFolder(makeDst, 'dst_folder');
   return out;
 }

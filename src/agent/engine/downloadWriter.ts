@@ -14,6 +14,7 @@ import { resolveInside } from './safePath.js';
 import { describe, failureKind, retryAfterMs, type EngineTuning } from './retry.js';
 import type { Outages, Target } from './outages.js';
 import { applyOwner, ensureDirs, exists, md5File, partPathOf, plainMd5, publishPart, reopenPart, reservePart, sameFile, type Owner } from './downloadFiles.js';
+import { makeFolder } from './requestPath.js';
 
 /** Pre-signed URLs live an hour; older cached ones are replaced before they expire. */
 const URL_MAX_AGE_MS = 45 * 60 * 1000;
@@ -73,7 +74,8 @@ export class DownloadWriter {
 
   /** Makes folders below the Package root one level at a time, refusing symlinks on the way. */
   async makeDirs(segs: string[]): Promise<string> {
-    await fs.mkdir(this.d.dstFolder, { recursive: true });
+    // Not fs.mkdir's recursive mode, which never ends on some file systems (see requestPath.ts).
+    await makeFolder(this.d.dstFolder, 'dst_folder');
     return ensureDirs(this.d.dstFolder, [...this.d.rootSegs, ...segs], {
       created: (dir) => store.recordCreatedDir(this.d.db, this.d.downloadId, dir),
       checked: this.checkedDirs,

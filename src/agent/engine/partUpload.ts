@@ -2,6 +2,7 @@
 // the MD5 of what went out), worth a retry, an expired URL, or an upload that
 // no longer exists on the store.
 import fs from 'node:fs/promises';
+import path from 'node:path';
 import type { Blueprint } from '../../api/hosted/blueprint.js';
 import type { ObjectHttp, PutAnswer } from './objectHttp.js';
 import { WHOLE_READ_MAX } from './wholeReads.js';
@@ -23,8 +24,15 @@ type LocalFile = { local_path: string; size: number; mtime_ms: number };
 
 const changed = (file: LocalFile) => new FileChangedError(`${file.local_path} changed while it was being uploaded`);
 
+/** The file (or a folder on its way) is gone: no retry brings it back, and the store is not at fault. */
+const gone = (file: LocalFile) =>
+  new FileChangedError(`${path.basename(file.local_path)} was moved or deleted while it was being sent (it was at ${file.local_path})`);
+const isGone = (err: unknown) => ['ENOENT', 'ENOTDIR'].includes((err as NodeJS.ErrnoException)?.code ?? '');
+
 export async function checkUnchanged(file: LocalFile): Promise<void> {
-  const st = await fs.stat(file.local_path);
+  const st = await fs.stat(file.local_path).catch((err: unknown) => {
+    throw isGone(err) ? gone(file) : err;
+  });
   if (st.size !== file.size || st.mtimeMs !== file.mtime_ms) throw changed(file);
 }
 
@@ -68,6 +76,8 @@ export async function sendPart(
   } catch (err) {
     if (signal.aborted || isAbort(err)) return { kind: 'aborted' };
     if (err instanceof FileChangedError) return { kind: 'fatal', error: err };
+    // Gone between the check and the read (the open, or the reader thread's own stat).
+    if (isGone(err)) return { kind: 'fatal', error: gone(file) };
     // A local read that failed (EIO) has a code too: the disk, not the store, is then at fault, and it is not an outage.
     const cause = (err as NodeJS.ErrnoException).path !== undefined ? 'suspect' : failureKind(err);
     return { kind: 'retry', reason: (err as Error).message || String(err), cause: cause === 'permanent' ? 'suspect' : cause };

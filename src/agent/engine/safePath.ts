@@ -62,6 +62,33 @@ export function packageFolderName(name: string, fallback: string, platform: Node
   return localSegment(trimmed.replace(/[/\\\0]/g, '_'), platform);
 }
 
+/**
+ * The folders between dst_folder and the Package's tree when a download asks
+ * for a Package folder: that folder, or none when the Package is one already.
+ * A Package whose entries all sit under one top folder that has the Package
+ * folder's name (`bigsend` holding `bigsend/...`) is not wrapped again, so it
+ * lands in `dst/bigsend`, not `dst/bigsend/bigsend`. A loose file at the top,
+ * a second top folder, or a top folder of another name keeps the Package
+ * folder. `entries` is the whole Package, whatever a download selects, so
+ * that two downloads of one Package land in one place.
+ */
+export function packageRootSegments(
+  name: string,
+  fallback: string,
+  entries: { kind: string; path: string; name: string }[],
+  platform: NodeJS.Platform = process.platform,
+): string[] {
+  const folder = packageFolderName(name, fallback, platform);
+  const tops = new Set<string>();
+  for (const e of entries) {
+    const segs = e.path.split('/').filter((s) => s !== '' && s !== '.');
+    // A file at the top is loose: the Package folder holds it.
+    if (segs.length === 0 && e.kind !== 'directory') return [folder];
+    tops.add(localSegment(segs[0] ?? e.name, platform));
+  }
+  return tops.size === 1 && tops.has(folder) ? [] : [folder];
+}
+
 /** Whether `target` is `root` itself or lies beneath it (both absolute). */
 export function isInside(root: string, target: string, pathApi: path.PlatformPath = path): boolean {
   const rel = pathApi.relative(pathApi.resolve(root), pathApi.resolve(target));

@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { PortalRestrictions } from '../../api/hosted/portals.js';
 import { patternFound, patternProblem } from '../../api/hosted/patterns.js';
 import { invalid } from '../errors.js';
+import { checkRequestPath } from './requestPath.js';
 import { walkPaths, WalkError, type WalkEntry } from './walk.js';
 
 export interface UploadPlan {
@@ -16,6 +17,8 @@ export interface UploadPlan {
 }
 
 export async function planUpload(paths: string[]): Promise<UploadPlan> {
+  // Each path a request names is checked first, in plain words (a system folder, a loop of links, a name too long...).
+  for (const p of paths) await checkRequestPath(p, { field: 'paths', kind: 'file-or-folder' });
   let entries: WalkEntry[];
   try {
     entries = await walkPaths(paths);

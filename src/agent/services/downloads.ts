@@ -2,7 +2,6 @@
 // The REST routes and the desktop app call these operations; the engine
 // (engine/downloadJob.ts) does the transfer itself.
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentContext } from '../context.js';
 import type { CreateDownloadBody, CreatedDownload, DownloadRecord, DownloadState, LinkPreview } from '../../api/agent/downloads.js';
@@ -17,7 +16,8 @@ import { DownloadItem } from '../engine/downloadItem.js';
 import { DownloadWriter } from '../engine/downloadWriter.js';
 import { DownloadSource } from '../engine/downloadSource.js';
 import { planDownload } from '../engine/downloadPlan.js';
-import { packageFolderName } from '../engine/safePath.js';
+import { packageRootSegments } from '../engine/safePath.js';
+import { checkRequestPath, makeFolder } from '../engine/requestPath.js';
 import { createRangeTransport } from '../engine/rangeFetch.js';
 import { ThrottledFeed } from '../engine/feed.js';
 import { engineTuning } from '../engine/retry.js';
@@ -44,17 +44,6 @@ function checkOwnership(uid: number | undefined, gid: number | undefined): void 
   if (uid !== undefined && uid !== process.getuid()) throw invalid('user_id: changing file ownership to another user needs the agent to run as root');
   if (gid !== undefined && !(process.getgroups?.() ?? []).includes(gid) && gid !== process.getgid?.()) {
     throw invalid('group_id: the agent is not a member of that group');
-  }
-}
-
-async function prepareDestination(dst: string): Promise<void> {
-  if (!path.isAbsolute(dst)) throw invalid('dst_folder must be an absolute path');
-  try {
-    const st = await fs.stat(dst);
-    if (!st.isDirectory()) throw invalid('dst_folder exists and is not a folder');
-  } catch (err) {
-    if (err instanceof AgentError) throw err;
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw invalid(`dst_folder cannot be used: ${(err as Error).message}`);
   }
 }
 
@@ -159,8 +148,8 @@ export function createDownloadsService(ctx: AgentContext) {
      * `made.id`: chosen (and recorded) by a Portal download automation before the download is made.
      */
     async create(body: CreateDownloadBody, made: { id?: string } = {}): Promise<CreatedDownload> {
-      const dst = body.dst_folder;
-      await prepareDestination(dst);
+      // Checked before the Link is resolved (which counts one access of it).
+      const dst = (await checkRequestPath(body.dst_folder, { field: 'dst_folder', kind: 'folder', write: true, create: true })).abs;
       checkOwnership(body.user_id, body.group_id);
       const link = parseLinkUrl(body.url);
       if (typeof link === 'string') throw invalid(link);
@@ -171,11 +160,7 @@ export function createDownloadsService(ctx: AgentContext) {
       const files = await listPackageFiles(http, info.package_id, info.package_token).catch(linkError);
       const plan = planDownload(files, { fileIds: body.file_ids, bypassQuarantine: body.bypass_package_quarantine ?? true });
 
-      try {
-        await fs.mkdir(dst, { recursive: true });
-      } catch (err) {
-        throw invalid(`dst_folder cannot be created: ${(err as Error).message}`);
-      }
+      await makeFolder(dst, 'dst_folder');
       const id = made.id ?? randomUUID();
       if (jobs.has(id)) throw conflict(`download ${id} exists already`);
       const now = new Date().toISOString();
@@ -189,7 +174,7 @@ export function createDownloadsService(ctx: AgentContext) {
         package_name: info.name,
         package_token: info.package_token,
         dst_folder: path.resolve(dst),
-        root_segments: JSON.stringify(body.create_package_folder === false ? [] : [packageFolderName(info.name, info.package_id)]),
+        root_segments: JSON.stringify(body.create_package_folder === false ? [] : packageRootSegments(info.name, info.package_id, files.filter((f) => f.kind === 'file' || f.kind === 'directory'))),
         chunk_size: body.chunk_size ?? DEFAULT_RANGE_SIZE,
         priority: body.priority ?? 0,
         user_id: body.user_id ?? null,
@@ -292,7 +277,7 @@ export function createDownloadsService(ctx: AgentContext) {
     async close(): Promise<void> {
       feed.close();
       await Promise.all(all().map((j) => j.stop()));
-      await Promise.all([...clients.values()].map((c) => c.close().catch(() => {})));
+      await Promise.all([...clients.values()].map((c) => c.destroy().catch(() => {})));
       await transport.close().catch(() => {});
     },
   };

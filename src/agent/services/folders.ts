@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { FolderEntry, FolderListing } from '../../api/agent/folders.js';
 import { AgentError, invalid, notFound } from '../errors.js';
 import { AgentErrorCode } from '../../api/agent/errors.js';
+import { errnoWords, shownPath } from '../engine/requestPath.js';
 
 /** A folder of more entries is cut there, folders first. */
 const MAX_ENTRIES = 10_000;
@@ -30,6 +31,8 @@ export function createFoldersService() {
         if (code === 'ENOENT') throw notFound(`folder ${abs}`);
         if (code === 'ENOTDIR') throw invalid(`${abs} is not a folder`);
         if (code === 'EACCES' || code === 'EPERM') throw new AgentError(403, AgentErrorCode.forbidden, `the agent may not read ${abs}`);
+        // A loop of links, a path too long...: said in words, as for any path a request names.
+        if (code) throw invalid(errnoWords(code, shownPath(abs), 'path', { field: 'path', kind: 'folder' }));
         throw err;
       }
       const entries: FolderEntry[] = [];

@@ -5,7 +5,6 @@
 // `w` gateways receive deliveries into the root (gateway/receive.ts); `r`
 // gateways serve files of the root as Packages (gateway/serve.ts). Every change
 // of a gateway's state is on the /events feed (type `gateway`).
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentContext } from '../context.js';
 import type { GatewayOp, OpArgs } from '../../api/hosted/storageGateway.js';
@@ -22,6 +21,7 @@ import { ObjectHttp } from '../engine/objectHttp.js';
 import { ThrottledFeed } from '../engine/feed.js';
 import { engineTuning } from '../engine/retry.js';
 import { buildInfo } from './system.js';
+import { checkRequestPath } from '../engine/requestPath.js';
 
 /** A uid/gid override must be one this process can apply (and means nothing on Windows or for a gateway that writes nothing). */
 function checkOwnership(permissions: 'r' | 'w', uid: number | null, gid: number | null): void {
@@ -35,14 +35,9 @@ function checkOwnership(permissions: 'r' | 'w', uid: number | null, gid: number 
   }
 }
 
-/** root_path: absolute, an existing folder (a gateway never makes its root: a volume not mounted must not become an empty folder). */
-async function checkRoot(root: string): Promise<string> {
-  if (!path.isAbsolute(root)) throw invalid('root_path must be an absolute path');
-  const st = await fs.stat(root).catch((err: NodeJS.ErrnoException) => {
-    throw invalid(`root_path ${root} cannot be used (${err.code ?? err.message})`);
-  });
-  if (!st.isDirectory()) throw invalid(`root_path ${root} is not a folder`);
-  return path.resolve(root);
+/** root_path: an existing folder (a gateway never makes its root: a volume not mounted must not become an empty folder), writable for a gateway that writes. */
+async function checkRoot(root: string, permissions: 'r' | 'w'): Promise<string> {
+  return (await checkRequestPath(root, { field: 'root_path', kind: 'folder', write: permissions === 'w' })).abs;
 }
 
 export function createGatewaysService(ctx: AgentContext) {
@@ -149,7 +144,7 @@ export function createGatewaysService(ctx: AgentContext) {
     /** POST /storage_gateway/register: checked, and its id and secret tried with the service, before anything is kept. */
     async register(body: RegisterGatewayBody): Promise<GatewayRecord> {
       if (store.getGateway(ctx.db, body.id)) throw conflict(`the storage gateway ${body.id} is registered already (unregister it first, or update it)`);
-      const root = await checkRoot(body.root_path);
+      const root = await checkRoot(body.root_path, body.permissions);
       checkOwnership(body.permissions, body.user_id ?? null, body.group_id ?? null);
       const at = new Date().toISOString();
       const g: store.GatewayRow = {
@@ -182,7 +177,7 @@ export function createGatewaysService(ctx: AgentContext) {
       const g = gatewayOf(body.id);
       if (body.root_path === undefined && body.user_id === undefined && body.group_id === undefined) throw invalid('nothing to update: give root_path, user_id or group_id');
       const set: Partial<Pick<store.GatewayRow, 'root_path' | 'user_id' | 'group_id'>> = {};
-      if (body.root_path !== undefined) set.root_path = await checkRoot(body.root_path);
+      if (body.root_path !== undefined) set.root_path = await checkRoot(body.root_path, g.permissions);
       if (body.user_id !== undefined) set.user_id = body.user_id === -1 ? null : body.user_id;
       if (body.group_id !== undefined) set.group_id = body.group_id === -1 ? null : body.group_id;
       const uid = set.user_id !== undefined ? set.user_id : g.user_id;

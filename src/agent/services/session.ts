@@ -284,7 +284,8 @@ export function createSessionService(ctx: AgentContext) {
       clearTimeout(renewTimer);
       clearTimeout(apiKeyTimer);
       apiKeyTimer = undefined;
-      await hosted.close();
+      // Not close(): a request the service never answers would hold the agent's stop.
+      await hosted.destroy().catch(() => undefined);
       // A sign-in under way ends with the pool; it sets no timer once closed.
       await apiKeyAttempt?.catch(() => undefined);
     },

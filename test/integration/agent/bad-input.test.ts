@@ -4,7 +4,9 @@
 // (415 for a body that is not JSON by its content type, 413 for one over the
 // body limit) and changes nothing: the uploads, downloads and session read the
 // same before and after the table, no event is published, the service holds no
-// new Package or Link, and no dst_folder is created.
+// new Package or Link, and no dst_folder is created. Every path field gets
+// every bad path of test/helpers/badPaths.ts (system folders, loops of links, a
+// read-only or full file system...), each answered at once in words.
 import fs from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import http from 'node:http';
@@ -20,6 +22,7 @@ import { startDownload, waitFor, waitForState } from '../../helpers/downloads.js
 import { agentRoutes } from '../../../src/agent/server/routes/index.js';
 import { AgentErrorCode } from '../../../src/api/agent/errors.js';
 import { BODY_LIMIT, type AgentApp } from '../../../src/agent/server/app.js';
+import { makeBadPaths, type BadPaths } from '../../helpers/badPaths.js';
 
 interface Row {
   /** The route as declared, e.g. `POST /uploads/:upload_id/link`. */
@@ -36,6 +39,8 @@ interface Row {
   headers?: Record<string, string>;
   /** 400 unless told. */
   status?: number;
+  /** Words the message must hold. */
+  says?: RegExp;
 }
 
 let svc: TestService;
@@ -55,6 +60,8 @@ let watchB: string;
 let gateway: { id: string; secret: string };
 /** Where POST /downloads is told to write: it must never appear. */
 let neverDst: string;
+/** Paths no request may use. */
+let bad: BadPaths;
 const relativeDst = `ferry-bad-input-${process.pid}`;
 
 beforeAll(async () => {
@@ -66,6 +73,8 @@ beforeAll(async () => {
   file = path.join(tmp, 'a.txt');
   await fs.writeFile(file, 'a small file\n');
   neverDst = path.join(tmp, 'never', 'sub');
+  await fs.mkdir(path.join(tmp, 'bad-paths'));
+  bad = await makeBadPaths(path.join(tmp, 'bad-paths'));
 
   // A Portal the Portal rows name, so only the field under test is wrong.
   const portal = await call(svc.url, 'POST', `/v1/teams/${owner.teamId}/portals`, {
@@ -115,6 +124,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await agent?.close();
   await svc?.close();
+  await bad?.close();
   if (tmp) await fs.rm(tmp, { recursive: true, force: true });
   await fs.rm(path.resolve(relativeDst), { recursive: true, force: true });
 });
@@ -253,6 +263,16 @@ function putRows(type: string, fields: [string, unknown][]): Row[] {
   ];
 }
 
+/**
+ * Each bad path in the path field `field` of `base` (a list of one for `list`);
+ * the read-only and full file systems only where Ferry writes (`write`).
+ */
+function pathRows(route: string, method: string, p: string, base: Record<string, unknown>, field: string, opts: { write: boolean; list?: boolean }): Row[] {
+  return bad.list
+    .filter((b) => opts.write || !b.writeOnly)
+    .map((b): Row => ({ route, method, path: p, what: `${field} ${b.what}`, body: { ...base, [field]: opts.list ? [b.path] : b.path }, says: b.says }));
+}
+
 /** One row per `[query, what]`: `route` answered with bad query strings after `p`. */
 function queryRows(route: string, method: string, p: string, cases: [string, string][]): Row[] {
   return cases.map(([q, what]) => ({ route, method, path: `${p}?${q}`, what }));
@@ -318,6 +338,7 @@ function table(): Row[] {
       ['teamspace_id', 7], ['teamspace_id', ''],
       ['unlimited_storage', 'yes'], ['unlimited_storage', 1],
     ], ['team_id', 'paths']),
+    ...pathRows('POST /uploads', 'POST', '/uploads', uploadBase, 'paths', { write: false, list: true }),
     ...noInputGetRows('/uploads'),
 
     // Portal uploads
@@ -332,6 +353,7 @@ function table(): Row[] {
       ['chunk_size', 'big'], ['chunk_size', 0], ['chunk_size', 1.5],
       ['priority', 'high'], ['priority', 1.5],
     ], ['subdomain', 'sender_email', 'paths']),
+    ...pathRows('POST /portals/uploads', 'POST', '/portals/uploads', portalBase, 'paths', { write: false, list: true }),
 
     // Uploads: one upload
     ...uploadIdRows(`GET /uploads/${ID}`, 'GET'),
@@ -371,6 +393,7 @@ function table(): Row[] {
       ['user_id', -1], ['user_id', 'x'], ['user_id', 1.5],
       ['group_id', -1], ['group_id', '0'], ['group_id', 4_294_967_295],
     ], ['url', 'dst_folder']),
+    ...pathRows('POST /downloads', 'POST', '/downloads', downloadBase, 'dst_folder', { write: true }),
     ...noInputGetRows('/downloads'),
     ...downloadIdRows(`GET /downloads/${DID}`, 'GET'),
     ...pauseResumeRows('downloads', DID, dl, downloadIdRows),
@@ -401,11 +424,13 @@ function table(): Row[] {
       ['effective_time', 'yesterday'], ['effective_time', 123], ['effective_time', '2030-02-30T00:00:00Z'],
       ['download_priority', 'high'], ['download_priority', 1.5],
     ], ['name', 'portal_subdomain', 'dst_folder']),
+    ...pathRows('POST /automations/portal_download', 'POST', '/automations/portal_download', portalDownloadBase, 'dst_folder', { write: true }),
     ...schemaRows('POST /automations/all_portals_download', '/automations/all_portals_download', allPortalsBase, [
       ['name', 42], ['team_id', 42], ['team_id', ''], ['team_id', 'no-such-team'],
       ['dst_folder', relativeDst], ['dst_folder', 7], ['create_portal_subfolder', 'yes'], ['create_package_folder', 0],
       ['effective_time', '2030-01-01'], ['download_priority', '5'],
     ], ['name', 'team_id', 'dst_folder']),
+    ...pathRows('POST /automations/all_portals_download', 'POST', '/automations/all_portals_download', allPortalsBase, 'dst_folder', { write: true }),
     ...schemaRows('POST /automations/team_upload', '/automations/team_upload', teamUploadBase, [
       ['name', 42], ['path', 42], ['path', ''], ['path', 'relative/dir'], ['path', path.join(tmp, 'missing')], ['path', file], ['path', `${tmp}\u0000x`],
       ['path', path.join(tmp, 'watch-c', 'inner')],
@@ -418,12 +443,16 @@ function table(): Row[] {
       ['priority', 1.5], ['upload_loose_files', 1], ['delete_after', 0], ['delete_after', '7'], ['download_limit', -1],
       ['download_password', 42], ['download_password', 'p'.repeat(201)], ['tag_id', 42], ['tag_name', ''], ['unlimited_storage', 'yes'],
     ], ['name', 'path', 'team_id', 'recipient_emails', 'timeout']),
+    ...pathRows('POST /automations/team_upload', 'POST', '/automations/team_upload', teamUploadBase, 'path', { write: false }),
     { route: 'POST /automations/team_upload', method: 'POST', path: '/automations/team_upload', what: 'delete_after with unlimited_storage', body: { ...teamUploadBase, delete_after: 3, unlimited_storage: true } },
     ...schemaRows('POST /automations/portal_upload', '/automations/portal_upload', portalUploadBase, [
       ['name', ''], ['path', 'relative'], ['path', file], ['subdomain', 42], ['subdomain', ''], ['subdomain', 'no-such-portal'],
       ['sender_email', 'nope'], ['sender_email', 42], ['access_code', 42], ['access_code', 'c'.repeat(1025)],
       ['timeout', 0], ['timeout', '1'], ['blacklist', [7]], ['upload_loose_files', 'no'], ['priority', 'x'],
     ], ['name', 'path', 'subdomain', 'sender_email', 'timeout']),
+    ...pathRows('POST /automations/portal_upload', 'POST', '/automations/portal_upload', portalUploadBase, 'path', { write: false }),
+    ...pathRows('PUT /automations/portal_download/:automation_id', 'PUT', `/automations/portal_download/${automationIds.portal_download}`, {}, 'dst_folder', { write: true }),
+    ...pathRows('PUT /automations/team_upload/:automation_id', 'PUT', `/automations/team_upload/${automationIds.team_upload}`, {}, 'path', { write: false }),
     ...putRows('portal_download', [['name', ''], ['portal_subdomain', 'no-such-portal'], ['dst_folder', relativeDst], ['effective_time', 'now'], ['enabled', 'yes']]),
     ...putRows('all_portals_download', [['team_id', 'no-such-team'], ['create_portal_subfolder', 1], ['dst_folder', 5]]),
     ...putRows('team_upload', [['timeout', 0], ['path', 'relative'], ['recipient_emails', ['x']], ['blacklist', ['[z-a]']], ['team_id', 'no-such-team']]),
@@ -465,6 +494,7 @@ function table(): Row[] {
       ['user_id', -1], ['user_id', 'x'], ['user_id', 1.5], ['user_id', 4_294_967_295],
       ['group_id', -1], ['group_id', '0'], ['group_id', 4_294_967_295],
     ], ['id', 'name', 'permissions', 'root_path', 'secret']),
+    ...pathRows('POST /storage_gateway/register', 'POST', '/storage_gateway/register', { id: 'ccn_bad_input', name: 'NAS', permissions: 'w', root_path: tmp, secret: gateway.secret }, 'root_path', { write: true }),
     ...noInputGetRows('/storage_gateway/list'),
     ...schemaRows('POST /storage_gateway/unregister', '/storage_gateway/unregister', { id: gateway.id }, [
       ['id', 42], ['id', ''], ['id', 'a/b'], ['id', 'x'.repeat(101)], ['id', null],
@@ -475,6 +505,7 @@ function table(): Row[] {
       ['user_id', -2], ['user_id', 'x'], ['user_id', 1.5], ['group_id', -2], ['group_id', '7'], ['group_id', 4_294_967_295],
     ], ['id']),
     { route: 'POST /storage_gateway/update', method: 'POST', path: '/storage_gateway/update', what: 'nothing to update', body: { id: gateway.id } },
+    ...pathRows('POST /storage_gateway/update', 'POST', '/storage_gateway/update', { id: gateway.id }, 'root_path', { write: true }),
   ];
 }
 
@@ -558,11 +589,14 @@ describe('bad input on every route', () => {
         Number.isInteger(body.code) &&
         body.code === AgentErrorCode.badRequest &&
         typeof body.message === 'string' &&
-        body.message.trim() !== '';
+        body.message.trim() !== '' &&
+        (!row.says || row.says.test(body.message));
       if (!ok) failures.push(`${label}: ${r.type} ${r.text.slice(0, 200)}`);
     }
     expect(failures).toEqual([]);
     expect(rows.length).toBeGreaterThan(300);
+    // The read-only and full file systems were there to be tried (mount works for root).
+    expect(bad.mounted).toBe(true);
 
     // Nothing changed: the same uploads, downloads and session; no event; nothing new at the service; no folder.
     expect(await snapshot()).toEqual(before);

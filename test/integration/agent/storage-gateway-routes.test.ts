@@ -49,7 +49,7 @@ describe('register', () => {
       [{ ...base, secret: 'not-the-secret' }, 400, /refused this gateway's id and secret/],
       [{ ...base, id: 'ccn_unknown' }, 400, /refused this gateway's id and secret/],
       [{ ...base, root_path: 'relative/root' }, 400, /absolute/],
-      [{ ...base, root_path: path.join(tmp, 'missing') }, 400, /cannot be used \(ENOENT\)/],
+      [{ ...base, root_path: path.join(tmp, 'missing') }, 400, /root_path: the folder .* does not exist/],
       [{ ...base, root_path: path.join(root, '..', 'refusals', 'file.txt') }, 400, /cannot be used|not a folder/],
       [{ ...base, permissions: 'r', user_id: 1000 }, 400, /permissions w/],
     ];

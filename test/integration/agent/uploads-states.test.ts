@@ -2,6 +2,8 @@
 // service, store and agent (docs/agent-api-notes/uploads.md, "States"):
 // - an unrecoverable error (a local file changed while it was sent): resume answers
 //   409 and changes nothing;
+// - a local file deleted while it is sent fails the upload at once with its name in
+//   words, not as a wait for the storage and without retries;
 // - pause and resume of an idle upload answer 409 and leave it idle; resume of a
 //   transferring one answers 200 and leaves it transferring;
 // - a Link of an upload that is still transferring answers 409 and makes none;
@@ -133,6 +135,30 @@ describe('an upload that failed unrecoverably (a local file changed while it was
     expect(await get(agent, id)).toEqual(before); // same state, error, progress, items and updated_at
     expect(env.proxy.puts.length).toBe(putsBefore);
     expect(await packageState(env.svc, package_id, owner.h)).toBe('new');
+  });
+});
+
+describe('a local file deleted while it is sent', () => {
+  test('fails the upload at once, unrecoverably, with its name: no wait for the storage, no retry', async () => {
+    const stream = await openEventStream(agent.url, { query: 'types=upload' });
+    slowMs = 250; // 10 parts, two at a time: the file is deleted with most of its parts still to go
+    const file = await writeFile('A.mov', 10 * PART, 3);
+    const { upload_id: id } = await start(agent, file);
+    await until(agent, id, (u) => u.progress >= PART, 'a part in');
+    await fs.rm(file);
+
+    const failed = await until(agent, id, (u) => u.state === 'error', 'error', 20_000);
+    slowMs = 0;
+    expect(failed.error).toBe(`A.mov was moved or deleted while it was being sent (it was at ${file})`);
+    expect(failed.waiting).toBeUndefined();
+    expect(failed.items[0].state).toBe('error');
+    const row = agent.agent.ctx.db.prepare('SELECT error_recoverable FROM uploads WHERE id = ?').get(id) as { error_recoverable: number };
+    expect(row.error_recoverable).toBe(0);
+    // Never shown as waiting for the storage on its way to the error.
+    stream.close();
+    const mine = stream.received.map((m) => m.json).filter((r) => r?.upload_id === id);
+    expect(mine.length).toBeGreaterThan(0);
+    expect(mine.filter((r) => r.waiting !== undefined)).toEqual([]);
   });
 });
 

@@ -7,6 +7,7 @@ import {
   localSegment,
   numberedName,
   packageFolderName,
+  packageRootSegments,
   remoteNameProblem,
   remotePathProblem,
   resolveInside,
@@ -113,4 +114,26 @@ test('numbered names go before the extension; dot files keep their name whole', 
   expect(numberedName('archive.tar.gz', 2)).toBe('archive.tar (2).gz');
   expect(numberedName('.bashrc', 1)).toBe('.bashrc (1)');
   expect(numberedName('README', 3)).toBe('README (3)');
+});
+
+describe('packageRootSegments: a Package that is one folder of its name is not wrapped again', () => {
+  const f = (p: string, name: string) => ({ kind: 'file', path: p, name });
+  const d = (p: string, name: string) => ({ kind: 'directory', path: p, name });
+  test('one top folder of the Package\'s name: no Package folder', () => {
+    expect(packageRootSegments('bigsend', 'pkg_1', [f('bigsend', 'a'), f('bigsend/sub', 'b'), d('bigsend', 'empty')], 'linux')).toEqual([]);
+    expect(packageRootSegments('bigsend', 'pkg_1', [d('', 'bigsend')], 'linux')).toEqual([]);
+    expect(packageRootSegments(' bigsend ', 'pkg_1', [f('bigsend/', 'a')], 'linux')).toEqual([]);
+  });
+  test('a folder of another name, two top folders, or a loose file: the Package folder', () => {
+    expect(packageRootSegments('Reel', 'pkg_1', [f('bigsend', 'a')], 'linux')).toEqual(['Reel']);
+    expect(packageRootSegments('Bigsend', 'pkg_1', [f('bigsend', 'a')], 'linux')).toEqual(['Bigsend']);
+    expect(packageRootSegments('bigsend', 'pkg_1', [f('bigsend', 'a'), f('other', 'b')], 'linux')).toEqual(['bigsend']);
+    expect(packageRootSegments('bigsend', 'pkg_1', [f('bigsend', 'a'), f('', 'notes.txt')], 'linux')).toEqual(['bigsend']);
+    expect(packageRootSegments('bigsend', 'pkg_1', [f('', 'bigsend')], 'linux')).toEqual(['bigsend']);
+    expect(packageRootSegments('Loose', 'pkg_1', [f('', 'a'), f('', 'b')], 'linux')).toEqual(['Loose']);
+    expect(packageRootSegments('Empty', 'pkg_1', [], 'linux')).toEqual(['Empty']);
+  });
+  test('names compare as they land on disk', () => {
+    expect(packageRootSegments('a:b', 'pkg_1', [f('a:b', 'x')], 'win32')).toEqual([]);
+  });
 });
