@@ -1,7 +1,7 @@
 // The Links of a sent transfer (link management): each with how often it was
 // opened against its limit, its expiry and whether it asks a password; copy,
 // revoke (asked once more), and a new Link with options of its own.
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import type { UploadLinkEntry } from '../../src/api/agent/uploads.js';
 import { useApp } from '../store/context.js';
 
@@ -48,6 +48,12 @@ export function TransferLinks({ uploadId, name }: { uploadId: string; name: stri
   const [links, setLinks] = useState<UploadLinkEntry[]>();
   const [note, setNote] = useState<string>();
   const [asking, setAsking] = useState<string>();
+  // Where focus goes once the question about revoking is answered (its buttons are gone then).
+  const heading = useRef<HTMLHeadingElement>(null);
+  const answered = () => {
+    setAsking(undefined);
+    heading.current?.focus();
+  };
   const load = async () => {
     const r = await call('uploads.links', { upload_id: uploadId });
     if (r.ok) setLinks(r.value);
@@ -61,14 +67,14 @@ export function TransferLinks({ uploadId, name }: { uploadId: string; name: stri
     setNote(`${what}: ${url}`);
   };
   const revoke = async (id: string) => {
-    setAsking(undefined);
+    answered();
     const r = await call('uploads.revokeLink', { upload_id: uploadId, link_id: id });
     setNote(r.ok ? 'Link revoked: it no longer opens.' : r.error.message);
     await load();
   };
   return (
     <section className="links" aria-label={`Links of ${name}`}>
-      <h2>Links</h2>
+      <h2 ref={heading} tabIndex={-1}>Links</h2>
       {links === undefined ? (
         <p className="muted">Loading the links…</p>
       ) : links.length === 0 ? (
@@ -90,7 +96,7 @@ export function TransferLinks({ uploadId, name }: { uploadId: string; name: stri
                       <>
                         <span>Revoke it? It stops opening for everyone.</span>
                         <button type="button" className="danger" onClick={() => void revoke(l.id)}>Revoke</button>
-                        <button type="button" onClick={() => setAsking(undefined)}>Keep</button>
+                        <button type="button" autoFocus onClick={answered}>Keep</button>
                       </>
                     ) : (
                       <>

@@ -147,8 +147,13 @@ test("a transfer's Links in its details: counts, a new Link with its own limit, 
   await photograph('link-management');
   await table.getByRole('row').nth(3).getByRole('button', { name: /^Revoke / }).click();
   await expect(table.getByRole('row').nth(3)).toContainText('Revoke it?');
-  await table.getByRole('row').nth(3).getByRole('button', { name: 'Revoke', exact: true }).click();
+  // Asked from the keyboard: the safe answer has the focus, Shift+Tab reaches Revoke, and focus stays in the Links after.
+  await expect(table.getByRole('row').nth(3).getByRole('button', { name: 'Keep' })).toBeFocused();
+  await page.keyboard.press('Shift+Tab');
+  await expect(table.getByRole('row').nth(3).getByRole('button', { name: 'Revoke', exact: true })).toBeFocused();
+  await page.keyboard.press('Enter');
   await expect(links.getByRole('status')).toHaveText('Link revoked: it no longer opens.');
+  await expect(links.getByRole('heading', { name: 'Links' })).toBeFocused();
   await expect(table.getByRole('row')).toHaveCount(3);
   const u = new URL(spare);
   expect((await fetch(`${process.env.FERRY_E2E_SERVICE}/v1/links/${u.pathname.split('/').pop()}?${u.searchParams}`)).status).toBe(404);
