@@ -1,6 +1,7 @@
 // A transfer's details: the speed of the last minutes (a few lines of SVG) and
-// every file with its progress.
+// every file with its progress; for a complete Team upload, its Links.
 import type { Transfer } from '../store/index.js';
+import { TransferLinks } from './TransferLinks.js';
 import { bytes, speed, type Meter } from '../format.js';
 
 const SHOWN = 200;
@@ -43,6 +44,7 @@ export function TransferDetails({ t, meter }: { t: Transfer; meter: Meter }) {
         </tbody>
       </table>
       {files.length > SHOWN && <p className="muted">and {files.length - SHOWN} more</p>}
+      {t.direction === 'upload' && t.type === 'team' && t.state === 'complete' && <TransferLinks uploadId={t.upload_id} name={t.name} />}
     </div>
   );
 }

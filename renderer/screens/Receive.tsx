@@ -19,14 +19,25 @@ export function Receive() {
   const [preview, setPreview] = useState<LinkPreview>();
   const [picked, setPicked] = useState<Set<string>>(new Set());
   const [packageFolder, setPackageFolder] = useState(true);
-  const [linkError, setLinkError] = useState<string>();
+  /** What the last "Show files" said, beside the field that can fix it: the password, or else the Link. */
+  const [linkError, setLinkError] = useState<{ field: 'link' | 'password'; message: string }>();
   const [error, setError] = useState<string>();
+  // Another Link: what was said about the last one, and its files, no longer hold.
+  useEffect(() => {
+    setLinkError(undefined);
+    setError(undefined);
+    setPreview(undefined);
+  }, [url]);
 
   const show = async () => {
     const r = await call('downloads.preview', { url: url.trim(), ...(password ? { password } : {}) });
     if (!r.ok) {
       setPreview(undefined);
-      return setLinkError(r.error.message.startsWith('the Link needs a password') ? 'Wrong password for this Link. Try again.' : r.error.message);
+      return setLinkError(
+        r.error.message.startsWith('the Link needs a password')
+          ? { field: 'password', message: password ? 'Wrong password for this Link. Try again.' : 'This Link needs a password.' }
+          : { field: 'link', message: r.error.message },
+      );
     }
     setLinkError(undefined);
     setPreview(r.value);
@@ -54,13 +65,16 @@ export function Receive() {
       <form className="receive" onSubmit={download}>
         <label>
           Link
-          <input value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://…/l/…?secret=…" spellCheck={false} />
+          <input value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://…/l/…?secret=…" spellCheck={false}
+            aria-describedby={linkError?.field === 'link' ? 'link-error' : undefined} aria-invalid={linkError?.field === 'link' ? true : undefined} />
         </label>
+        {linkError?.field === 'link' && <p className="error" id="link-error" role="alert">{linkError.message}</p>}
         <label>
           Password
-          <input type="password" value={password} onChange={(e) => setPassword(e.target.value)} aria-describedby={linkError ? 'link-error' : undefined} aria-invalid={linkError ? true : undefined} />
+          <input type="password" value={password} onChange={(e) => setPassword(e.target.value)}
+            aria-describedby={linkError?.field === 'password' ? 'password-error' : undefined} aria-invalid={linkError?.field === 'password' ? true : undefined} />
         </label>
-        {linkError && <p className="error" id="link-error" role="alert">{linkError}</p>}
+        {linkError?.field === 'password' && <p className="error" id="password-error" role="alert">{linkError.message}</p>}
         <FolderField label="Destination folder" value={dst} onChange={setDst} />
         <div className="row-buttons">
           <button type="button" onClick={() => void show()} disabled={!url.trim()}>Show files</button>

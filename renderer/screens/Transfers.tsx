@@ -53,7 +53,8 @@ function Row({ t, meter, slot }: { t: Transfer; meter: Meter; slot: Slot }) {
   };
   const copyLink = async () => {
     if (t.direction !== 'upload') return;
-    const r = await call('uploads.link', { upload_id: t.upload_id });
+    // The transfer's own Link, the same at every click: its download limit counts for everyone it goes to.
+    const r = await call('uploads.transferLink', { upload_id: t.upload_id });
     if (!r.ok) return setNote(r.error.message);
     await navigator.clipboard?.writeText(r.value.url).catch(() => undefined);
     setNote(`Link copied: ${r.value.url}`);

@@ -14,7 +14,7 @@ import type {
   RegisterFilesAnswer,
   RegisterFilesBody,
 } from '../api/hosted/files.js';
-import type { CreateLinkBody, CreatedLink } from '../api/hosted/links.js';
+import type { CreateLinkBody, CreatedLink, LinkObject } from '../api/hosted/links.js';
 
 export type { Blueprint, Package, RegisterFileAnswer, CreatedLink };
 
@@ -60,6 +60,10 @@ export const finalizePackage = (http: HostedHttp, packageId: string, c: Call) =>
 
 export const createLink = (http: HostedHttp, packageId: string, body: CreateLinkBody, c: Call) =>
   http.request<CreatedLink>('POST', `/v1/packages/${encodeURIComponent(packageId)}/links`, { body, ...c });
+
+/** The Package's Links (no secrets), oldest first. */
+export const listLinks = (http: HostedHttp, packageId: string, c: Call) =>
+  http.request<LinkObject[]>('GET', `/v1/packages/${encodeURIComponent(packageId)}/links`, c);
 
 /** DELETE /v1/links/{link_id}: 204. */
 export const deleteLink = (http: HostedHttp, linkId: string, c: Call) =>

@@ -6,7 +6,7 @@
 // src/api wherever the REST API already has them.
 import { Type, type Static, type TProperties, type TSchema } from 'typebox';
 import { LoginBody, SessionAnswer, SessionUser, TeamList } from '../api/agent/session.js';
-import { CreateUploadBody, PortalUploadBody, UploadLinkAnswer, UploadLinkBody, UploadList, UploadRecord } from '../api/agent/uploads.js';
+import { CreateUploadBody, PortalUploadBody, UploadLinkAnswer, UploadLinkBody, UploadLinkEntry, UploadLinkList, UploadLinkParams, UploadList, UploadRecord } from '../api/agent/uploads.js';
 import { CreateDownloadBody, CreatedDownload, DownloadList, DownloadRecord, LinkPreview } from '../api/agent/downloads.js';
 import { FolderListing } from '../api/agent/folders.js';
 import { About } from '../api/agent/system.js';
@@ -55,6 +55,9 @@ export const channels = {
   'uploads.pauseAll': channel(Empty, UploadList),
   'uploads.resumeAll': channel(Empty, UploadList),
   'uploads.link': channel(Type.Object({ ...UploadId.properties, ...UploadLinkBody.properties }), UploadLinkAnswer),
+  'uploads.transferLink': channel(UploadId, UploadLinkAnswer),
+  'uploads.links': channel(UploadId, UploadLinkList),
+  'uploads.revokeLink': channel(UploadLinkParams, UploadLinkEntry),
 
   'downloads.preview': channel(Type.Object({ url: CreateDownloadBody.properties.url, password: CreateDownloadBody.properties.password }), LinkPreview),
   'downloads.create': channel(CreateDownloadBody, CreatedDownload),

@@ -22,6 +22,9 @@ import { createRangeTransport } from '../engine/rangeFetch.js';
 import { ThrottledFeed } from '../engine/feed.js';
 import { engineTuning } from '../engine/retry.js';
 import { removeQuietly, partPathOf } from '../engine/downloadFiles.js';
+import { LinkTokens } from './linkTokens.js';
+import type { LinkInfo } from '../../api/hosted/links.js';
+import type { FileObject } from '../../api/hosted/files.js';
 
 /** What the service answered while a download was being set up, as the agent answers it. */
 function linkError(err: unknown): never {
@@ -108,6 +111,30 @@ export function createDownloadsService(ctx: AgentContext) {
   };
   const all = () => [...jobs.values()];
 
+  /** Resolutions kept from previews for the downloads that follow them (linkTokens.ts). */
+  const resolved = new LinkTokens();
+  /**
+   * The Link resolved and its Package listed: with the token a preview kept when it still
+   * works (no access counted), else by resolving it now and keeping that for the download
+   * to come (or the retry of one refused for its other fields). A download made forgets it.
+   */
+  async function openLink(http: HostedHttp, key: string, link: { linkId: string; secret: string }, password: string | undefined) {
+    const kept = resolved.peek(key);
+    if (kept) {
+      try {
+        return { info: kept, files: await listPackageFiles(http, kept.package_id, kept.package_token) };
+      } catch (err) {
+        resolved.forget(key);
+        // A token that stopped working (expired, revoked Link): resolve again, which says why.
+        if (!(err instanceof HostedApiError) || err.status !== 401) linkError(err);
+      }
+    }
+    const info: LinkInfo = await resolveLink(http, link.linkId, link.secret, password).catch(linkError);
+    const files: FileObject[] = await listPackageFiles(http, info.package_id, info.package_token).catch(linkError);
+    resolved.keep(key, info);
+    return { info, files };
+  }
+
   async function removeJob(job: DownloadJob, removeFiles: boolean): Promise<DownloadRecord> {
     await job.stop();
     const record = job.record();
@@ -133,9 +160,9 @@ export function createDownloadsService(ctx: AgentContext) {
     async preview(url: string, password?: string): Promise<LinkPreview> {
       const link = parseLinkUrl(url);
       if (typeof link === 'string') throw invalid(link);
-      const http = clientFor(apiBaseFor(link.origin));
-      const info = await resolveLink(http, link.linkId, link.secret, password || undefined).catch(linkError);
-      const files = await listPackageFiles(http, info.package_id, info.package_token).catch(linkError);
+      const apiBase = apiBaseFor(link.origin);
+      const pw = password || undefined;
+      const { info, files } = await openLink(clientFor(apiBase), LinkTokens.key(apiBase, link.linkId, link.secret, pw), link, pw);
       return {
         package_id: info.package_id,
         name: info.name,
@@ -156,8 +183,9 @@ export function createDownloadsService(ctx: AgentContext) {
       const apiBase = apiBaseFor(link.origin);
       const http = clientFor(apiBase);
       const password = body.password || undefined;
-      const info = await resolveLink(http, link.linkId, link.secret, password).catch(linkError);
-      const files = await listPackageFiles(http, info.package_id, info.package_token).catch(linkError);
+      // The preview's resolution if there was one: this receive counts once.
+      const key = LinkTokens.key(apiBase, link.linkId, link.secret, password);
+      const { info, files } = await openLink(http, key, link, password);
       const plan = planDownload(files, { fileIds: body.file_ids, bypassQuarantine: body.bypass_package_quarantine ?? true });
 
       await makeFolder(dst, 'dst_folder');
@@ -198,6 +226,7 @@ export function createDownloadsService(ctx: AgentContext) {
         error: p.error,
       }));
       store.insertDownload(ctx.db, row, items);
+      resolved.forget(key);
       const job = makeJob({ row, items, ranges: new Map() });
       // The Package's folders first (empty ones included), then the transfer.
       try {

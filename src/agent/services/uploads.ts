@@ -6,10 +6,11 @@ import type { AgentContext } from '../context.js';
 import type { SessionService } from './session.js';
 import { fromHosted } from './session.js';
 import { AgentError, conflict, invalid, notFound } from '../errors.js';
-import type { CreateUploadBody, PortalUploadBody, UploadLinkAnswer, UploadLinkBody, UploadRecord, UploadState } from '../../api/agent/uploads.js';
+import type { CreateUploadBody, PortalUploadBody, UploadRecord, UploadState } from '../../api/agent/uploads.js';
 import { HostedApiError, type Credentials } from '../../client/http.js';
 import { AgentErrorCode } from '../../api/agent/errors.js';
-import { createLink, createTeamPackage, type Package } from '../../client/uploads.js';
+import { createTeamPackage, type Package } from '../../client/uploads.js';
+import { completeTeamUpload, createUploadLinks } from './uploadLinks.js';
 import { createPortalPackage, getPortalBySubdomain } from '../../client/portals.js';
 import { ObjectHttp } from '../engine/objectHttp.js';
 import { describe, engineTuning, isRecoverable } from '../engine/retry.js';
@@ -103,6 +104,7 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
     return u;
   }
   const rec = (id: string) => recordOf(id)!;
+  const links = createUploadLinks(ctx, session, (id) => completeTeamUpload(mustGet(id)));
 
   /** Package finalize (and expiry); one at a time per upload. */
   function finalizeNow(id: string): Promise<void> {
@@ -341,14 +343,11 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
       return { code: 200 };
     },
 
-    /** POST /uploads/{id}/link: a shareable Link of a complete Team upload (needs the session). */
-    async link(id: string, body: UploadLinkBody): Promise<UploadLinkAnswer> {
-      const u = mustGet(id);
-      if (u.type !== 'team' || u.state !== 'complete') throw conflict(`a Link needs a complete Team upload; this one is a ${u.state} ${u.type} upload`);
-      const auth = session.credentials();
-      const l = await createLink(session.hosted, u.package_id, body, { auth }).catch(fromHosted);
-      return { id: l.id, secret: l.secret, email: l.email, expiry: l.expiry, locked: l.locked, url: l.url };
-    },
+    /** POST /uploads/{id}/link, the transfer's own Link, the list, revoking one: uploadLinks.ts. */
+    link: links.link,
+    transferLink: links.transferLink,
+    links: (id: string) => links.links(id),
+    revokeLink: (id: string, linkId: string) => links.revoke(id, linkId),
 
     /** At agent start: continue what was transferring, finalize what went idle under auto-finalize, resume what failed recoverably. */
     resumeAll(): void {

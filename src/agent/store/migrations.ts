@@ -4,7 +4,8 @@ import { uploadsMigration } from './uploadStore.js';
 import { downloadsMigration, downloadsRecoverableMigration } from './downloadStore.js';
 import { automationsMigration } from './automationStore.js';
 import { gatewaysMigration } from './gatewayStore.js';
+import { uploadLinksMigration } from './uploadLinkStore.js';
 
 export interface Migration { version: number; name: string; sql: string }
 
-export const migrations: Migration[] = [sessionMigration, uploadsMigration, downloadsMigration, downloadsRecoverableMigration, automationsMigration, gatewaysMigration];
+export const migrations: Migration[] = [sessionMigration, uploadsMigration, downloadsMigration, downloadsRecoverableMigration, automationsMigration, gatewaysMigration, uploadLinksMigration];

@@ -132,5 +132,29 @@ export const UploadLinkAnswer = Type.Object({
 });
 export type UploadLinkAnswer = Static<typeof UploadLinkAnswer>;
 
+export const UploadLinkParams = Type.Object({ ...UploadParams.properties, link_id: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }) });
+export type UploadLinkParams = Static<typeof UploadLinkParams>;
+
+/** One Link of an upload's Package, as link management shows it. */
+export const UploadLinkEntry = Type.Object({
+  id: Type.String(),
+  email: Type.Union([Type.String(), Type.Null()]),
+  expiry: Type.Union([Type.String(), Type.Null()]),
+  /** Whether it asks for a password. */
+  locked: Type.Boolean(),
+  /** null: unlimited. */
+  access_limit: Type.Union([Type.Integer(), Type.Null()]),
+  /** How many times it was opened. */
+  access_count: Type.Integer(),
+  active: Type.Boolean(),
+  created_at: Type.String(),
+  /** Its address when this agent made it; null for a Link made elsewhere (the service shows a secret only once). */
+  url: Type.Union([Type.String(), Type.Null()]),
+  /** The transfer's own Link: the one "Copy link" copies. */
+  transfer: Type.Boolean(),
+});
+export type UploadLinkEntry = Static<typeof UploadLinkEntry>;
+export const UploadLinkList = Type.Array(UploadLinkEntry);
+
 export const FinalizeAnswer = Type.Object({ code: Type.Integer() });
 export type FinalizeAnswer = Static<typeof FinalizeAnswer>;

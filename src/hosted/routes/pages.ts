@@ -1,13 +1,14 @@
 // The web download page at {link_url}/{link_id}?secret=...: opens the Link (one
-// access, like GET /v1/links/{id}) and lists the files with direct download
+// access, like GET /v1/links/{id}; a visit counts once: services/linkVisit.ts) and lists the files with direct download
 // links and the two ZIPs. A locked Link first shows a password form that posts back here.
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { RouteModule } from '../app.js';
 import { HttpError } from '../errors.js';
 import { LinkParams, ResolveLinkQuery } from '../../api/hosted/links.js';
-import { resolveLink } from '../services/links.js';
+import { reopenLink, resolveLink } from '../services/links.js';
+import { visitCookie, visitToken } from '../services/linkVisit.js';
 import { clientAddress } from '../ratelimit/plugin.js';
 import { pageDownloads } from '../services/downloads.js';
 import { PAGE_HEADERS, renderDownloadPage, renderErrorPage, renderPasswordPage } from '../services/downloadPage.js';
@@ -29,11 +30,16 @@ function tooManyPage(reply: FastifyReply, err: HttpError) {
 }
 
 const routes: RouteModule = (app, ctx) => {
-  async function page(reply: FastifyReply, linkId: string, secret: string | undefined, password: string | undefined, userAgent: string, address: string) {
+  async function page(req: FastifyRequest, reply: FastifyReply, linkId: string, secret: string | undefined, password: string | undefined) {
     const action = `?secret=${encodeURIComponent(secret ?? '')}`;
+    const userAgent = req.headers['user-agent'] ?? '';
     try {
-      const { info, pkg, link } = await resolveLink(ctx, linkId, secret, password, address);
+      // A visit under way (its cookie) is not counted again: a reload, another file, a ZIP.
+      const kept = visitToken(req.headers.cookie, linkId);
+      const visit = (kept && (await reopenLink(ctx, linkId, secret, kept))) || (await resolveLink(ctx, linkId, secret, password, clientAddress(req)));
+      const { info, pkg, link } = visit;
       const downloads = await pageDownloads(ctx, pkg, link.id);
+      if (info.package_token !== kept) reply.header('set-cookie', visitCookie(ctx.config.linkUrl, linkId, info.package_token));
       return reply.code(200).headers(PAGE_HEADERS).send(renderDownloadPage(info, downloads, /windows/i.test(userAgent), `${ctx.config.publicUrl}/l/${linkId}${action}`));
     } catch (err) {
       if (!(err instanceof HttpError)) throw err;
@@ -58,11 +64,11 @@ const routes: RouteModule = (app, ctx) => {
     });
 
     scope.get('/l/:link_id', { schema: { params: LinkParams, querystring: ResolveLinkQuery } }, async (req, reply) =>
-      page(reply, req.params.link_id, req.query.secret, undefined, req.headers['user-agent'] ?? '', clientAddress(req)),
+      page(req, reply, req.params.link_id, req.query.secret, undefined),
     );
 
     scope.post('/l/:link_id', { schema: { params: LinkParams, querystring: ResolveLinkQuery, body: PasswordForm } }, async (req, reply) =>
-      page(reply, req.params.link_id, req.query.secret, req.body.password, req.headers['user-agent'] ?? '', clientAddress(req)),
+      page(req, reply, req.params.link_id, req.query.secret, req.body.password),
     );
   });
 };

@@ -116,13 +116,7 @@ export async function resolveLink(
   /** The client's address: wrong passwords are counted per Link and address (lockouts.ts). */
   address: string,
 ): Promise<ResolvedLink> {
-  const link = await ctx.db.selectFrom('links').selectAll().where('id', '=', linkId).executeTakeFirst();
-  if (!link || !secret || !sameHash(hashSecret(secret), link.secret_hash) || link.active !== 1) throw notFound('link');
-  const pkg = await ctx.db.selectFrom('packages').selectAll().where('id', '=', link.package_id).executeTakeFirst();
-  if (!pkg) throw notFound('link');
-  const now = nowIso();
-  if (link.expiry && link.expiry <= now) throw gone('this link has expired');
-  if (pkg.state !== 'finalized' || (pkg.expiry && pkg.expiry <= now)) throw gone('this package is no longer available');
+  const { link, pkg } = await openableLink(ctx, linkId, secret);
   const hash = link.password_hash;
   if (hash && !(password && (await guardSecret(ctx, { kind: 'link', id: link.id }, address, () => verifyPassword(password, hash))))) {
     throw unauthorized(password ? 'wrong link password' : 'this link needs a password (X-Link-Password)');
@@ -135,16 +129,44 @@ export async function resolveLink(
     .where((eb) => eb.or([eb('access_limit', 'is', null), eb('access_count', '<', eb.ref('access_limit'))]))
     .executeTakeFirst();
   if (counted.numUpdatedRows === 0n) throw new HttpError(403, 'access_limit_reached', 'this link has reached its access limit');
-  const info: LinkInfo = {
-    branding: { primary_color: DEFAULT_PRIMARY_COLOR },
-    expiry: earlier(link.expiry, pkg.expiry),
-    id: link.id,
-    name: pkg.name,
-    package_id: pkg.id,
-    package_size: pkg.size,
-    package_token: await ctx.tokens.signPackage({ packageId: pkg.id, access: 'read', linkId: link.id }),
-    recipient_email: link.email,
-    sender_email: pkg.sender,
-  };
-  return { info, link: { ...link, access_count: link.access_count + 1 }, pkg };
+  const token = await ctx.tokens.signPackage({ packageId: pkg.id, access: 'read', linkId: link.id });
+  return { info: linkInfo(link, pkg, token), link: { ...link, access_count: link.access_count + 1 }, pkg };
 }
+
+/**
+ * The Link page's visit goes on (a reload, another file, a ZIP): the read-only token
+ * this Link handed out earlier stands for the access already counted and the password
+ * already given. The Link must still be openable (active, not expired); nothing is
+ * counted. Null when the token is not this Link's (expired, forged, another Link's).
+ */
+export async function reopenLink(ctx: HostedContext, linkId: string, secret: string | undefined, token: string): Promise<ResolvedLink | null> {
+  const claims = await ctx.tokens.verifyPackage(token);
+  if (!claims || claims.access !== 'read' || claims.linkId !== linkId) return null;
+  const { link, pkg } = await openableLink(ctx, linkId, secret);
+  if (claims.packageId !== pkg.id) return null;
+  return { info: linkInfo(link, pkg, token), link, pkg };
+}
+
+/** 404 (unknown, wrong secret, inactive), then 410 (Link or Package expired). */
+async function openableLink(ctx: HostedContext, linkId: string, secret: string | undefined): Promise<{ link: LinksTable; pkg: PackagesTable }> {
+  const link = await ctx.db.selectFrom('links').selectAll().where('id', '=', linkId).executeTakeFirst();
+  if (!link || !secret || !sameHash(hashSecret(secret), link.secret_hash) || link.active !== 1) throw notFound('link');
+  const pkg = await ctx.db.selectFrom('packages').selectAll().where('id', '=', link.package_id).executeTakeFirst();
+  if (!pkg) throw notFound('link');
+  const now = nowIso();
+  if (link.expiry && link.expiry <= now) throw gone('this link has expired');
+  if (pkg.state !== 'finalized' || (pkg.expiry && pkg.expiry <= now)) throw gone('this package is no longer available');
+  return { link, pkg };
+}
+
+const linkInfo = (link: LinksTable, pkg: PackagesTable, token: string): LinkInfo => ({
+  branding: { primary_color: DEFAULT_PRIMARY_COLOR },
+  expiry: earlier(link.expiry, pkg.expiry),
+  id: link.id,
+  name: pkg.name,
+  package_id: pkg.id,
+  package_size: pkg.size,
+  package_token: token,
+  recipient_email: link.email,
+  sender_email: pkg.sender,
+});

@@ -379,6 +379,16 @@ function table(): Row[] {
       ['password', 42], ['password', 'p'.repeat(1025)],
     ], []),
     ...uploadIdRows(`POST /uploads/${ID}/link`, 'POST', '/link'),
+    ...uploadIdRows(`GET /uploads/${ID}/links`, 'GET', '/links'),
+    ...bodyRows(`DELETE /uploads/${ID}/links/:link_id`, 'DELETE', `${up}/links/lnk_x`),
+    ...uploadIdRows(`DELETE /uploads/${ID}/links/:link_id`, 'DELETE', '/links/lnk_x'),
+    ...[
+      ['l'.repeat(65), 'a Link id of 65 characters'],
+      ['a.b', 'a Link id with a dot'],
+      ['a%20b', 'a Link id with a space'],
+      ['%C3%A9t%C3%A9', 'a Link id with non-ASCII letters'],
+      ['%E0%A4%A', 'a Link id with broken %-encoding'],
+    ].map(([id, what]) => ({ route: `DELETE /uploads/${ID}/links/:link_id`, method: 'DELETE', path: `${up}/links/${id}`, what: what! })),
 
     // Downloads
     ...schemaRows('POST /downloads', '/downloads', downloadBase, [

@@ -129,6 +129,28 @@ describe('Links of another host', () => {
   });
 });
 
+describe('a Link with a download limit', () => {
+  test('one receive counts once: previews and the download share one resolution; the next receive is refused', async () => {
+    const link = await makeLink(env.svc, tree.pkg, { access_limit: 1 });
+    const access = async () => (await env.svc.ctx.db.selectFrom('links').select('access_count').where('id', '=', link.id).executeTakeFirstOrThrow()).access_count;
+    const preview = await a.agent.services.downloads.preview(link.url);
+    expect(preview.files.map((f) => f.path).sort()).toEqual(tree.files.map(relOf).sort());
+    await a.agent.services.downloads.preview(link.url); // "Show files" again
+    expect(await access()).toBe(1);
+    const to = await dst('limit-one');
+    const id = await startDownload(a.url, { url: link.url, dst_folder: to, create_package_folder: false });
+    expect((await waitForState(a.url, id)).state).toBe('complete');
+    expect(await treeOf(to)).toEqual(expectedTree(tree.files, dirsOf(tree)));
+    expect(await access()).toBe(1);
+
+    // The receive is over: another one resolves the Link again, and the service refuses it.
+    await expect(a.agent.services.downloads.preview(link.url)).rejects.toMatchObject({ status: 403 });
+    const again = await agentCall(a.url, 'POST', '/downloads', { url: link.url, dst_folder: await dst('limit-two') });
+    expect(again.status).toBe(403);
+    expect(again.body.message).toMatch(/access limit/);
+  });
+});
+
 describe('password-protected Links', () => {
   test('a wrong or missing password is refused at POST and creates nothing; the right one downloads', async () => {
     const locked = await makeLink(env.svc, tree.pkg, { password: 'open sesame' });

@@ -164,6 +164,42 @@ describe('web download page', () => {
     expect(row.access_count).toBe(1);
   });
 
+  it('counts one visit once: with its cookie, a reload, a file and the ZIP after it take no second access', async () => {
+    const l = await makeLink(svc, pkg, { access_limit: 1, password: 'pw' });
+    const open = await fetch(l.url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ password: 'pw' }) });
+    expect(open.status).toBe(200);
+    const setCookie = open.headers.get('set-cookie')!;
+    expect(setCookie).toMatch(/HttpOnly/);
+    expect(setCookie).toContain(`Path=/l/${l.id};`);
+    const maxAge = Number(/Max-Age=(\d+)/.exec(setCookie)![1]);
+    expect(maxAge).toBeGreaterThan(HOUR / 1000);
+    const cookie = setCookie.split(';')[0]!;
+    const file = hrefs(await open.text()).find((h) => h.includes(`/packages/${pkg.id}/`) && !h.includes('/zip/'))!;
+    expect(sha256((await fetchBytes(file)).data)).toBe(sha256(data));
+
+    // The reload: no password asked again, no access counted, and the ZIP works from the page it gives.
+    const reload = await fetch(l.url, { headers: { cookie } });
+    expect(reload.status).toBe(200);
+    const zip = hrefs(await reload.text()).find((h) => h.includes('/zip/zip_mac'))!;
+    expect((await readZip((await fetchBytes(zip)).data)).size).toBeGreaterThan(0);
+    const row = await svc.ctx.db.selectFrom('links').select('access_count').where('id', '=', l.id).executeTakeFirstOrThrow();
+    expect(row.access_count).toBe(1);
+
+    // Another visitor (no cookie), a forged cookie, or another Link's cookie is a new access: refused at the limit.
+    const again = (cookie?: string) =>
+      fetch(l.url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cookie ? { cookie } : {}) }, body: new URLSearchParams({ password: 'pw' }) });
+    expect((await again()).status).toBe(403);
+    expect((await again(`ferry_link=${l.id}.forged`)).status).toBe(403);
+    expect(await (await fetch(l.url, { headers: { cookie: `ferry_link=${l.id}.forged` } })).text()).toContain('Password required');
+    const other = await makeLink(svc, pkg, { access_limit: 1 });
+    expect((await fetch(other.url, { headers: { cookie } })).status).toBe(200);
+    expect((await fetch(other.url, { headers: { cookie } })).status).toBe(403);
+
+    // A revoked Link ends the visit too.
+    await svc.ctx.db.updateTable('links').set({ active: 0 }).where('id', '=', l.id).execute();
+    expect((await fetch(l.url, { headers: { cookie } })).status).toBe(404);
+  });
+
   it('answers unknown and exhausted Links with an HTML page and the matching status', async () => {
     const unknown = await fetch(`${svc.url}/l/lnk_nope?secret=x`);
     expect(unknown.status).toBe(404);

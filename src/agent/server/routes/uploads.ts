@@ -7,6 +7,9 @@ import {
   PortalUploadBody,
   UploadLinkAnswer,
   UploadLinkBody,
+  UploadLinkEntry,
+  UploadLinkList,
+  UploadLinkParams,
   UploadList,
   UploadParams,
   UploadRecord,
@@ -62,6 +65,14 @@ const routes: AgentRouteModule = (app, services) => {
       },
     },
     async (req, reply) => reply.code(201).send(await uploads.link(req.params.upload_id, req.body)),
+  );
+
+  // Link management: the Package's Links with their counts, and revoking one of them.
+  app.get('/uploads/:upload_id/links', { schema: { params: UploadParams, response: { 200: UploadLinkList } } }, async (req) =>
+    uploads.links(req.params.upload_id),
+  );
+  app.delete('/uploads/:upload_id/links/:link_id', { schema: { params: UploadLinkParams, response: { 200: UploadLinkEntry } } }, async (req) =>
+    uploads.revokeLink(req.params.upload_id, req.params.link_id),
   );
 };
 export default routes;
