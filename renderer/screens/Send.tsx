@@ -10,10 +10,21 @@ import { bytes } from '../format.js';
 export function Send() {
   const session = useApp((s) => s.session);
   const call = useApp((s) => s.call);
-  const go = useApp((s) => s.go);
+  const showTransfer = useApp((s) => s.showTransfer);
   const teams = session?.teams ?? [];
   const [items, setItems] = useState<Chosen[]>([]);
-  const [choosing, setChoosing] = useState(false);
+  /** The chooser open, and the button that opened it ("Add files" for Ctrl/Cmd+O), which has focus again when it closes. */
+  const [choosing, setChoosing] = useState<false | 'files' | 'folders'>(false);
+  const addButtons = useRef<HTMLDivElement>(null);
+  const [closed, setClosed] = useState<{ kind: 'files' | 'folders' }>();
+  useEffect(() => {
+    // The buttons shown after the first items are others than those of the empty drop zone.
+    if (closed) addButtons.current?.querySelector<HTMLButtonElement>(`[data-add="${closed.kind}"]`)?.focus();
+  }, [closed]);
+  const closeChooser = () => {
+    if (choosing) setClosed({ kind: choosing });
+    setChoosing(false);
+  };
   const [teamId, setTeamId] = useState(teams[0]?.id ?? '');
   const [mode, setMode] = useState<'email' | 'link'>('link');
   const [recipients, setRecipients] = useState('');
@@ -32,13 +43,13 @@ export function Send() {
   useEffect(() => {
     if (chooseFiles !== seenChoose.current) {
       seenChoose.current = chooseFiles;
-      setChoosing(true);
+      setChoosing('files');
     }
   }, [chooseFiles]);
 
   /** Add files / Add folder: the system's dialog in the desktop app, the agent's file system in a browser. */
   const add = async (kind: 'files' | 'folders') => {
-    if (!transport.desktop) return setChoosing(true);
+    if (!transport.desktop) return setChoosing(kind);
     const r = await transport.desktop<string[]>(kind === 'files' ? 'app.chooseFiles' : 'app.chooseFolders');
     if (!r.ok) return setError(r.error.message);
     const chosen: Chosen[] = r.value.map((p) => ({ path: p, name: p.split(/[\\/]/).pop() ?? p, kind: kind === 'files' ? 'file' : 'folder', size: -1 }));
@@ -80,7 +91,8 @@ export function Send() {
     if (!r.ok) return setError(r.error.message);
     setItems([]);
     setError(undefined);
-    go('transfers');
+    // Transfers opens with focus on the new transfer.
+    showTransfer('upload', r.value);
   };
 
   return (
@@ -90,9 +102,9 @@ export function Send() {
         {items.length === 0 ? (
           <div className="dropzone">
             <p>Drop files or folders here</p>
-            <div className="row-buttons">
-              <button type="button" onClick={() => void add('files')}>Add files</button>
-              <button type="button" onClick={() => void add('folders')}>Add folder</button>
+            <div className="row-buttons" ref={addButtons}>
+              <button type="button" data-add="files" onClick={() => void add('files')}>Add files</button>
+              <button type="button" data-add="folders" onClick={() => void add('folders')}>Add folder</button>
             </div>
           </div>
         ) : (
@@ -106,9 +118,9 @@ export function Send() {
                 </li>
               ))}
             </ul>
-            <div className="row-buttons">
-              <button type="button" onClick={() => void add('files')}>Add files</button>
-              <button type="button" onClick={() => void add('folders')}>Add folder</button>
+            <div className="row-buttons" ref={addButtons}>
+              <button type="button" data-add="files" onClick={() => void add('files')}>Add files</button>
+              <button type="button" data-add="folders" onClick={() => void add('folders')}>Add folder</button>
             </div>
           </>
         )}
@@ -140,10 +152,10 @@ export function Send() {
       </form>
       {choosing && (
         <ChooseFiles
-          onCancel={() => setChoosing(false)}
+          onCancel={closeChooser}
           onAdd={(chosen) => {
             setItems([...items, ...chosen.filter((c) => !items.some((i) => i.path === c.path))]);
-            setChoosing(false);
+            closeChooser();
           }}
         />
       )}

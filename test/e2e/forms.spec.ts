@@ -1,0 +1,110 @@
+// The app's forms as a keyboard user meets them: the folder picker's Path field
+// on every screen that has one (it sits inside the screen's form), and where
+// focus goes when the picker closes, after Send and after a screen change.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+
+test.describe.configure({ mode: 'serial' });
+
+let page: Page;
+/** Console messages the page logged (a CSP refusal shows there). */
+const logged: string[] = [];
+const place = (name: string) => page.getByRole('navigation', { name: 'Places' }).getByRole('button', { name, exact: true });
+/** A folder of the test's own, with a subfolder to send. */
+let dir: string;
+/** What has focus (the suite's tsconfig has no DOM types: the page evaluates text). */
+const active = () =>
+  page.evaluate(`(() => {
+    const a = document.activeElement;
+    return { tag: a?.tagName.toLowerCase(), text: a?.textContent ?? '', transfer: a?.getAttribute('data-transfer') ?? '' };
+  })()`) as Promise<{ tag?: string; text: string; transfer: string }>;
+
+test.beforeAll(async ({ browser }) => {
+  dir = path.join(process.env.FERRY_E2E_TMP!, 'forms');
+  await fs.mkdir(path.join(dir, 'reel'), { recursive: true });
+  await fs.writeFile(path.join(dir, 'reel', 'a.txt'), 'forms\n');
+  page = await (await browser.newContext()).newPage();
+  page.on('console', (m) => logged.push(m.text()));
+  await page.goto(process.env.FERRY_E2E_APP!);
+  const heading = page.getByRole('heading', { level: 1 });
+  await expect(heading).toBeVisible();
+  if ((await heading.textContent()) === 'Use a server') {
+    await page.getByLabel('Email').fill(process.env.FERRY_E2E_EMAIL!);
+    await page.getByLabel('Password').fill(process.env.FERRY_E2E_PASSWORD!);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+  }
+  await expect(page.getByRole('heading', { name: 'Transfers' })).toBeVisible();
+});
+
+test.afterAll(async () => {
+  await page.context().close();
+});
+
+/** Each screen with a folder field, and how its form is opened. */
+const SCREENS: { place: string; open?: string; field: string }[] = [
+  { place: 'Receive', field: 'Destination folder' },
+  { place: 'Automations', open: 'New automation', field: 'Folder to watch' },
+  { place: 'Storage gateway', open: 'Register a gateway', field: 'Folder' },
+];
+
+for (const s of SCREENS) {
+  test(`${s.place}: the picker's Path field opens what is typed at once (Enter and Open); the folder chosen fills the field, which has focus; Cancel gives focus back to "Choose…"`, async () => {
+    logged.length = 0;
+    await place(s.place).click();
+    if (s.open) await page.getByRole('button', { name: s.open }).click();
+    const field = page.getByRole('textbox', { name: s.field, exact: true });
+    await page.getByRole('button', { name: 'Choose…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Choose a folder' });
+    await expect(dialog).toBeVisible();
+    // Typed at once, while the home folder may be on its way: what is typed is the path.
+    await page.keyboard.type(dir);
+    await page.keyboard.press('Enter');
+    await expect(dialog.getByRole('list', { name: `Entries of ${dir}` })).toBeVisible();
+    await expect(dialog.getByRole('button', { name: 'Open reel' })).toBeVisible();
+    // Typed after the listing came: it replaces the path shown.
+    await dialog.getByRole('button', { name: 'Up' }).click();
+    await dialog.getByLabel('Path').focus();
+    await dialog.getByLabel('Path').selectText();
+    await page.keyboard.type(path.join(dir, 'reel'));
+    await dialog.getByRole('button', { name: 'Open', exact: true }).click();
+    await expect(dialog.getByRole('list', { name: `Entries of ${path.join(dir, 'reel')}` })).toBeVisible();
+    await expect(page.getByRole('dialog')).toHaveCount(1); // the screen's form was not submitted
+    await dialog.getByRole('button', { name: 'Add' }).click();
+    await expect(dialog).toBeHidden();
+    await expect(field).toHaveValue(path.join(dir, 'reel'));
+    await expect(field).toBeFocused();
+
+    await page.getByRole('button', { name: 'Choose…' }).click();
+    await expect(page.getByRole('dialog', { name: 'Choose a folder' })).toBeVisible();
+    await page.keyboard.press('Escape');
+    await expect(page.getByRole('dialog')).toHaveCount(0);
+    await expect(page.getByRole('button', { name: 'Choose…' })).toBeFocused();
+    expect(logged.filter((m) => /Content Security Policy|form-action/.test(m))).toEqual([]);
+  });
+}
+
+test('a screen opened from the sidebar puts focus on its heading', async () => {
+  for (const name of ['Send', 'Receive', 'Settings', 'Transfers']) {
+    await place(name).click();
+    await expect.poll(active).toMatchObject({ tag: 'h1', text: name });
+  }
+});
+
+test('Send: the picker closed gives focus back to "Add folder"; after Send, focus is on the new transfer', async () => {
+  await place('Send').click();
+  await page.getByRole('button', { name: 'Add folder' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Choose files' });
+  await expect(dialog.getByRole('list', { name: /^Entries of / })).toBeVisible();
+  await dialog.getByLabel('Path').fill(dir);
+  await page.keyboard.press('Enter');
+  await dialog.getByRole('checkbox', { name: 'Select reel' }).check();
+  await dialog.getByRole('button', { name: 'Add' }).click();
+  await expect(page.getByRole('list', { name: 'Chosen items' })).toContainText('reel');
+  await expect(page.getByRole('button', { name: 'Add folder' })).toBeFocused();
+
+  await page.getByLabel('Package name').fill('Focus reel');
+  await page.getByRole('main').getByRole('button', { name: 'Send', exact: true }).click();
+  await expect(page.getByRole('heading', { name: 'Transfers' })).toBeVisible();
+  await expect.poll(active).toMatchObject({ tag: 'li', transfer: expect.stringMatching(/^upload:/) });
+});
