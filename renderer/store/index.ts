@@ -119,7 +119,8 @@ export function createStore(transport: Transport) {
     if (!url) return undefined;
     if (!/^https?:\/\/[^\s/]+/.test(url)) return 'The server is a web address, like https://ferry.example.com.';
     const current = get().settings ?? (await invoke('settings.get', {}).then((r) => (r.ok ? r.value : undefined)));
-    if (current && current.hosted_url === url && !current.this_computer) return undefined;
+    // The server in use (the service on this computer too) is no move: signing in again after a sign-out goes straight to it.
+    if (current && current.hosted_url.replace(/\/+$/, '') === url) return undefined;
     return get().saveSettings({ hosted_url: url });
   };
   return {

@@ -108,3 +108,28 @@ test('Send: the picker closed gives focus back to "Add folder"; after Send, focu
   await expect(page.getByRole('heading', { name: 'Transfers' })).toBeVisible();
   await expect.poll(active).toMatchObject({ tag: 'li', transfer: expect.stringMatching(/^upload:/) });
 });
+
+test('signing in again after "Sign out", to the same server (the service on this computer) with its password', async ({ browser }) => {
+  const context = await browser.newContext();
+  const tryPage = await context.newPage();
+  try {
+    await tryPage.goto(process.env.FERRY_E2E_TRY_APP!);
+    const heading = tryPage.getByRole('heading', { level: 1 });
+    await expect(heading).toBeVisible();
+    if ((await heading.textContent()) === 'Use a server') await tryPage.getByRole('button', { name: 'Try it on this computer' }).click();
+    await expect(tryPage.getByRole('heading', { name: 'Transfers' })).toBeVisible({ timeout: 60_000 });
+    await tryPage.getByRole('navigation', { name: 'Places' }).getByRole('button', { name: 'Settings', exact: true }).click();
+    const server = await tryPage.getByRole('textbox', { name: 'Server', exact: true }).inputValue();
+    await tryPage.getByRole('button', { name: 'Sign out' }).click();
+    const owner = await fs.readFile(path.join(process.env.FERRY_E2E_TMP!, 'try-service', 'first-owner.txt'), 'utf8');
+    await tryPage.getByRole('textbox', { name: 'Server', exact: true }).fill(server);
+    await tryPage.getByLabel('Email').fill(/^e-mail +(\S+)$/m.exec(owner)![1]!);
+    await tryPage.getByLabel('Password').fill(/^password +(\S+)$/m.exec(owner)![1]!);
+    await tryPage.getByRole('button', { name: 'Sign in' }).click();
+    await expect(tryPage.getByRole('heading', { name: 'Transfers' })).toBeVisible();
+    await tryPage.getByRole('navigation', { name: 'Places' }).getByRole('button', { name: 'Settings', exact: true }).click();
+    await expect(tryPage.getByText('The service running on this computer.')).toBeVisible();
+  } finally {
+    await context.close();
+  }
+});
