@@ -133,3 +133,34 @@ test('signing in again after "Sign out", to the same server (the service on this
     await context.close();
   }
 });
+
+test('a local API key set in Settings: the page that set it stays in; another browser is asked for it, told why; cleared again', async ({ browser }) => {
+  await place('Settings').click();
+  await page.getByRole('button', { name: 'New key' }).click();
+  const key = await page.getByLabel('Local API key').inputValue();
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Saved. The agent started again with the new settings.' })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'This agent is locked' })).toHaveCount(0);
+  await page.reload();
+  await place('Settings').click();
+  await expect(page.getByLabel('Local API key')).toHaveValue(key);
+
+  const other = await (await browser.newContext()).newPage();
+  try {
+    await other.goto(process.env.FERRY_E2E_APP!);
+    await expect(other.getByRole('heading', { name: 'This agent is locked' })).toBeVisible();
+    await expect(other.getByText('one was set in Settings (Local API key)')).toBeVisible();
+    await other.getByLabel('Agent API key').fill(key);
+    await other.getByRole('button', { name: 'Unlock' }).click();
+    await expect(other.getByRole('heading', { name: 'Transfers' })).toBeVisible();
+  } finally {
+    await other.context().close();
+  }
+
+  // Cleared: no key needed again (the rest of the suite's pages have no cookie).
+  await page.getByLabel('Local API key').fill('');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Saved. The agent started again with the new settings.' })).toBeVisible();
+  await page.reload();
+  await expect(page.getByRole('heading', { name: 'Transfers' })).toBeVisible();
+});
