@@ -6,7 +6,7 @@ import { useEffect, useRef, useState } from 'react';
 import { useApp } from '../store/context.js';
 import { ChooseFiles } from './ChooseFiles.js';
 
-export function FolderField({ label, value, onChange, describedBy }: { label: string; value: string; onChange(path: string): void; describedBy?: string }) {
+export function FolderField({ label, value, onChange, describedBy, invalid }: { label: string; value: string; onChange(path: string): void; describedBy?: string; invalid?: boolean }) {
   const transport = useApp((s) => s.transport);
   const [choosing, setChoosing] = useState(false);
   const field = useRef<HTMLInputElement>(null);
@@ -26,7 +26,7 @@ export function FolderField({ label, value, onChange, describedBy }: { label: st
     <div className="path-row">
       <label>
         {label}
-        <input ref={field} value={value} onChange={(e) => onChange(e.target.value)} spellCheck={false} aria-describedby={describedBy} />
+        <input ref={field} value={value} onChange={(e) => onChange(e.target.value)} spellCheck={false} aria-describedby={describedBy} aria-invalid={invalid || undefined} />
       </label>
       <button type="button" onClick={() => void choose()}>Choose…</button>
       {choosing && (

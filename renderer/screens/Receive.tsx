@@ -4,6 +4,17 @@ import type { LinkPreview } from '../../src/api/agent/downloads.js';
 import { useApp } from '../store/context.js';
 import { FolderField } from '../components/FolderField.js';
 import { bytes } from '../format.js';
+import { FieldProblem, FormProblem, invalidProps, type Problem } from '../components/FieldProblem.js';
+
+/** The fields of downloads.create this form shows a problem beside. */
+const PLACED = ['url', 'password', 'dst_folder'] as const;
+
+/** A Link the agent could not open, in words: the password asked for (or wrong), the server out of reach. */
+function linkProblem(e: { code: number; message: string }, password: string): string {
+  if (e.message.startsWith('the Link needs a password')) return password ? 'Wrong password for this Link. Try again.' : 'This Link needs a password. Enter it, then Show files.';
+  if (e.code === 262151) return "The Link's server cannot be reached. Check the Link and your connection, then try again.";
+  return e.message;
+}
 
 export function Receive() {
   const call = useApp((s) => s.call);
@@ -20,13 +31,13 @@ export function Receive() {
   const [picked, setPicked] = useState<Set<string>>(new Set());
   const [packageFolder, setPackageFolder] = useState(true);
   const [linkError, setLinkError] = useState<string>();
-  const [error, setError] = useState<string>();
+  const [error, setError] = useState<Problem>();
 
   const show = async () => {
     const r = await call('downloads.preview', { url: url.trim(), ...(password ? { password } : {}) });
     if (!r.ok) {
       setPreview(undefined);
-      return setLinkError(r.error.message.startsWith('the Link needs a password') ? 'Wrong password for this Link. Try again.' : r.error.message);
+      return setLinkError(linkProblem(r.error, password));
     }
     setLinkError(undefined);
     setPreview(r.value);
@@ -42,7 +53,7 @@ export function Receive() {
       ...(preview && picked.size < preview.files.length ? { file_ids: [...picked] } : {}),
       create_package_folder: packageFolder,
     });
-    if (!r.ok) return setError(r.error.message);
+    if (!r.ok) return setError(r.error.field ? r.error : { message: linkProblem(r.error, password) });
     go('transfers');
   };
 
@@ -54,14 +65,17 @@ export function Receive() {
       <form className="receive" onSubmit={download}>
         <label>
           Link
-          <input value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://…/l/…?secret=…" spellCheck={false} />
+          <input value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://…/l/…?secret=…" spellCheck={false} {...invalidProps(error, ['url'], 'receive-url-problem')} />
         </label>
+        <FieldProblem problem={error} names={['url']} id="receive-url-problem" />
         <label>
           Password
           <input type="password" value={password} onChange={(e) => setPassword(e.target.value)} aria-describedby={linkError ? 'link-error' : undefined} aria-invalid={linkError ? true : undefined} />
         </label>
         {linkError && <p className="error" id="link-error" role="alert">{linkError}</p>}
-        <FolderField label="Destination folder" value={dst} onChange={setDst} />
+        <FieldProblem problem={error} names={['password']} id="receive-password-problem" />
+        <FolderField label="Destination folder" value={dst} onChange={setDst} {...(error?.field === 'dst_folder' ? { describedBy: 'receive-dst-problem', invalid: true } : {})} />
+        <FieldProblem problem={error} names={['dst_folder']} id="receive-dst-problem" />
         <div className="row-buttons">
           <button type="button" onClick={() => void show()} disabled={!url.trim()}>Show files</button>
         </div>
@@ -86,7 +100,7 @@ export function Receive() {
         <label className="inline">
           <input type="checkbox" checked={packageFolder} onChange={(e) => setPackageFolder(e.target.checked)} /> Create package folder
         </label>
-        {error && <p className="error" role="alert">{error}</p>}
+        <FormProblem problem={error} placed={PLACED} />
         <div className="primary-row">
           <button type="submit" className="primary" disabled={why !== undefined} aria-describedby="receive-why">Download</button>
           {why && <span id="receive-why" className="muted">{why}</span>}

@@ -6,6 +6,10 @@ import { useApp } from '../store/context.js';
 import { ChooseFiles, type Chosen } from '../components/ChooseFiles.js';
 import { TeamField } from '../components/TeamField.js';
 import { bytes } from '../format.js';
+import { FieldProblem, FormProblem, invalidProps, type Problem } from '../components/FieldProblem.js';
+
+/** The fields of uploads.create this form shows a problem beside. */
+const PLACED = ['recipients', 'package_name', 'password', 'download_limit', 'delete_after', 'package_description'] as const;
 
 export function Send() {
   const session = useApp((s) => s.session);
@@ -33,7 +37,7 @@ export function Send() {
   const [password, setPassword] = useState('');
   const [limit, setLimit] = useState('');
   const [expiry, setExpiry] = useState('');
-  const [error, setError] = useState<string>();
+  const [error, setError] = useState<Problem>();
   const [busy, setBusy] = useState(false);
   const [dropNote, setDropNote] = useState<string>();
   const transport = useApp((s) => s.transport);
@@ -51,7 +55,7 @@ export function Send() {
   const add = async (kind: 'files' | 'folders') => {
     if (!transport.desktop) return setChoosing(kind);
     const r = await transport.desktop<string[]>(kind === 'files' ? 'app.chooseFiles' : 'app.chooseFolders');
-    if (!r.ok) return setError(r.error.message);
+    if (!r.ok) return setError(r.error);
     const chosen: Chosen[] = r.value.map((p) => ({ path: p, name: p.split(/[\\/]/).pop() ?? p, kind: kind === 'files' ? 'file' : 'folder', size: -1 }));
     setItems([...items, ...chosen.filter((c) => !items.some((i) => i.path === c.path))]);
   };
@@ -88,7 +92,7 @@ export function Send() {
       ...(expiry ? { delete_after: Number(expiry) } : {}),
     });
     setBusy(false);
-    if (!r.ok) return setError(r.error.message);
+    if (!r.ok) return setError(r.error);
     setItems([]);
     setError(undefined);
     // Transfers opens with focus on the new transfer.
@@ -134,17 +138,31 @@ export function Send() {
         {mode === 'email' && (
           <label>
             Recipients
-            <input value={recipients} onChange={(e) => setRecipients(e.target.value)} placeholder="ed@example.com, ana@example.com" />
+            <input value={recipients} onChange={(e) => setRecipients(e.target.value)} placeholder="ed@example.com, ana@example.com" {...invalidProps(error, ['recipients'], 'send-recipients-problem')} />
           </label>
         )}
+        <FieldProblem problem={error} names={['recipients']} id="send-recipients-problem" />
         <div className="grid2">
-          <label>Package name<input value={name} onChange={(e) => setName(e.target.value)} placeholder={items[0]?.name ?? ''} /></label>
-          <label>Password<input type="password" value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="new-password" /></label>
-          <label>Download limit<input type="number" min={1} value={limit} onChange={(e) => setLimit(e.target.value)} /></label>
-          <label>Expiry (days)<input type="number" min={1} value={expiry} onChange={(e) => setExpiry(e.target.value)} /></label>
+          <div>
+            <label>Package name<input value={name} onChange={(e) => setName(e.target.value)} placeholder={items[0]?.name ?? ''} {...invalidProps(error, ['package_name'], 'send-name-problem')} /></label>
+            <FieldProblem problem={error} names={['package_name']} id="send-name-problem" />
+          </div>
+          <div>
+            <label>Password<input type="password" value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="new-password" {...invalidProps(error, ['password'], 'send-password-problem')} /></label>
+            <FieldProblem problem={error} names={['password']} id="send-password-problem" />
+          </div>
+          <div>
+            <label>Download limit<input type="number" min={1} value={limit} onChange={(e) => setLimit(e.target.value)} {...invalidProps(error, ['download_limit'], 'send-limit-problem')} /></label>
+            <FieldProblem problem={error} names={['download_limit']} id="send-limit-problem" />
+          </div>
+          <div>
+            <label>Expiry (days)<input type="number" min={1} value={expiry} onChange={(e) => setExpiry(e.target.value)} {...invalidProps(error, ['delete_after'], 'send-expiry-problem')} /></label>
+            <FieldProblem problem={error} names={['delete_after']} id="send-expiry-problem" />
+          </div>
         </div>
-        <label>Description<textarea value={description} onChange={(e) => setDescription(e.target.value)} rows={2} /></label>
-        {error && <p className="error" role="alert">{error}</p>}
+        <label>Description<textarea value={description} onChange={(e) => setDescription(e.target.value)} rows={2} {...invalidProps(error, ['package_description'], 'send-description-problem')} /></label>
+        <FieldProblem problem={error} names={['package_description']} id="send-description-problem" />
+        <FormProblem problem={error} placed={PLACED} />
         <div className="primary-row">
           <button type="submit" className="primary" disabled={busy || why !== undefined} aria-describedby="send-why">Send</button>
           {why && <span id="send-why" className="muted">{why}</span>}

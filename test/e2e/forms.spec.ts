@@ -134,6 +134,97 @@ test('signing in again after "Sign out", to the same server (the service on this
   }
 });
 
+/** Each form with bad input: the message in words, said by the field that can fix it (its accessible description). */
+const BAD_INPUT: { form: string; fill(): Promise<void>; submit: string; field: string; message: string }[] = [
+  {
+    form: 'Send: a recipient that is no address',
+    fill: async () => {
+      await chooseReel();
+      await page.getByLabel('Send by email').check();
+      await page.getByLabel('Recipients').fill('ed@example.com, bob@');
+    },
+    submit: 'Send', field: 'Recipients', message: '"bob@" is not an email address.',
+  },
+  {
+    form: 'Send: a password too long',
+    fill: async () => {
+      await chooseReel();
+      await page.getByLabel('Get a link').check();
+      await page.getByLabel('Password', { exact: true }).fill('p'.repeat(201));
+    },
+    submit: 'Send', field: 'Password', message: 'Password is longer than 200 characters.',
+  },
+  {
+    form: 'Receive: a Link cut short',
+    fill: async () => {
+      await place('Receive').click();
+      await page.getByLabel('Link', { exact: true }).fill(`${process.env.FERRY_E2E_SERVICE}/l/abc`);
+      await page.getByRole('textbox', { name: 'Destination folder' }).fill(dir);
+    },
+    submit: 'Download', field: 'Link', message: 'This Link is cut short: its ?secret=… part is missing. Copy the whole Link.',
+  },
+  {
+    form: 'Automations: a watch folder recipient "bob@"',
+    fill: async () => {
+      await place('Automations').click();
+      await page.getByRole('button', { name: 'New automation' }).click();
+      await page.getByLabel('Name', { exact: true }).fill('Bad recipient');
+      await page.getByRole('textbox', { name: 'Folder to watch' }).fill(dir);
+      await page.getByLabel('Recipients').fill('bob@');
+    },
+    submit: 'Create', field: 'Recipients', message: '"bob@" is not an email address.',
+  },
+  {
+    form: 'Storage gateway: a connection ID with a space',
+    fill: async () => {
+      await place('Storage gateway').click();
+      await page.getByRole('button', { name: 'Register a gateway' }).click();
+      await page.getByLabel('Connection ID').fill('my gateway');
+      await page.getByLabel('Secret').fill('secret');
+      await page.getByLabel('Name', { exact: true }).fill('NAS');
+      await page.getByRole('textbox', { name: 'Folder', exact: true }).fill(dir);
+    },
+    submit: 'Register', field: 'Connection ID', message: 'The connection ID holds letters, digits, - and _ only.',
+  },
+  {
+    form: 'Settings: a local API key too short',
+    fill: async () => {
+      await place('Settings').click();
+      await page.getByLabel('Local API key').fill('short');
+    },
+    submit: 'Save', field: '', message: 'The local API key is at least 16 characters.',
+  },
+];
+
+/** Send with the folder `reel` chosen. */
+async function chooseReel(): Promise<void> {
+  await place('Send').click();
+  if (await page.getByRole('list', { name: 'Chosen items' }).isVisible()) return;
+  await page.getByRole('button', { name: 'Add folder' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Choose files' });
+  await dialog.getByLabel('Path').fill(dir);
+  await page.keyboard.press('Enter');
+  await dialog.getByRole('checkbox', { name: 'Select reel' }).check();
+  await dialog.getByRole('button', { name: 'Add' }).click();
+}
+
+test('bad input on every form is said in words, beside the field that can fix it', async () => {
+  for (const c of BAD_INPUT) {
+    await c.fill();
+    await page.getByRole('main').getByRole('button', { name: c.submit, exact: true }).click();
+    const alert = page.getByRole('alert').filter({ hasText: c.message });
+    await expect(alert, c.form).toBeVisible();
+    await expect(alert, c.form).toHaveText(c.message);
+    if (c.field) {
+      const input = page.getByRole('main').getByLabel(c.field, { exact: true });
+      await expect(input, c.form).toHaveAttribute('aria-invalid', 'true');
+      await expect(input, c.form).toHaveAccessibleDescription(new RegExp(c.message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+    }
+    await expect(page.getByRole('main'), c.form).not.toContainText(/must |request\/|constant|ECONNREFUSED/);
+  }
+  await page.getByLabel('Local API key').fill('');
+});
+
 test('a local API key set in Settings: the page that set it stays in; another browser is asked for it, told why; cleared again', async ({ browser }) => {
   await place('Settings').click();
   await page.getByRole('button', { name: 'New key' }).click();

@@ -143,7 +143,7 @@ export function createDownloadsService(ctx: AgentContext) {
     /** The files a Link offers, before anything is downloaded (the app's "Show files"). */
     async preview(url: string, password?: string): Promise<LinkPreview> {
       const link = parseLinkUrl(url);
-      if (typeof link === 'string') throw invalid(link);
+      if (typeof link === 'string') throw invalid(link, 'url');
       const http = clientFor(apiBaseFor(link.origin));
       const info = await resolveLink(http, link.linkId, link.secret, password || undefined).catch(linkError);
       const files = await listPackageFiles(http, info.package_id, info.package_token).catch(linkError);
@@ -163,7 +163,7 @@ export function createDownloadsService(ctx: AgentContext) {
       await prepareDestination(dst);
       checkOwnership(body.user_id, body.group_id);
       const link = parseLinkUrl(body.url);
-      if (typeof link === 'string') throw invalid(link);
+      if (typeof link === 'string') throw invalid(link, 'url');
       const apiBase = apiBaseFor(link.origin);
       const http = clientFor(apiBase);
       const password = body.password || undefined;
