@@ -1,13 +1,19 @@
 // The app's forms as a keyboard user meets them: the folder picker's Path field
 // on every screen that has one (it sits inside the screen's form), and where
 // focus goes when the picker closes, after Send and after a screen change.
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
+import net from 'node:net';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
+import { start } from './global-setup.js';
 
 test.describe.configure({ mode: 'serial' });
 
 let page: Page;
+/** This file's own agent on the suite's service: app.spec.ts stops the shared one it started again, and this file sets a key. */
+let agent: ChildProcess;
+let appUrl: string;
 /** Console messages the page logged (a CSP refusal shows there). */
 const logged: string[] = [];
 const place = (name: string) => page.getByRole('navigation', { name: 'Places' }).getByRole('button', { name, exact: true });
@@ -24,9 +30,15 @@ test.beforeAll(async ({ browser }) => {
   dir = path.join(process.env.FERRY_E2E_TMP!, 'forms');
   await fs.mkdir(path.join(dir, 'reel'), { recursive: true });
   await fs.writeFile(path.join(dir, 'reel', 'a.txt'), 'forms\n');
+  const srv = net.createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as net.AddressInfo).port;
+  await new Promise<void>((r) => srv.close(() => r()));
+  appUrl = `http://127.0.0.1:${port}`;
+  agent = await start(['agent', '--ui', '--listen', `127.0.0.1:${port}`, '--hosted-url', process.env.FERRY_E2E_SERVICE!, '--config-dir', path.join(dir, 'agent')], 'ferry agent ready');
   page = await (await browser.newContext()).newPage();
   page.on('console', (m) => logged.push(m.text()));
-  await page.goto(process.env.FERRY_E2E_APP!);
+  await page.goto(appUrl);
   const heading = page.getByRole('heading', { level: 1 });
   await expect(heading).toBeVisible();
   if ((await heading.textContent()) === 'Use a server') {
@@ -38,7 +50,12 @@ test.beforeAll(async ({ browser }) => {
 });
 
 test.afterAll(async () => {
-  await page.context().close();
+  await page?.context().close();
+  if (agent && agent.exitCode === null && agent.signalCode === null) {
+    const gone = new Promise((r) => agent.once('exit', r));
+    agent.kill('SIGTERM');
+    await gone;
+  }
 });
 
 /** Each screen with a folder field, and how its form is opened. */
@@ -221,6 +238,14 @@ test('bad input on every form is said in words, beside the field that can fix it
       await expect(input, c.form).toHaveAccessibleDescription(new RegExp(c.message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
     }
     await expect(page.getByRole('main'), c.form).not.toContainText(/must |request\/|constant|ECONNREFUSED/);
+    // A look at the first form with its problem, light and dark (kept with the test results).
+    if (c === BAD_INPUT[0]) {
+      for (const scheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme: scheme });
+        await page.screenshot({ path: path.join('.test-results', `forms-problem-${scheme}.png`) });
+      }
+      await page.emulateMedia({ colorScheme: 'light' });
+    }
   }
   await page.getByLabel('Local API key').fill('');
 });
@@ -238,7 +263,7 @@ test('a local API key set in Settings: the page that set it stays in; another br
 
   const other = await (await browser.newContext()).newPage();
   try {
-    await other.goto(process.env.FERRY_E2E_APP!);
+    await other.goto(appUrl);
     await expect(other.getByRole('heading', { name: 'This agent is locked' })).toBeVisible();
     await expect(other.getByText('one was set in Settings (Local API key)')).toBeVisible();
     await other.getByLabel('Agent API key').fill(key);
@@ -248,7 +273,7 @@ test('a local API key set in Settings: the page that set it stays in; another br
     await other.context().close();
   }
 
-  // Cleared: no key needed again (the rest of the suite's pages have no cookie).
+  // Cleared: no key needed again.
   await page.getByLabel('Local API key').fill('');
   await page.getByRole('button', { name: 'Save' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Saved. The agent started again with the new settings.' })).toBeVisible();
