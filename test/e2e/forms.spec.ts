@@ -181,6 +181,15 @@ const BAD_INPUT: { form: string; fill(): Promise<void>; submit: string; field: s
     submit: 'Download', field: 'Link', message: 'This Link is cut short: its ?secret=… part is missing. Copy the whole Link.',
   },
   {
+    form: 'Receive: a Link whose server cannot be reached',
+    fill: async () => {
+      await place('Receive').click();
+      await page.getByLabel('Link', { exact: true }).fill('http://127.0.0.1:9/l/abc?secret=x');
+      await page.getByRole('textbox', { name: 'Destination folder' }).fill(dir);
+    },
+    submit: 'Download', field: '', message: "The Link's server cannot be reached. Check the Link and your connection, then try again.",
+  },
+  {
     form: 'Automations: a watch folder recipient "bob@"',
     fill: async () => {
       await place('Automations').click();
