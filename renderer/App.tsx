@@ -1,7 +1,7 @@
 // The window: a sign-in until there is a session, then the sidebar and the
 // place the user is at. Connection loss is one banner.
-import { useEffect } from 'react';
-import { useApp } from './store/context.js';
+import { useContext, useEffect, useRef } from 'react';
+import { StoreContext, useApp } from './store/context.js';
 import type { Place } from './store/index.js';
 import { SignIn } from './screens/SignIn.js';
 import { Transfers } from './screens/Transfers.js';
@@ -52,8 +52,38 @@ function Sidebar() {
   );
 }
 
+/**
+ * Where focus goes when the place changes (from the sidebar too): a transfer just
+ * started, else the place's heading, so that the keyboard and a screen reader
+ * start on the new screen rather than in the sidebar or on <body>.
+ */
+function useFocusOnPlace(place: Place): void {
+  const store = useContext(StoreContext)!;
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) return void (first.current = false);
+    const target = store.getState().focusTransfer;
+    store.setState({ focusTransfer: undefined });
+    // The windowed list draws its rows a frame or two after the screen.
+    let frames = 0;
+    let raf = 0;
+    const attempt = () => {
+      const row = target ? document.querySelector<HTMLElement>(`[data-transfer="${CSS.escape(target)}"]`) : null;
+      if (row) return row.focus();
+      if (target && ++frames < 30) return void (raf = requestAnimationFrame(attempt));
+      const heading = document.getElementById('place-title');
+      if (!heading) return;
+      heading.tabIndex = -1;
+      heading.focus();
+    };
+    attempt();
+    return () => cancelAnimationFrame(raf);
+  }, [place, store]);
+}
+
 function Current() {
   const place = useApp((s) => s.place);
+  useFocusOnPlace(place);
   switch (place) {
     case 'send':
       return <Send />;

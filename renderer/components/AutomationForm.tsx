@@ -5,6 +5,10 @@ import { useState, type FormEvent } from 'react';
 import type { AutomationFields, AutomationRecord, AutomationType } from '../../src/api/agent/automations.js';
 import { useApp } from '../store/context.js';
 import { FolderField } from './FolderField.js';
+import { FieldProblem, FormProblem, invalidProps, isAbout, type Problem } from './FieldProblem.js';
+
+/** The fields this form shows a problem beside (the Portal's subdomain stays at the foot: two kinds name it differently). */
+const PLACED = ['name', 'path', 'dst_folder', 'recipient_emails', 'sender_email', 'timeout'] as const;
 import { TeamField } from './TeamField.js';
 
 export const KINDS: { type: AutomationType; label: string }[] = [
@@ -46,41 +50,42 @@ export function AutomationForm({ editing, onDone }: { editing?: AutomationRecord
   const [packageFolder, setPackageFolder] = useState(editing?.create_package_folder ?? true);
   const [portalSubfolder, setPortalSubfolder] = useState(editing?.create_portal_subfolder ?? false);
   const [from, setFrom] = useState(toLocalInput(editing?.effective_time));
-  const [error, setError] = useState<string>();
+  const [error, setError] = useState<Problem>();
   const [busy, setBusy] = useState(false);
 
-  function fields(): AutomationFields | string {
-    if (!name.trim()) return 'Give it a name.';
-    if (!folder.trim()) return isWatch(type) ? 'Choose the folder to watch.' : 'Choose a destination folder.';
-    if ((type === 'team_upload' || type === 'all_portals_download') && !teamId) return 'Choose a Team.';
-    if ((type === 'portal_upload' || type === 'portal_download') && !subdomain.trim()) return 'Give the Portal (its subdomain).';
+  function fields(): { fields: AutomationFields } | { problem: Problem } {
+    if (!name.trim()) return { problem: { message: 'Give it a name.', field: 'name' } };
+    if (!folder.trim()) return { problem: isWatch(type) ? { message: 'Choose the folder to watch.', field: 'path' } : { message: 'Choose a destination folder.', field: 'dst_folder' } };
+    if ((type === 'team_upload' || type === 'all_portals_download') && !teamId) return { problem: { message: 'Choose a Team.' } };
+    if ((type === 'portal_upload' || type === 'portal_download') && !subdomain.trim()) return { problem: { message: 'Give the Portal (its subdomain).', field: 'subdomain' } };
     const common = { name: name.trim(), enabled };
     if (isWatch(type)) {
       const minutes = Number(timeout);
-      if (!(minutes > 0 && minutes <= 10_080)) return 'Quiet time is a number of minutes above 0 (a week at most).';
+      if (!(minutes > 0 && minutes <= 10_080)) return { problem: { message: 'Quiet time is a number of minutes above 0 (a week at most).', field: 'timeout' } };
       const watch = {
         ...common, path: folder.trim(), timeout: minutes, upload_loose_files: loose, blacklist: lines(blacklist),
         delete_files_after_upload: deleteAfterSend, package_name_suffix: suffix, message,
       };
-      if (type === 'team_upload') return { ...watch, team_id: teamId, recipient_emails: emails(recipients) };
-      return { ...watch, subdomain: subdomain.trim(), sender_email: senderEmail.trim(), ...(accessCode ? { access_code: accessCode } : {}) };
+      if (type === 'team_upload') return { fields: { ...watch, team_id: teamId, recipient_emails: emails(recipients) } };
+      return { fields: { ...watch, subdomain: subdomain.trim(), sender_email: senderEmail.trim(), ...(accessCode ? { access_code: accessCode } : {}) } };
     }
     const effective = from ? { effective_time: new Date(from).toISOString() } : {};
-    if (type === 'portal_download') return { ...common, portal_subdomain: subdomain.trim(), dst_folder: folder.trim(), create_package_folder: packageFolder, ...effective };
-    return { ...common, team_id: teamId, dst_folder: folder.trim(), create_portal_subfolder: portalSubfolder, create_package_folder: packageFolder, ...effective };
+    if (type === 'portal_download') return { fields: { ...common, portal_subdomain: subdomain.trim(), dst_folder: folder.trim(), create_package_folder: packageFolder, ...effective } };
+    return { fields: { ...common, team_id: teamId, dst_folder: folder.trim(), create_portal_subfolder: portalSubfolder, create_package_folder: packageFolder, ...effective } };
   }
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    const f = fields();
-    if (typeof f === 'string') return setError(f);
+    const checked = fields();
+    if ('problem' in checked) return setError(checked.problem);
+    const f = checked.fields;
     setBusy(true);
     // The channel checks the fields against the kind's own schema.
     const r = editing
       ? await call('automations.update', { automation_id: editing.automation_id, type, fields: f } as never)
       : await call('automations.create', { type, fields: f } as never);
     setBusy(false);
-    if (!r.ok) return setError(r.error.message);
+    if (!r.ok) return setError(r.error);
     applyAutomation(r.value as AutomationRecord);
     onDone();
   };
@@ -99,18 +104,21 @@ export function AutomationForm({ editing, onDone }: { editing?: AutomationRecord
       )}
       <label>
         Name
-        <input value={name} onChange={(e) => setName(e.target.value)} maxLength={255} />
+        <input value={name} onChange={(e) => setName(e.target.value)} maxLength={255} {...invalidProps(error, ['name'], 'automation-name-problem')} />
       </label>
+      <FieldProblem problem={error} names={['name']} id="automation-name-problem" />
       {isWatch(type) ? (
         <>
-          <FolderField label="Folder to watch" value={folder} onChange={setFolder} />
+          <FolderField label="Folder to watch" value={folder} onChange={setFolder} {...(isAbout(error, ['path']) ? { describedBy: 'automation-folder-problem', invalid: true } : {})} />
+          <FieldProblem problem={error} names={['path']} id="automation-folder-problem" />
           {type === 'team_upload' ? (
             <>
               {teams.length > 1 && teamField}
               <label>
                 Recipients
-                <input value={recipients} onChange={(e) => setRecipients(e.target.value)} placeholder="Empty: each Package gets a Link" aria-describedby="recipients-hint" />
+                <input value={recipients} onChange={(e) => setRecipients(e.target.value)} placeholder="Empty: each Package gets a Link" {...invalidProps(error, ['recipient_emails'], 'automation-recipients-problem', 'recipients-hint')} />
               </label>
+              <FieldProblem problem={error} names={['recipient_emails']} id="automation-recipients-problem" />
               <p className="muted small note" id="recipients-hint">E-mail addresses, separated by commas. Without any, each Package gets a Link.</p>
             </>
           ) : (
@@ -121,8 +129,9 @@ export function AutomationForm({ editing, onDone }: { editing?: AutomationRecord
               </label>
               <label>
                 Your email
-                <input type="email" value={senderEmail} onChange={(e) => setSenderEmail(e.target.value)} />
+                <input type="email" value={senderEmail} onChange={(e) => setSenderEmail(e.target.value)} {...invalidProps(error, ['sender_email'], 'automation-sender-problem')} />
               </label>
+              <FieldProblem problem={error} names={['sender_email']} id="automation-sender-problem" />
               <label>
                 Access code
                 <input value={accessCode} onChange={(e) => setAccessCode(e.target.value)} autoComplete="off" />
@@ -131,8 +140,9 @@ export function AutomationForm({ editing, onDone }: { editing?: AutomationRecord
           )}
           <label>
             Quiet time (minutes)
-            <input type="number" min={0} step="any" value={timeout} onChange={(e) => setTimeoutMin(e.target.value)} aria-describedby="timeout-hint" />
+            <input type="number" min={0} step="any" value={timeout} onChange={(e) => setTimeoutMin(e.target.value)} {...invalidProps(error, ['timeout'], 'automation-timeout-problem', 'timeout-hint')} />
           </label>
+          <FieldProblem problem={error} names={['timeout']} id="automation-timeout-problem" />
           <p className="muted small note" id="timeout-hint">A subfolder is sent once nothing in it has changed for this long.</p>
           <label>
             Skip files matching
@@ -158,7 +168,8 @@ export function AutomationForm({ editing, onDone }: { editing?: AutomationRecord
               <input value={subdomain} onChange={(e) => setSubdomain(e.target.value)} placeholder="its subdomain" spellCheck={false} />
             </label>
           ) : teamField}
-          <FolderField label="Destination folder" value={folder} onChange={setFolder} />
+          <FolderField label="Destination folder" value={folder} onChange={setFolder} {...(isAbout(error, ['dst_folder']) ? { describedBy: 'automation-folder-problem', invalid: true } : {})} />
+          <FieldProblem problem={error} names={['dst_folder']} id="automation-folder-problem" />
           <label>
             Packages finalized from
             <input type="datetime-local" value={from} onChange={(e) => setFrom(e.target.value)} aria-describedby="from-hint" />
@@ -171,7 +182,7 @@ export function AutomationForm({ editing, onDone }: { editing?: AutomationRecord
         </>
       )}
       <label className="inline"><input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} /> Enabled</label>
-      {error && <p className="error" role="alert">{error}</p>}
+      <FormProblem problem={error} placed={PLACED} />
       <div className="row-buttons">
         <button type="submit" className="primary" disabled={busy}>{editing ? 'Save' : 'Create'}</button>
         <button type="button" onClick={onDone}>Cancel</button>

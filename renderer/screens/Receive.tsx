@@ -4,6 +4,22 @@ import type { LinkPreview } from '../../src/api/agent/downloads.js';
 import { useApp } from '../store/context.js';
 import { FolderField } from '../components/FolderField.js';
 import { bytes } from '../format.js';
+import { FieldProblem, FormProblem, invalidProps, type Problem } from '../components/FieldProblem.js';
+
+/** The fields of downloads.create this form shows a problem beside. */
+const PLACED = ['url', 'password', 'dst_folder'] as const;
+
+/**
+ * A Link the agent could not open, in words, beside the field that can fix it:
+ * the password when one is asked for (or wrong), else the Link.
+ */
+function linkProblem(e: { code: number; message: string; field?: string }, password: string): Problem {
+  if (e.message.startsWith('the Link needs a password')) {
+    return { field: 'password', message: password ? 'Wrong password for this Link. Try again.' : 'This Link needs a password. Enter it, then Show files.' };
+  }
+  if (e.code === 262151) return { field: 'url', message: "The Link's server cannot be reached. Check the Link and your connection, then try again." };
+  return { field: e.field ?? 'url', message: e.message };
+}
 
 export function Receive() {
   const call = useApp((s) => s.call);
@@ -19,12 +35,9 @@ export function Receive() {
   const [preview, setPreview] = useState<LinkPreview>();
   const [picked, setPicked] = useState<Set<string>>(new Set());
   const [packageFolder, setPackageFolder] = useState(true);
-  /** What the last "Show files" said, beside the field that can fix it: the password, or else the Link. */
-  const [linkError, setLinkError] = useState<{ field: 'link' | 'password'; message: string }>();
-  const [error, setError] = useState<string>();
-  // Another Link: what was said about the last one, and its files, no longer hold.
+  /** What the last Show files or Download said; another Link clears it, with the files shown. */
+  const [error, setError] = useState<Problem>();
   useEffect(() => {
-    setLinkError(undefined);
     setError(undefined);
     setPreview(undefined);
   }, [url]);
@@ -33,13 +46,9 @@ export function Receive() {
     const r = await call('downloads.preview', { url: url.trim(), ...(password ? { password } : {}) });
     if (!r.ok) {
       setPreview(undefined);
-      return setLinkError(
-        r.error.message.startsWith('the Link needs a password')
-          ? { field: 'password', message: password ? 'Wrong password for this Link. Try again.' : 'This Link needs a password.' }
-          : { field: 'link', message: r.error.message },
-      );
+      return setError(linkProblem(r.error, password));
     }
-    setLinkError(undefined);
+    setError(undefined);
     setPreview(r.value);
     setPicked(new Set(r.value.files.map((f) => f.file_id)));
   };
@@ -53,7 +62,7 @@ export function Receive() {
       ...(preview && picked.size < preview.files.length ? { file_ids: [...picked] } : {}),
       create_package_folder: packageFolder,
     });
-    if (!r.ok) return setError(r.error.message);
+    if (!r.ok) return setError(r.error.field && r.error.field !== 'url' ? r.error : linkProblem(r.error, password));
     go('transfers');
   };
 
@@ -65,17 +74,16 @@ export function Receive() {
       <form className="receive" onSubmit={download}>
         <label>
           Link
-          <input value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://…/l/…?secret=…" spellCheck={false}
-            aria-describedby={linkError?.field === 'link' ? 'link-error' : undefined} aria-invalid={linkError?.field === 'link' ? true : undefined} />
+          <input value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://…/l/…?secret=…" spellCheck={false} {...invalidProps(error, ['url'], 'receive-url-problem')} />
         </label>
-        {linkError?.field === 'link' && <p className="error" id="link-error" role="alert">{linkError.message}</p>}
+        <FieldProblem problem={error} names={['url']} id="receive-url-problem" />
         <label>
           Password
-          <input type="password" value={password} onChange={(e) => setPassword(e.target.value)}
-            aria-describedby={linkError?.field === 'password' ? 'password-error' : undefined} aria-invalid={linkError?.field === 'password' ? true : undefined} />
+          <input type="password" value={password} onChange={(e) => setPassword(e.target.value)} {...invalidProps(error, ['password'], 'receive-password-problem')} />
         </label>
-        {linkError?.field === 'password' && <p className="error" id="password-error" role="alert">{linkError.message}</p>}
-        <FolderField label="Destination folder" value={dst} onChange={setDst} />
+        <FieldProblem problem={error} names={['password']} id="receive-password-problem" />
+        <FolderField label="Destination folder" value={dst} onChange={setDst} {...(error?.field === 'dst_folder' ? { describedBy: 'receive-dst-problem', invalid: true } : {})} />
+        <FieldProblem problem={error} names={['dst_folder']} id="receive-dst-problem" />
         <div className="row-buttons">
           <button type="button" onClick={() => void show()} disabled={!url.trim()}>Show files</button>
         </div>
@@ -100,7 +108,7 @@ export function Receive() {
         <label className="inline">
           <input type="checkbox" checked={packageFolder} onChange={(e) => setPackageFolder(e.target.checked)} /> Create package folder
         </label>
-        {error && <p className="error" role="alert">{error}</p>}
+        <FormProblem problem={error} placed={PLACED} />
         <div className="primary-row">
           <button type="submit" className="primary" disabled={why !== undefined} aria-describedby="receive-why">Download</button>
           {why && <span id="receive-why" className="muted">{why}</span>}

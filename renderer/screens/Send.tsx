@@ -6,14 +6,29 @@ import { useApp } from '../store/context.js';
 import { ChooseFiles, type Chosen } from '../components/ChooseFiles.js';
 import { TeamField } from '../components/TeamField.js';
 import { bytes } from '../format.js';
+import { FieldProblem, FormProblem, invalidProps, type Problem } from '../components/FieldProblem.js';
+
+/** The fields of uploads.create this form shows a problem beside. */
+const PLACED = ['recipients', 'package_name', 'password', 'download_limit', 'delete_after', 'package_description'] as const;
 
 export function Send() {
   const session = useApp((s) => s.session);
   const call = useApp((s) => s.call);
-  const go = useApp((s) => s.go);
+  const showTransfer = useApp((s) => s.showTransfer);
   const teams = session?.teams ?? [];
   const [items, setItems] = useState<Chosen[]>([]);
-  const [choosing, setChoosing] = useState(false);
+  /** The chooser open, and the button that opened it ("Add files" for Ctrl/Cmd+O), which has focus again when it closes. */
+  const [choosing, setChoosing] = useState<false | 'files' | 'folders'>(false);
+  const addButtons = useRef<HTMLDivElement>(null);
+  const [closed, setClosed] = useState<{ kind: 'files' | 'folders' }>();
+  useEffect(() => {
+    // The buttons shown after the first items are others than those of the empty drop zone.
+    if (closed) addButtons.current?.querySelector<HTMLButtonElement>(`[data-add="${closed.kind}"]`)?.focus();
+  }, [closed]);
+  const closeChooser = () => {
+    if (choosing) setClosed({ kind: choosing });
+    setChoosing(false);
+  };
   const [teamId, setTeamId] = useState(teams[0]?.id ?? '');
   const [mode, setMode] = useState<'email' | 'link'>('link');
   const [recipients, setRecipients] = useState('');
@@ -22,7 +37,7 @@ export function Send() {
   const [password, setPassword] = useState('');
   const [limit, setLimit] = useState('');
   const [expiry, setExpiry] = useState('');
-  const [error, setError] = useState<string>();
+  const [error, setError] = useState<Problem>();
   const [busy, setBusy] = useState(false);
   const [dropNote, setDropNote] = useState<string>();
   const transport = useApp((s) => s.transport);
@@ -32,15 +47,15 @@ export function Send() {
   useEffect(() => {
     if (chooseFiles !== seenChoose.current) {
       seenChoose.current = chooseFiles;
-      setChoosing(true);
+      setChoosing('files');
     }
   }, [chooseFiles]);
 
   /** Add files / Add folder: the system's dialog in the desktop app, the agent's file system in a browser. */
   const add = async (kind: 'files' | 'folders') => {
-    if (!transport.desktop) return setChoosing(true);
+    if (!transport.desktop) return setChoosing(kind);
     const r = await transport.desktop<string[]>(kind === 'files' ? 'app.chooseFiles' : 'app.chooseFolders');
-    if (!r.ok) return setError(r.error.message);
+    if (!r.ok) return setError(r.error);
     const chosen: Chosen[] = r.value.map((p) => ({ path: p, name: p.split(/[\\/]/).pop() ?? p, kind: kind === 'files' ? 'file' : 'folder', size: -1 }));
     setItems([...items, ...chosen.filter((c) => !items.some((i) => i.path === c.path))]);
   };
@@ -77,10 +92,11 @@ export function Send() {
       ...(expiry ? { delete_after: Number(expiry) } : {}),
     });
     setBusy(false);
-    if (!r.ok) return setError(r.error.message);
+    if (!r.ok) return setError(r.error);
     setItems([]);
     setError(undefined);
-    go('transfers');
+    // Transfers opens with focus on the new transfer.
+    showTransfer('upload', r.value);
   };
 
   return (
@@ -90,9 +106,9 @@ export function Send() {
         {items.length === 0 ? (
           <div className="dropzone">
             <p>Drop files or folders here</p>
-            <div className="row-buttons">
-              <button type="button" onClick={() => void add('files')}>Add files</button>
-              <button type="button" onClick={() => void add('folders')}>Add folder</button>
+            <div className="row-buttons" ref={addButtons}>
+              <button type="button" data-add="files" onClick={() => void add('files')}>Add files</button>
+              <button type="button" data-add="folders" onClick={() => void add('folders')}>Add folder</button>
             </div>
           </div>
         ) : (
@@ -106,9 +122,9 @@ export function Send() {
                 </li>
               ))}
             </ul>
-            <div className="row-buttons">
-              <button type="button" onClick={() => void add('files')}>Add files</button>
-              <button type="button" onClick={() => void add('folders')}>Add folder</button>
+            <div className="row-buttons" ref={addButtons}>
+              <button type="button" data-add="files" onClick={() => void add('files')}>Add files</button>
+              <button type="button" data-add="folders" onClick={() => void add('folders')}>Add folder</button>
             </div>
           </>
         )}
@@ -122,17 +138,31 @@ export function Send() {
         {mode === 'email' && (
           <label>
             Recipients
-            <input value={recipients} onChange={(e) => setRecipients(e.target.value)} placeholder="ed@example.com, ana@example.com" />
+            <input value={recipients} onChange={(e) => setRecipients(e.target.value)} placeholder="ed@example.com, ana@example.com" {...invalidProps(error, ['recipients'], 'send-recipients-problem')} />
           </label>
         )}
+        <FieldProblem problem={error} names={['recipients']} id="send-recipients-problem" />
         <div className="grid2">
-          <label>Package name<input value={name} onChange={(e) => setName(e.target.value)} placeholder={items[0]?.name ?? ''} /></label>
-          <label>Password<input type="password" value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="new-password" /></label>
-          <label>Download limit<input type="number" min={1} value={limit} onChange={(e) => setLimit(e.target.value)} /></label>
-          <label>Expiry (days)<input type="number" min={1} value={expiry} onChange={(e) => setExpiry(e.target.value)} /></label>
+          <div>
+            <label>Package name<input value={name} onChange={(e) => setName(e.target.value)} placeholder={items[0]?.name ?? ''} {...invalidProps(error, ['package_name'], 'send-name-problem')} /></label>
+            <FieldProblem problem={error} names={['package_name']} id="send-name-problem" />
+          </div>
+          <div>
+            <label>Password<input type="password" value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="new-password" {...invalidProps(error, ['password'], 'send-password-problem')} /></label>
+            <FieldProblem problem={error} names={['password']} id="send-password-problem" />
+          </div>
+          <div>
+            <label>Download limit<input type="number" min={1} value={limit} onChange={(e) => setLimit(e.target.value)} {...invalidProps(error, ['download_limit'], 'send-limit-problem')} /></label>
+            <FieldProblem problem={error} names={['download_limit']} id="send-limit-problem" />
+          </div>
+          <div>
+            <label>Expiry (days)<input type="number" min={1} value={expiry} onChange={(e) => setExpiry(e.target.value)} {...invalidProps(error, ['delete_after'], 'send-expiry-problem')} /></label>
+            <FieldProblem problem={error} names={['delete_after']} id="send-expiry-problem" />
+          </div>
         </div>
-        <label>Description<textarea value={description} onChange={(e) => setDescription(e.target.value)} rows={2} /></label>
-        {error && <p className="error" role="alert">{error}</p>}
+        <label>Description<textarea value={description} onChange={(e) => setDescription(e.target.value)} rows={2} {...invalidProps(error, ['package_description'], 'send-description-problem')} /></label>
+        <FieldProblem problem={error} names={['package_description']} id="send-description-problem" />
+        <FormProblem problem={error} placed={PLACED} />
         <div className="primary-row">
           <button type="submit" className="primary" disabled={busy || why !== undefined} aria-describedby="send-why">Send</button>
           {why && <span id="send-why" className="muted">{why}</span>}
@@ -140,10 +170,10 @@ export function Send() {
       </form>
       {choosing && (
         <ChooseFiles
-          onCancel={() => setChoosing(false)}
+          onCancel={closeChooser}
           onAdd={(chosen) => {
             setItems([...items, ...chosen.filter((c) => !items.some((i) => i.path === c.path))]);
-            setChoosing(false);
+            closeChooser();
           }}
         />
       )}

@@ -7,6 +7,10 @@ import type { GatewayRecord } from '../../src/api/agent/storageGateway.js';
 import { useApp } from '../store/context.js';
 import { FolderField } from '../components/FolderField.js';
 import { bytes } from '../format.js';
+import { FieldProblem, FormProblem, invalidProps, isAbout, type Problem } from '../components/FieldProblem.js';
+
+/** The fields of gateways.register this form shows a problem beside. */
+const PLACED = ['id', 'secret', 'name', 'root_path'] as const;
 
 function stateText(g: GatewayRecord): string {
   switch (g.state) {
@@ -31,16 +35,17 @@ function RegisterForm({ onDone }: { onDone(): void }) {
   const [name, setName] = useState('');
   const [root, setRoot] = useState('');
   const [permissions, setPermissions] = useState<'w' | 'r'>('w');
-  const [error, setError] = useState<string>();
+  const [error, setError] = useState<Problem>();
   const [busy, setBusy] = useState(false);
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    const missing = !id.trim() ? 'Give the connection ID.' : !secret ? 'Give the secret.' : !name.trim() ? 'Give it a name.' : !root.trim() ? 'Choose its folder.' : undefined;
+    const missing: Problem | undefined = !id.trim() ? { message: 'Give the connection ID.', field: 'id' } : !secret ? { message: 'Give the secret.', field: 'secret' }
+      : !name.trim() ? { message: 'Give it a name.', field: 'name' } : !root.trim() ? { message: 'Choose its folder.', field: 'root_path' } : undefined;
     if (missing) return setError(missing);
     setBusy(true);
     const r = await call('gateways.register', { id: id.trim(), secret, name: name.trim(), root_path: root.trim(), permissions });
     setBusy(false);
-    if (!r.ok) return setError(r.error.message);
+    if (!r.ok) return setError(r.error);
     applyGateway(r.value);
     onDone();
   };
@@ -50,17 +55,21 @@ function RegisterForm({ onDone }: { onDone(): void }) {
       <p className="muted">Make a storage gateway connection on your Ferry server first: it shows the ID and the secret once.</p>
       <label>
         Connection ID
-        <input value={id} onChange={(e) => setId(e.target.value)} spellCheck={false} autoComplete="off" />
+        <input value={id} onChange={(e) => setId(e.target.value)} spellCheck={false} autoComplete="off" {...invalidProps(error, ['id'], 'gateway-id-problem')} />
       </label>
+      <FieldProblem problem={error} names={['id']} id="gateway-id-problem" />
       <label>
         Secret
-        <input type="password" value={secret} onChange={(e) => setSecret(e.target.value)} autoComplete="off" />
+        <input type="password" value={secret} onChange={(e) => setSecret(e.target.value)} autoComplete="off" {...invalidProps(error, ['secret'], 'gateway-secret-problem')} />
       </label>
+      <FieldProblem problem={error} names={['secret']} id="gateway-secret-problem" />
       <label>
         Name
-        <input value={name} onChange={(e) => setName(e.target.value)} maxLength={255} />
+        <input value={name} onChange={(e) => setName(e.target.value)} maxLength={255} {...invalidProps(error, ['name'], 'gateway-name-problem')} />
       </label>
-      <FolderField label="Folder" value={root} onChange={setRoot} />
+      <FieldProblem problem={error} names={['name']} id="gateway-name-problem" />
+      <FolderField label="Folder" value={root} onChange={setRoot} {...(isAbout(error, ['root_path']) ? { describedBy: 'gateway-folder-problem', invalid: true } : {})} />
+      <FieldProblem problem={error} names={['root_path']} id="gateway-folder-problem" />
       <label>
         Use
         <select value={permissions} onChange={(e) => setPermissions(e.target.value as 'w' | 'r')}>
@@ -68,7 +77,7 @@ function RegisterForm({ onDone }: { onDone(): void }) {
           <option value="r">Let the server take files from this folder</option>
         </select>
       </label>
-      {error && <p className="error" role="alert">{error}</p>}
+      <FormProblem problem={error} placed={PLACED} />
       <div className="row-buttons">
         <button type="submit" className="primary" disabled={busy}>Register</button>
         <button type="button" onClick={onDone}>Cancel</button>

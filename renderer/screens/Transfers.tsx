@@ -60,7 +60,7 @@ function Row({ t, meter, slot }: { t: Transfer; meter: Meter; slot: Slot }) {
     setNote(`Link copied: ${r.value.url}`);
   };
   return (
-    <li className="slot" ref={slot.ref} data-index={slot.index} style={slot.style} aria-setsize={slot.of} aria-posinset={slot.index + 1}
+    <li className="slot" ref={slot.ref} data-index={slot.index} data-transfer={`${t.direction}:${transferId(t)}`} tabIndex={-1} style={slot.style} aria-setsize={slot.of} aria-posinset={slot.index + 1}
       aria-label={`${t.direction === 'upload' ? 'Upload' : 'Download'} ${name}`}>
       <div className={`row state-${t.state}`}>
       <div className="row-head">

@@ -38,6 +38,10 @@ export interface State {
   cursor: number;
 
   go(place: Place): void;
+  /** The transfer Transfers puts focus on when it opens (`upload:<id>`), once. */
+  focusTransfer: string | undefined;
+  /** A transfer just started: into the list at once (its events follow), and Transfers opens with focus on it. */
+  showTransfer(direction: 'upload', record: UploadRecord): void;
   openLink(url: string): void;
   /** Ctrl/Cmd+O: Send, with the file chooser open (a count, so each press opens it). */
   chooseFiles: number;
@@ -115,7 +119,8 @@ export function createStore(transport: Transport) {
     if (!url) return undefined;
     if (!/^https?:\/\/[^\s/]+/.test(url)) return 'The server is a web address, like https://ferry.example.com.';
     const current = get().settings ?? (await invoke('settings.get', {}).then((r) => (r.ok ? r.value : undefined)));
-    if (current && current.hosted_url === url && !current.this_computer) return undefined;
+    // The server in use (the service on this computer too) is no move: signing in again after a sign-out goes straight to it.
+    if (current && current.hosted_url.replace(/\/+$/, '') === url) return undefined;
     return get().saveSettings({ hosted_url: url });
   };
   return {
@@ -133,6 +138,12 @@ export function createStore(transport: Transport) {
     cursor: 0,
 
     go: (place) => set({ place }),
+    focusTransfer: undefined,
+    showTransfer(direction, record) {
+      const key = keyOf(direction, record.upload_id);
+      const transfers = get().transfers[key] ? get().transfers : { ...get().transfers, [key]: { direction, ...record } };
+      set({ transfers, place: 'transfers', focusTransfer: key });
+    },
     chooseFiles: 0,
     addFiles: () => set({ place: 'send', chooseFiles: get().chooseFiles + 1 }),
     openLink: (url) => set({ link: url, place: 'receive' }),

@@ -21,21 +21,21 @@ export function parseLinkUrl(raw: string): ParsedLinkUrl | string {
   try {
     u = new URL(raw);
   } catch {
-    return 'url is not a valid URL';
+    return 'This is not a Link: a Link is a web address like https://ferry.example.com/l/…?secret=….';
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'url must be an http or https Link URL';
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'This is not a Link: a Link starts with https:// (or http://).';
   const secret = u.searchParams.get('secret');
-  if (!secret) return 'url has no secret parameter';
+  if (!secret) return 'This Link is cut short: its ?secret=… part is missing. Copy the whole Link.';
   const segs = u.pathname.split('/').filter((s) => s !== '');
   const last = segs[segs.length - 1];
-  if (!last) return 'url has no Link id';
+  if (!last) return 'This is not a Link: the Link\'s id is missing after /l/. Copy the whole Link.';
   let linkId: string;
   try {
     linkId = decodeURIComponent(last);
   } catch {
-    return 'url has a malformed Link id';
+    return 'This is not a Link: its id is not one Ferry makes. Copy the whole Link.';
   }
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(linkId)) return 'url has a malformed Link id';
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(linkId)) return 'This is not a Link: its id is not one Ferry makes. Copy the whole Link.';
   return { origin: u.origin, linkId, secret };
 }
 

@@ -115,4 +115,5 @@ export type EventName = keyof Events;
 export type EventOf<E extends EventName> = Static<Events[E]>;
 
 /** What every request answers across a boundary (DESIGN rule 3): errors are data. */
-export type Answer<T> = { ok: true; value: T } | { ok: false; error: { code: number; message: string } };
+/** An error's `field` (a request that does not fit its schema) is the path of the value at fault: `recipients/0`, `fields/recipients/0`. */
+export type Answer<T> = { ok: true; value: T } | { ok: false; error: { code: number; message: string; field?: string } };

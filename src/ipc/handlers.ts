@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import { AgentErrorCode } from '../api/agent/errors.js';
 import { bodyValidator } from '../http/validation.js';
+import { invalidMessage } from '../http/invalidMessage.js';
 import { AgentError } from '../agent/errors.js';
 import type { AgentContext } from '../agent/context.js';
 import type { AgentServices } from '../agent/services/index.js';
@@ -82,7 +83,7 @@ const validators = new Map(Object.entries(channels).map(([name, c]) => [name, bo
 
 /**
  * Answers one request: unknown channels and requests that do not fit their schema
- * answer a bad-request error; an AgentError crosses as its code and message; anything
+ * answer a bad-request error (in words, with the field at fault); an AgentError crosses as its code and message; anything
  * unexpected is logged and answers "internal error" without its details.
  */
 export async function dispatch(handlers: Handlers, channel: string, payload: unknown, log: Logger): Promise<Answer<unknown>> {
@@ -90,14 +91,13 @@ export async function dispatch(handlers: Handlers, channel: string, payload: unk
   if (!validate || !Object.hasOwn(handlers, channel)) return { ok: false, error: { code: AgentErrorCode.badRequest, message: `no channel "${channel}"` } };
   const req = payload ?? {};
   if (!validate(req)) {
-    const first = validate.errors?.[0];
-    return { ok: false, error: { code: AgentErrorCode.badRequest, message: `request${first?.instancePath ?? ''} ${first?.message ?? 'is invalid'}` } };
+    return { ok: false, error: { code: AgentErrorCode.badRequest, ...invalidMessage(validate.errors, req) } };
   }
   try {
     const handler = handlers[channel as Channel] as (r: unknown) => Promise<unknown>;
     return { ok: true, value: await handler(req) };
   } catch (err) {
-    if (err instanceof AgentError) return { ok: false, error: { code: err.code, message: err.message } };
+    if (err instanceof AgentError) return { ok: false, error: { code: err.code, message: err.message, ...(err.field ? { field: err.field } : {}) } };
     log.error({ err, channel }, 'unexpected error in an IPC handler');
     return { ok: false, error: { code: AgentErrorCode.internal, message: 'internal error' } };
   }

@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AgentErrorCode } from '../../api/agent/errors.js';
 import { validatorCompiler } from '../../http/validation.js';
+import { invalidMessage } from '../../http/invalidMessage.js';
 import { acceptJsonBodies } from '../../http/json.js';
 import { AgentError } from '../errors.js';
 import type { AgentContext } from '../context.js';
@@ -57,13 +58,11 @@ export async function buildAgentApp(ctx: AgentContext, services: AgentServices):
     reply.code(404).send({ code: AgentErrorCode.notFound, message: `no route ${req.method} ${req.url.split('?')[0]}` });
   });
   app.setErrorHandler((err: FastifyError | AgentError, req, reply) => {
-    if (err instanceof AgentError) return reply.code(err.status).send({ code: err.code, message: err.message });
+    if (err instanceof AgentError) return reply.code(err.status).send({ code: err.code, message: err.message, ...(err.field ? { field: err.field } : {}) });
     if (err.validation) {
-      const first = err.validation[0];
-      return reply.code(400).send({
-        code: AgentErrorCode.badRequest,
-        message: `${err.validationContext ?? 'request'}${first?.instancePath ?? ''} ${first?.message ?? 'is invalid'}`,
-      });
+      // In words, with the field at fault (`{code, message, field}`); ajv's errors are those of validation.ts.
+      const part = err.validationContext === 'querystring' ? req.query : err.validationContext === 'params' ? req.params : req.body;
+      return reply.code(400).send({ code: AgentErrorCode.badRequest, ...invalidMessage(err.validation as Parameters<typeof invalidMessage>[0], part) });
     }
     const status = err.statusCode ?? 500;
     if (status >= 500) {

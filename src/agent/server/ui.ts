@@ -5,6 +5,7 @@
 //        `transfers.changed` batches (coalesced, after the snapshot cursor N), `session.changed`
 //        `automations.changed` and `gateways.changed`
 //   POST /ui/unlock {api_key}  sets the cookie that stands for the agent's API key
+//   (and `settings.update` with a new local_api_key sets the one for that key)
 // Requests must carry `X-Ferry-UI: 1`: a header a foreign page cannot send
 // without a CORS preflight, which the agent never grants; the Host and Origin
 // checks (and the API key) of every agent request apply here too.
@@ -21,6 +22,7 @@ import { sameSecret, UI_COOKIE, uiCookieValue } from './security.js';
 import { restKey } from '../config.js';
 
 export const UI_HEADER = 'x-ferry-ui';
+const uiCookie = (key: string) => `${UI_COOKIE}=${uiCookieValue(key)}; Path=/; HttpOnly; SameSite=Strict`;
 /** A window this far behind is dropped rather than buffered without end; it reconnects and takes a snapshot. */
 const MAX_BUFFERED = 8 * 1024 * 1024;
 
@@ -35,7 +37,7 @@ export async function uiTransport(app: AgentApp, services: AgentServices, ctx: A
     }
     const key = restKey(ctx.config);
     if (key && !sameSecret(req.body.api_key, key)) return { ok: false, error: { code: AgentErrorCode.apiKey, message: 'That is not the API key of this agent.' } };
-    if (key) reply.header('set-cookie', `${UI_COOKIE}=${uiCookieValue(key)}; Path=/; HttpOnly; SameSite=Strict`);
+    if (key) reply.header('set-cookie', uiCookie(key));
     return { ok: true, value: { done: true } };
   });
 
@@ -43,7 +45,14 @@ export async function uiTransport(app: AgentApp, services: AgentServices, ctx: A
     if (req.headers[UI_HEADER] !== '1') {
       return reply.code(403).send({ code: AgentErrorCode.forbidden, message: `${UI_HEADER}: 1 is required` });
     }
-    return dispatch(handlers, req.params.channel, req.body, ctx.log);
+    const answer = await dispatch(handlers, req.params.channel, req.body, ctx.log);
+    // The page that sets a new local API key stays signed in: its cookie is made for the key the agent starts again with.
+    if (req.params.channel === 'settings.update' && answer.ok) {
+      const set = (req.body as { local_api_key?: string | null }).local_api_key;
+      const next = set === undefined ? undefined : (set ?? ctx.config.apiKey);
+      if (next) reply.header('set-cookie', uiCookie(next));
+    }
+    return answer;
   });
 
   app.get('/ui/events', { websocket: true, schema: { querystring: Type.Object({ since: Type.Optional(Type.Integer({ minimum: 0 })) }) } }, (socket, req) => {

@@ -159,7 +159,7 @@ export function createDownloadsService(ctx: AgentContext) {
     /** The files a Link offers, before anything is downloaded (the app's "Show files"). */
     async preview(url: string, password?: string): Promise<LinkPreview> {
       const link = parseLinkUrl(url);
-      if (typeof link === 'string') throw invalid(link);
+      if (typeof link === 'string') throw invalid(link, 'url');
       const apiBase = apiBaseFor(link.origin);
       const pw = password || undefined;
       const { info, files } = await openLink(clientFor(apiBase), LinkTokens.key(apiBase, link.linkId, link.secret, pw), link, pw);
@@ -179,7 +179,7 @@ export function createDownloadsService(ctx: AgentContext) {
       const dst = (await checkRequestPath(body.dst_folder, { field: 'dst_folder', kind: 'folder', write: true, create: true })).abs;
       checkOwnership(body.user_id, body.group_id);
       const link = parseLinkUrl(body.url);
-      if (typeof link === 'string') throw invalid(link);
+      if (typeof link === 'string') throw invalid(link, 'url');
       const apiBase = apiBaseFor(link.origin);
       const http = clientFor(apiBase);
       const password = body.password || undefined;

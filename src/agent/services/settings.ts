@@ -23,6 +23,17 @@ const KEYS = {
 } as const satisfies Record<keyof SettingsChange, ConfigKey>;
 
 type Name = keyof typeof KEYS;
+/** Each setting as the app names it, for the messages people read. */
+const LABELS: Record<Name, string> = {
+  hosted_url: 'The server',
+  this_computer: 'The service on this computer',
+  concurrency: 'Concurrency',
+  chunk_size: 'The chunk size',
+  auto_finalize: 'Auto-finalize',
+  local_api: 'The local API',
+  listen: 'The local API address',
+  local_api_key: 'The local API key',
+};
 const NEED_RESTART: readonly Name[] = ['hosted_url', 'this_computer', 'local_api', 'listen', 'local_api_key'];
 
 /** Answers once the address can be listened on (then freed), or why not. */
@@ -36,6 +47,10 @@ function canListen(host: string, port: number): Promise<string | undefined> {
 
 export function createSettingsService(ctx: AgentContext, session: SessionService, restart: () => void) {
   const config = ctx.config;
+
+  /** Why another server is refused, in words: the server in use and what fixed it. */
+  const otherServerRefused = (why: string) =>
+    `This agent signs in only to ${config.thisComputer ? 'the service on this computer' : config.hostedUrl} (${why}). Sign in there, or start the agent without that setting to use another server.`;
 
   /** Why a setting cannot be changed from here, if it cannot. */
   function lockOf(name: Name): string | undefined {
@@ -69,16 +84,24 @@ export function createSettingsService(ctx: AgentContext, session: SessionService
     },
 
     async update(change: SettingsChange): Promise<SettingsAnswer> {
-      // A server given alone is a server elsewhere: this computer's service is left.
-      if (change.hosted_url !== undefined && change.this_computer === undefined && config.thisComputer) change = { ...change, this_computer: false };
+      // A server given alone is a server elsewhere (this computer's service is left), unless it is the server in use.
+      const sameServer = change.hosted_url !== undefined && change.hosted_url.replace(/\/+$/, '') === config.hostedUrl.replace(/\/+$/, '');
+      if (change.hosted_url !== undefined && !sameServer && change.this_computer === undefined && config.thisComputer) {
+        change = { ...change, this_computer: false };
+      }
       const names = (Object.keys(change) as Name[]).filter((n) => change[n] !== undefined);
       if (names.length === 0) throw invalid(`give at least one of the settings: ${Object.keys(KEYS).join(', ')}`);
+      // A setting given its current value changes nothing, fixed or not: signing in again to the same server is no move.
+      const same = (n: Name) => (n === 'hosted_url' ? sameServer : JSON.stringify(change[n]) === JSON.stringify(valueOf(config, n)));
       for (const n of names) {
-        const why = n === 'hosted_url' && change.this_computer === false ? lockOf('this_computer') : lockOf(n);
-        if (why) throw conflict(`${n} cannot be changed here: ${why}`);
+        if (same(n)) continue;
+        const leaving = n === 'hosted_url' && change.this_computer === false;
+        const why = leaving ? lockOf('this_computer') : lockOf(n);
+        if (why) throw conflict(n === 'hosted_url' ? otherServerRefused(why) : `${LABELS[n]} cannot be changed here: it is ${why}.`);
       }
       const file: ConfigFile = readConfigFile(config.configDir);
       for (const n of names) {
+        if (same(n)) continue; // nothing to write (and a fixed setting is not copied into config.yml)
         const v = change[n];
         file[KEYS[n]] = v === null ? undefined : String(v);
       }
@@ -88,7 +111,7 @@ export function createSettingsService(ctx: AgentContext, session: SessionService
       } catch (err) {
         throw invalid((err as Error).message);
       }
-      const changed = names.filter((n) => JSON.stringify(valueOf(next, n)) !== JSON.stringify(valueOf(config, n)));
+      const changed = names.filter((n) => !same(n) && JSON.stringify(valueOf(next, n)) !== JSON.stringify(valueOf(config, n)));
       const restarting = changed.some((n) => NEED_RESTART.includes(n));
       if (next.localApi && (changed.includes('listen') || changed.includes('local_api'))) {
         const busy = await canListen(next.host, next.port);

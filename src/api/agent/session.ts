@@ -19,6 +19,6 @@ export { TeamList };
 export const SessionAnswer = Type.Object({ user: SessionUser, teams: TeamList });
 export type SessionAnswer = Static<typeof SessionAnswer>;
 
-/** `{code, message}`: every error the agent answers. */
-export const ErrorAnswer = Type.Object({ code: Type.Integer(), message: Type.String() });
+/** `{code, message}`: every error the agent answers; a request that does not fit its schema adds the `field` at fault (`recipients/0`). */
+export const ErrorAnswer = Type.Object({ code: Type.Integer(), message: Type.String(), field: Type.Optional(Type.String()) });
 export type ErrorAnswer = Static<typeof ErrorAnswer>;

@@ -69,11 +69,28 @@ describe('on a running agent', () => {
     for (const body of [{ concurrency: 0 }, { concurrency: 65 }, { chunk_size: 1024 }, { auto_finalize: 'yes' }, { colour: 'blue' }, {}, { local_api_key: 'short' }]) {
       const r = await call(agent.url, 'PATCH', '/settings', { body });
       expect(r.status, JSON.stringify(body)).toBe(400);
-      expect(r.body).toEqual({ code: expect.any(Number), message: expect.any(String) });
+      expect(r.body).toMatchObject({ code: expect.any(Number), message: expect.any(String) });
     }
     const locked = await call(agent.url, 'PATCH', '/settings', { body: { listen: '127.0.0.1:9' } });
     expect(locked.status).toBe(409);
-    expect(locked.body.message).toBe('listen cannot be changed here: set by --listen where the agent was started');
+    expect(locked.body.message).toBe('The local API address cannot be changed here: it is set by --listen where the agent was started.');
+    expect(await fs.readFile(path.join(agent.configDir, 'config.yml'), 'utf8')).toBe(before);
+  });
+
+  test('signing in again after a sign-out: the same server (fixed where the agent started) changes nothing; another is refused in words', async () => {
+    const before = await fs.readFile(path.join(agent.configDir, 'config.yml'), 'utf8');
+    await call(agent.url, 'DELETE', '/login');
+    for (const same of [svc.url, `${svc.url}/`]) {
+      const r = await call(agent.url, 'PATCH', '/settings', { body: { hosted_url: same } });
+      expect(r.status, same).toBe(200);
+      expect(r.body).toMatchObject({ restarting: false, settings: { hosted_url: svc.url } });
+    }
+    expect((await call(agent.url, 'POST', '/login', { body: svc.owner })).status).toBe(200);
+    const other = await call(agent.url, 'PATCH', '/settings', { body: { hosted_url: 'https://ferry.example.com' } });
+    expect(other.status).toBe(409);
+    expect(other.body.message).toBe(
+      `This agent signs in only to ${svc.url} (set by --hosted-url where the agent was started). Sign in there, or start the agent without that setting to use another server.`,
+    );
     expect(await fs.readFile(path.join(agent.configDir, 'config.yml'), 'utf8')).toBe(before);
   });
 });
@@ -163,6 +180,12 @@ describe('settings that start the agent again', () => {
 
     await call(base, 'DELETE', '/login');
     expect((await call(base, 'GET', '/login')).status).toBe(401);
+    // "Use a server" with this same server: no move, the service stays, and its owner signs in.
+    const same = await call(base, 'PATCH', '/settings', { body: { hosted_url: service!.url } });
+    expect(same.body).toMatchObject({ restarting: false, settings: { this_computer: true, hosted_url: service!.url } });
+    const password = /^password +(\S+)$/m.exec(await fs.readFile(path.join(dir, 'service', 'first-owner.txt'), 'utf8'))![1]!;
+    expect((await call(base, 'POST', '/login', { body: { email: 'admin@ferry.local', password } })).status).toBe(200);
+    await call(base, 'DELETE', '/login');
     const again = await agent.services.settings.useThisComputer();
     expect(again).toMatchObject({ restarting: false, session: { user: { email: 'admin@ferry.local' } } });
     expect(runs).toHaveLength(2);

@@ -75,7 +75,7 @@ describe('requests over HTTP', () => {
     expect(wrong.body.error.message).toMatch(/refused the credentials/);
     expect((await ipc('uploads.explode')).body).toEqual({ ok: false, error: { code: 262145, message: 'no channel "uploads.explode"' } });
     const bad = await ipc('uploads.pause', { upload_id: 42 });
-    expect(bad.body).toEqual({ ok: false, error: { code: 262145, message: 'request/upload_id must be string' } });
+    expect(bad.body).toEqual({ ok: false, error: { code: 262145, message: 'Upload id is text.', field: 'upload_id' } });
   });
 
   test('a request without X-Ferry-UI (what a foreign page could send) is refused; so is a foreign Origin', async () => {

@@ -1,0 +1,291 @@
+// The app's forms as a keyboard user meets them: the folder picker's Path field
+// on every screen that has one (it sits inside the screen's form), and where
+// focus goes when the picker closes, after Send and after a screen change.
+import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import { start } from './global-setup.js';
+
+test.describe.configure({ mode: 'serial' });
+
+let page: Page;
+/** This file's own agent on the suite's service: app.spec.ts stops the shared one it started again, and this file sets a key. */
+let agent: ChildProcess;
+let appUrl: string;
+/** Console messages the page logged (a CSP refusal shows there). */
+const logged: string[] = [];
+const place = (name: string) => page.getByRole('navigation', { name: 'Places' }).getByRole('button', { name, exact: true });
+/** A folder of the test's own, with a subfolder to send. */
+let dir: string;
+/** What has focus (the suite's tsconfig has no DOM types: the page evaluates text). */
+const active = () =>
+  page.evaluate(`(() => {
+    const a = document.activeElement;
+    return { tag: a?.tagName.toLowerCase(), text: a?.textContent ?? '', transfer: a?.getAttribute('data-transfer') ?? '' };
+  })()`) as Promise<{ tag?: string; text: string; transfer: string }>;
+
+test.beforeAll(async ({ browser }) => {
+  dir = path.join(process.env.FERRY_E2E_TMP!, 'forms');
+  await fs.mkdir(path.join(dir, 'reel'), { recursive: true });
+  await fs.writeFile(path.join(dir, 'reel', 'a.txt'), 'forms\n');
+  const srv = net.createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as net.AddressInfo).port;
+  await new Promise<void>((r) => srv.close(() => r()));
+  appUrl = `http://127.0.0.1:${port}`;
+  agent = await start(['agent', '--ui', '--listen', `127.0.0.1:${port}`, '--hosted-url', process.env.FERRY_E2E_SERVICE!, '--config-dir', path.join(dir, 'agent')], 'ferry agent ready');
+  page = await (await browser.newContext()).newPage();
+  page.on('console', (m) => logged.push(m.text()));
+  await page.goto(appUrl);
+  const heading = page.getByRole('heading', { level: 1 });
+  await expect(heading).toBeVisible();
+  if ((await heading.textContent()) === 'Use a server') {
+    await page.getByLabel('Email').fill(process.env.FERRY_E2E_EMAIL!);
+    await page.getByLabel('Password').fill(process.env.FERRY_E2E_PASSWORD!);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+  }
+  await expect(page.getByRole('heading', { name: 'Transfers' })).toBeVisible();
+});
+
+test.afterAll(async () => {
+  await page?.context().close();
+  if (agent && agent.exitCode === null && agent.signalCode === null) {
+    const gone = new Promise((r) => agent.once('exit', r));
+    agent.kill('SIGTERM');
+    await gone;
+  }
+});
+
+/** Each screen with a folder field, and how its form is opened. */
+const SCREENS: { place: string; open?: string; field: string }[] = [
+  { place: 'Receive', field: 'Destination folder' },
+  { place: 'Automations', open: 'New automation', field: 'Folder to watch' },
+  { place: 'Storage gateway', open: 'Register a gateway', field: 'Folder' },
+];
+
+for (const s of SCREENS) {
+  test(`${s.place}: the picker's Path field opens what is typed at once (Enter and Open); the folder chosen fills the field, which has focus; Cancel gives focus back to "Choose…"`, async () => {
+    logged.length = 0;
+    await place(s.place).click();
+    if (s.open) await page.getByRole('button', { name: s.open }).click();
+    const field = page.getByRole('textbox', { name: s.field, exact: true });
+    await page.getByRole('button', { name: 'Choose…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Choose a folder' });
+    await expect(dialog).toBeVisible();
+    // Typed at once, while the home folder may be on its way: what is typed is the path.
+    await page.keyboard.type(dir);
+    await page.keyboard.press('Enter');
+    await expect(dialog.getByRole('list', { name: `Entries of ${dir}` })).toBeVisible();
+    await expect(dialog.getByRole('button', { name: 'Open reel' })).toBeVisible();
+    // Typed after the listing came: it replaces the path shown.
+    await dialog.getByRole('button', { name: 'Up' }).click();
+    await dialog.getByLabel('Path').focus();
+    await dialog.getByLabel('Path').selectText();
+    await page.keyboard.type(path.join(dir, 'reel'));
+    await dialog.getByRole('button', { name: 'Open', exact: true }).click();
+    await expect(dialog.getByRole('list', { name: `Entries of ${path.join(dir, 'reel')}` })).toBeVisible();
+    await expect(page.getByRole('dialog')).toHaveCount(1); // the screen's form was not submitted
+    await dialog.getByRole('button', { name: 'Add' }).click();
+    await expect(dialog).toBeHidden();
+    await expect(field).toHaveValue(path.join(dir, 'reel'));
+    await expect(field).toBeFocused();
+
+    await page.getByRole('button', { name: 'Choose…' }).click();
+    await expect(page.getByRole('dialog', { name: 'Choose a folder' })).toBeVisible();
+    await page.keyboard.press('Escape');
+    await expect(page.getByRole('dialog')).toHaveCount(0);
+    await expect(page.getByRole('button', { name: 'Choose…' })).toBeFocused();
+    expect(logged.filter((m) => /Content Security Policy|form-action/.test(m))).toEqual([]);
+  });
+}
+
+test('a screen opened from the sidebar puts focus on its heading', async () => {
+  for (const name of ['Send', 'Receive', 'Settings', 'Transfers']) {
+    await place(name).click();
+    await expect.poll(active).toMatchObject({ tag: 'h1', text: name });
+  }
+});
+
+test('Send: the picker closed gives focus back to "Add folder"; after Send, focus is on the new transfer', async () => {
+  await place('Send').click();
+  await page.getByRole('button', { name: 'Add folder' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Choose files' });
+  await expect(dialog.getByRole('list', { name: /^Entries of / })).toBeVisible();
+  await dialog.getByLabel('Path').fill(dir);
+  await page.keyboard.press('Enter');
+  await dialog.getByRole('checkbox', { name: 'Select reel' }).check();
+  await dialog.getByRole('button', { name: 'Add' }).click();
+  await expect(page.getByRole('list', { name: 'Chosen items' })).toContainText('reel');
+  await expect(page.getByRole('button', { name: 'Add folder' })).toBeFocused();
+
+  await page.getByLabel('Package name').fill('Focus reel');
+  await page.getByRole('main').getByRole('button', { name: 'Send', exact: true }).click();
+  await expect(page.getByRole('heading', { name: 'Transfers' })).toBeVisible();
+  await expect.poll(active).toMatchObject({ tag: 'li', transfer: expect.stringMatching(/^upload:/) });
+});
+
+test('signing in again after "Sign out", to the same server (the service on this computer) with its password', async ({ browser }) => {
+  const context = await browser.newContext();
+  const tryPage = await context.newPage();
+  try {
+    await tryPage.goto(process.env.FERRY_E2E_TRY_APP!);
+    const heading = tryPage.getByRole('heading', { level: 1 });
+    await expect(heading).toBeVisible();
+    if ((await heading.textContent()) === 'Use a server') await tryPage.getByRole('button', { name: 'Try it on this computer' }).click();
+    await expect(tryPage.getByRole('heading', { name: 'Transfers' })).toBeVisible({ timeout: 60_000 });
+    await tryPage.getByRole('navigation', { name: 'Places' }).getByRole('button', { name: 'Settings', exact: true }).click();
+    const server = await tryPage.getByRole('textbox', { name: 'Server', exact: true }).inputValue();
+    await tryPage.getByRole('button', { name: 'Sign out' }).click();
+    const owner = await fs.readFile(path.join(process.env.FERRY_E2E_TMP!, 'try-service', 'first-owner.txt'), 'utf8');
+    await tryPage.getByRole('textbox', { name: 'Server', exact: true }).fill(server);
+    await tryPage.getByLabel('Email').fill(/^e-mail +(\S+)$/m.exec(owner)![1]!);
+    await tryPage.getByLabel('Password').fill(/^password +(\S+)$/m.exec(owner)![1]!);
+    await tryPage.getByRole('button', { name: 'Sign in' }).click();
+    await expect(tryPage.getByRole('heading', { name: 'Transfers' })).toBeVisible();
+    await tryPage.getByRole('navigation', { name: 'Places' }).getByRole('button', { name: 'Settings', exact: true }).click();
+    await expect(tryPage.getByText('The service running on this computer.')).toBeVisible();
+  } finally {
+    await context.close();
+  }
+});
+
+/** Each form with bad input: the message in words, said by the field that can fix it (its accessible description). */
+const BAD_INPUT: { form: string; fill(): Promise<void>; submit: string; field: string; message: string }[] = [
+  {
+    form: 'Send: a recipient that is no address',
+    fill: async () => {
+      await chooseReel();
+      await page.getByLabel('Send by email').check();
+      await page.getByLabel('Recipients').fill('ed@example.com, bob@');
+    },
+    submit: 'Send', field: 'Recipients', message: '"bob@" is not an email address.',
+  },
+  {
+    form: 'Send: a password too long',
+    fill: async () => {
+      await chooseReel();
+      await page.getByLabel('Get a link').check();
+      await page.getByLabel('Password', { exact: true }).fill('p'.repeat(201));
+    },
+    submit: 'Send', field: 'Password', message: 'Password is longer than 200 characters.',
+  },
+  {
+    form: 'Receive: a Link cut short',
+    fill: async () => {
+      await place('Receive').click();
+      await page.getByLabel('Link', { exact: true }).fill(`${process.env.FERRY_E2E_SERVICE}/l/abc`);
+      await page.getByRole('textbox', { name: 'Destination folder' }).fill(dir);
+    },
+    submit: 'Download', field: 'Link', message: 'This Link is cut short: its ?secret=… part is missing. Copy the whole Link.',
+  },
+  {
+    form: 'Receive: a Link whose server cannot be reached',
+    fill: async () => {
+      await place('Receive').click();
+      await page.getByLabel('Link', { exact: true }).fill('http://127.0.0.1:9/l/abc?secret=x');
+      await page.getByRole('textbox', { name: 'Destination folder' }).fill(dir);
+    },
+    submit: 'Download', field: '', message: "The Link's server cannot be reached. Check the Link and your connection, then try again.",
+  },
+  {
+    form: 'Automations: a watch folder recipient "bob@"',
+    fill: async () => {
+      await place('Automations').click();
+      await page.getByRole('button', { name: 'New automation' }).click();
+      await page.getByLabel('Name', { exact: true }).fill('Bad recipient');
+      await page.getByRole('textbox', { name: 'Folder to watch' }).fill(dir);
+      await page.getByLabel('Recipients').fill('bob@');
+    },
+    submit: 'Create', field: 'Recipients', message: '"bob@" is not an email address.',
+  },
+  {
+    form: 'Storage gateway: a connection ID with a space',
+    fill: async () => {
+      await place('Storage gateway').click();
+      await page.getByRole('button', { name: 'Register a gateway' }).click();
+      await page.getByLabel('Connection ID').fill('my gateway');
+      await page.getByLabel('Secret').fill('secret');
+      await page.getByLabel('Name', { exact: true }).fill('NAS');
+      await page.getByRole('textbox', { name: 'Folder', exact: true }).fill(dir);
+    },
+    submit: 'Register', field: 'Connection ID', message: 'The connection ID holds letters, digits, - and _ only.',
+  },
+  {
+    form: 'Settings: a local API key too short',
+    fill: async () => {
+      await place('Settings').click();
+      await page.getByLabel('Local API key').fill('short');
+    },
+    submit: 'Save', field: '', message: 'The local API key is at least 16 characters.',
+  },
+];
+
+/** Send with the folder `reel` chosen. */
+async function chooseReel(): Promise<void> {
+  await place('Send').click();
+  if (await page.getByRole('list', { name: 'Chosen items' }).isVisible()) return;
+  await page.getByRole('button', { name: 'Add folder' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Choose files' });
+  await dialog.getByLabel('Path').fill(dir);
+  await page.keyboard.press('Enter');
+  await dialog.getByRole('checkbox', { name: 'Select reel' }).check();
+  await dialog.getByRole('button', { name: 'Add' }).click();
+}
+
+test('bad input on every form is said in words, beside the field that can fix it', async () => {
+  for (const c of BAD_INPUT) {
+    await c.fill();
+    await page.getByRole('main').getByRole('button', { name: c.submit, exact: true }).click();
+    const alert = page.getByRole('alert').filter({ hasText: c.message });
+    await expect(alert, c.form).toBeVisible();
+    await expect(alert, c.form).toHaveText(c.message);
+    if (c.field) {
+      const input = page.getByRole('main').getByLabel(c.field, { exact: true });
+      await expect(input, c.form).toHaveAttribute('aria-invalid', 'true');
+      await expect(input, c.form).toHaveAccessibleDescription(new RegExp(c.message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+    }
+    await expect(page.getByRole('main'), c.form).not.toContainText(/must |request\/|constant|ECONNREFUSED/);
+    // A look at the first form with its problem, light and dark (kept with the test results).
+    if (c === BAD_INPUT[0]) {
+      for (const scheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme: scheme });
+        await page.screenshot({ path: path.join('.test-results', `forms-problem-${scheme}.png`) });
+      }
+      await page.emulateMedia({ colorScheme: 'light' });
+    }
+  }
+  await page.getByLabel('Local API key').fill('');
+});
+
+test('a local API key set in Settings: the page that set it stays in; another browser is asked for it, told why; cleared again', async ({ browser }) => {
+  await place('Settings').click();
+  await page.getByRole('button', { name: 'New key' }).click();
+  const key = await page.getByLabel('Local API key').inputValue();
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Saved. The agent started again with the new settings.' })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'This agent is locked' })).toHaveCount(0);
+  await page.reload();
+  await place('Settings').click();
+  await expect(page.getByLabel('Local API key')).toHaveValue(key);
+
+  const other = await (await browser.newContext()).newPage();
+  try {
+    await other.goto(appUrl);
+    await expect(other.getByRole('heading', { name: 'This agent is locked' })).toBeVisible();
+    await expect(other.getByText('one was set in Settings (Local API key)')).toBeVisible();
+    await other.getByLabel('Agent API key').fill(key);
+    await other.getByRole('button', { name: 'Unlock' }).click();
+    await expect(other.getByRole('heading', { name: 'Transfers' })).toBeVisible();
+  } finally {
+    await other.context().close();
+  }
+
+  // Cleared: no key needed again.
+  await page.getByLabel('Local API key').fill('');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Saved. The agent started again with the new settings.' })).toBeVisible();
+  await page.reload();
+  await expect(page.getByRole('heading', { name: 'Transfers' })).toBeVisible();
+});
