@@ -595,7 +595,9 @@ describe('bad input on every route', () => {
       }
       const ok =
         r.type.startsWith('application/json') &&
-        Object.keys(body).sort().join() === 'code,message' &&
+        // `field` names the part of the request that is wrong, when one is.
+        ['code,message', 'code,field,message'].includes(Object.keys(body).sort().join()) &&
+        (body.field === undefined || (typeof body.field === 'string' && body.field !== '')) &&
         Number.isInteger(body.code) &&
         body.code === AgentErrorCode.badRequest &&
         typeof body.message === 'string' &&

@@ -196,7 +196,7 @@ describe('following transfers', () => {
         const last = got.filter((m) => m.event === 'transfers.changed').flatMap((m) => m.payload).filter((e: any) => e.data.download_id === downloadId).at(-1);
         expect(last?.data.state).toBe('complete');
       }, { timeout: 30_000, interval: 50 });
-      const received = await fs.readFile(path.join(tmp, 'received', 'shoot', 'shoot', 'clip.mov'));
+      const received = await fs.readFile(path.join(tmp, 'received', 'shoot', 'clip.mov'));
       expect(createHash('sha256').update(received).digest('hex')).toBe(createHash('sha256').update(data).digest('hex'));
 
       // A sign-out reaches the window as a session change.
