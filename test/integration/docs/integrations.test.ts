@@ -54,7 +54,7 @@ test('the README integrations walk-through: a Portal Package reaches the folder,
   // The script's own comparisons, checked once more here: the sent folder keeps its name in the
   // Package, so both copies hold footage/ with its three files.
   const original = await fs.readFile(path.join(work, 'footage/take1.mov'));
-  expect((await fs.readFile(path.join(work, 'arrivals/footage/footage/take1.mov'))).equals(original)).toBe(true);
+  expect((await fs.readFile(path.join(work, 'arrivals/footage/take1.mov'))).equals(original)).toBe(true);
   expect((await fs.readFile(path.join(work, 'from-bucket/footage/take1.mov'))).equals(original)).toBe(true);
   expect((await fs.readdir(path.join(work, 'from-bucket'), { recursive: true })).sort()).toEqual(['footage', 'footage/audio', 'footage/audio/boom.wav', 'footage/notes.txt', 'footage/take1.mov']);
   const events = (await fs.readFile(path.join(work, 'events.log'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
