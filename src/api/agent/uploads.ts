@@ -1,6 +1,7 @@
 // Wire shapes of the agent's Uploads group: POST /uploads (Team), POST
 // /portals/uploads, the upload record, pause/resume/delete, finalize, link.
 import { Type, type Static } from 'typebox';
+import { LinkObject } from '../hosted/links.js';
 import { TagRef } from '../hosted/tags.js';
 import { Waiting } from './waiting.js';
 
@@ -135,19 +136,9 @@ export type UploadLinkAnswer = Static<typeof UploadLinkAnswer>;
 export const UploadLinkParams = Type.Object({ ...UploadParams.properties, link_id: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }) });
 export type UploadLinkParams = Static<typeof UploadLinkParams>;
 
-/** One Link of an upload's Package, as link management shows it. */
+/** One Link of an upload's Package, as link management shows it: the service's Link, and what this agent knows of it. */
 export const UploadLinkEntry = Type.Object({
-  id: Type.String(),
-  email: Type.Union([Type.String(), Type.Null()]),
-  expiry: Type.Union([Type.String(), Type.Null()]),
-  /** Whether it asks for a password. */
-  locked: Type.Boolean(),
-  /** null: unlimited. */
-  access_limit: Type.Union([Type.Integer(), Type.Null()]),
-  /** How many times it was opened. */
-  access_count: Type.Integer(),
-  active: Type.Boolean(),
-  created_at: Type.String(),
+  ...Type.Omit(LinkObject, ['package_id']).properties,
   /** Its address when this agent made it; null for a Link made elsewhere (the service shows a secret only once). */
   url: Type.Union([Type.String(), Type.Null()]),
   /** The transfer's own Link: the one "Copy link" copies. */

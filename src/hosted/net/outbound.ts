@@ -101,25 +101,24 @@ export class OutboundGuard {
 
   /** An http and an https agent (the AWS SDK's httpAgent / httpsAgent) that reach only addresses the policy allows. */
   agents(options: https.AgentOptions = {}): { httpAgent: http.Agent; httpsAgent: https.Agent } {
-    const guard = this;
     const opts = { keepAlive: true, maxSockets: 50, ...options, lookup: this.lookup };
-    class GuardedHttpAgent extends http.Agent {
-      override createConnection(o: http.ClientRequestArgs, cb?: (err: Error | null, stream: Duplex) => void): Duplex | null | undefined {
-        const refused = guard.refuseLiteral(o.host ?? o.hostname ?? '');
-        if (!refused) return super.createConnection(o, cb);
-        process.nextTick(() => cb?.(refused, undefined as unknown as Duplex));
-        return undefined;
-      }
-    }
-    class GuardedHttpsAgent extends https.Agent {
-      override createConnection(o: https.RequestOptions, cb?: (err: Error | null, stream: Duplex) => void): Duplex | null | undefined {
-        const refused = guard.refuseLiteral(o.host ?? o.hostname ?? '');
-        if (!refused) return super.createConnection(o, cb);
-        process.nextTick(() => cb?.(refused, undefined as unknown as Duplex));
-        return undefined;
-      }
-    }
-    return { httpAgent: new GuardedHttpAgent(opts), httpsAgent: new GuardedHttpsAgent(opts) };
+    const httpAgent = new http.Agent(opts);
+    const httpsAgent = new https.Agent(opts);
+    for (const agent of [httpAgent, httpsAgent]) this.guardLiterals(agent);
+    return { httpAgent, httpsAgent };
+  }
+
+  /** A literal address never reaches `lookup`: the agent's connections to one are checked before they are made. */
+  private guardLiterals(agent: http.Agent): void {
+    type Create = (o: http.ClientRequestArgs, cb?: (err: Error | null, stream: Duplex) => void) => Duplex | null | undefined;
+    const internals = agent as unknown as { createConnection: Create };
+    const create = internals.createConnection.bind(agent);
+    internals.createConnection = (o, cb) => {
+      const refused = this.refuseLiteral(o.host ?? o.hostname ?? '');
+      if (!refused) return create(o, cb);
+      process.nextTick(() => cb?.(refused, undefined as unknown as Duplex));
+      return undefined;
+    };
   }
 
   /**
