@@ -9,6 +9,8 @@ describe('Portal page checks', () => {
   it('runs the name format on RE2: a catastrophic pattern answers at once, a (?i) flag works as on the service', () => {
     expect(nameProblem({ package_name_format: '^(a+)+$' }, `${'a'.repeat(34)}!`)).toMatch(/must match/);
     expect(nameProblem({ package_name_format: '(?i)^prj-\\d+$' }, 'PRJ-12')).toBeUndefined();
+    // JavaScript's engine cannot read (?i) and would let any name through; RE2 refuses this one.
+    expect(nameProblem({ package_name_format: '(?i)^prj-\\d+$' }, 'XYZ')).toMatch(/must match/);
   });
 
   it('leaves a format RE2 cannot run to the service', () => {
