@@ -6,7 +6,9 @@ import { useRef, useState, type CSSProperties, type Ref } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useApp } from '../store/context.js';
 import { transferId, type Transfer } from '../store/index.js';
-import { Meter, bytes, speed, timeLeft } from '../format.js';
+import { Meter } from '../format.js';
+import { nameOf, status } from '../components/transferStatus.js';
+import { CancelTransfer } from '../components/CancelTransfer.js';
 import { TransferDetails } from '../components/TransferDetails.js';
 
 type Filter = 'all' | 'active' | 'complete' | 'failed';
@@ -17,25 +19,8 @@ const FILTERS: { id: Filter; label: string }[] = [
   { id: 'failed', label: 'Failed' },
 ];
 
-const nameOf = (t: Transfer) => (t.direction === 'upload' ? t.name : t.package_name);
 const matches = (t: Transfer, f: Filter) =>
   f === 'all' || (f === 'active' ? t.state === 'transferring' || t.state === 'paused' || t.state === 'idle' : f === 'complete' ? t.state === 'complete' : t.state === 'error');
-
-function status(t: Transfer, rate: number | undefined): string {
-  const amount = `${bytes(t.progress)} of ${bytes(t.size)}`;
-  if (t.state === 'transferring' && t.waiting) {
-    const secs = Math.max(0, Math.ceil((Date.parse(t.waiting.next_attempt_at) - Date.now()) / 1000));
-    return `${amount} · Waiting for the ${t.waiting.reason.startsWith('service') ? 'server' : 'storage'}, retry in ${secs} s`;
-  }
-  if (t.state === 'transferring') {
-    const parts = [amount];
-    if (rate !== undefined && rate > 0) parts.push(speed(rate), timeLeft((t.size - t.progress) / rate));
-    return [...parts, 'Transferring'].join(' · ');
-  }
-  if (t.state === 'error') return `${amount} · Failed: ${t.error ?? 'unknown error'}`;
-  const word = { paused: 'Paused', complete: 'Complete', idle: 'Finishing' }[t.state] ?? t.state;
-  return `${amount} · ${word}`;
-}
 
 interface Slot { ref: Ref<HTMLLIElement>; index: number; of: number; style: CSSProperties }
 
@@ -47,7 +32,7 @@ function Row({ t, meter, slot }: { t: Transfer; meter: Meter; slot: Slot }) {
   meter.add(Date.now(), t.progress);
   const pct = t.size > 0 ? Math.floor((t.progress / t.size) * 100) : t.state === 'complete' ? 100 : 0;
   const name = nameOf(t);
-  const act = async (what: 'pause' | 'resume' | 'remove') => {
+  const act = async (what: 'pause' | 'resume') => {
     const r = t.direction === 'upload' ? await call(`uploads.${what}` as const, { upload_id: t.upload_id }) : await call(`downloads.${what}` as const, { download_id: t.download_id });
     setNote(r.ok ? undefined : r.error.message);
   };
@@ -74,7 +59,7 @@ function Row({ t, meter, slot }: { t: Transfer; meter: Meter; slot: Slot }) {
           {transport.desktop && t.direction === 'download' && t.items.some((i) => i.local_path) && (
             <button type="button" onClick={() => void transport.desktop!('app.showInFolder', { path: t.items.find((i) => i.local_path)!.local_path })}>Show in folder</button>
           )}
-          <button type="button" onClick={() => act('remove')}>{t.state === 'complete' ? 'Remove' : 'Cancel'}</button>
+          <CancelTransfer t={t} name={name} onProblem={setNote} />
         </span>
       </div>
       <div className="status">{status(t, meter.rate())}</div>
