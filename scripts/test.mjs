@@ -3,8 +3,8 @@
 // build, every vitest suite (unit and integration), the agent's suites again on
 // Node 24 (the Node inside Electron, scripts/node24.mjs), the hosted suites again
 // on PostgreSQL (a throwaway cluster; skipped, saying why, where none can run),
-// then the app's Playwright tests in Debian's Chromium. Ends with one line "N passed, N failed"
-// that CI reads.
+// then the app's Playwright tests in Debian's Chromium. Lists each test that ran in no pass
+// with its reason, then ends with one line "N passed, N failed" that CI reads.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -14,6 +14,8 @@ const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
 let passed = 0;
 let failed = 0;
+/** Each vitest test by file and name: whether some pass ran it, and why it was skipped where it was not. */
+const outcomes = new Map();
 
 function step(name, cmd, args, env = {}) {
   console.log(`\n=== ${name}: ${[path.basename(cmd), ...args].join(' ')}`);
@@ -49,6 +51,14 @@ function vitestStep(name, cmd, args, report, env = {}) {
     return;
   }
   const r = JSON.parse(fs.readFileSync(results, 'utf8'));
+  for (const suite of r.testResults ?? []) {
+    for (const a of suite.assertionResults ?? []) {
+      const key = `${path.relative(root, suite.name)} > ${a.fullName}`;
+      const ran = a.status === 'passed' || a.status === 'failed';
+      const seen = outcomes.get(key) ?? { ran: false, reason: undefined };
+      outcomes.set(key, { ran: seen.ran || ran, reason: seen.reason ?? a.meta?.skip_reason });
+    }
+  }
   passed += r.numPassedTests;
   failed += r.numFailedTests;
   // A suite that fails to load counts as a failure even though it ran no test.
@@ -78,10 +88,23 @@ if (process.argv.length <= 2 && !postgresSkipped) {
 const pwResults = path.join(root, '.test-results', 'playwright.json');
 fs.rmSync(pwResults, { force: true });
 const pwOk = step('playwright', bin('playwright'), ['test']);
+const pwSkipped = [];
 if (fs.existsSync(pwResults)) {
-  const s = JSON.parse(fs.readFileSync(pwResults, 'utf8')).stats ?? {};
+  const report = JSON.parse(fs.readFileSync(pwResults, 'utf8'));
+  const s = report.stats ?? {};
   passed += (s.expected ?? 0) + (s.flaky ?? 0);
   failed += s.unexpected ?? 0;
+  const walk = (suite, file) => {
+    for (const spec of suite.specs ?? []) {
+      for (const t of spec.tests ?? []) {
+        if (t.status !== 'skipped') continue;
+        const why = (t.annotations ?? []).find((a) => a.type === 'skip')?.description;
+        pwSkipped.push(`${file ?? suite.file} > ${spec.title}: ${why ?? 'no reason given'}`);
+      }
+    }
+    for (const inner of suite.suites ?? []) walk(inner, file ?? suite.file);
+  };
+  for (const suite of report.suites ?? []) walk(suite);
   if (!pwOk && !s.unexpected) failed++;
 } else {
   failed++;
@@ -89,5 +112,8 @@ if (fs.existsSync(pwResults)) {
 }
 
 if (postgresSkipped) console.log(`\nPostgreSQL run skipped: ${postgresSkipped}`);
-console.log(`\n${passed} passed, ${failed} failed`);
+const skipped = [...[...outcomes].filter(([, o]) => !o.ran).map(([key, o]) => `${key}: ${o.reason ?? 'no reason given'}`), ...pwSkipped];
+// The last line stays "N passed, N failed" (what CI reads); the skipped count is the line before it.
+console.log(`\n${skipped.length} skipped (run in no pass)${skipped.map((line) => `\n  ${line}`).join('')}`);
+console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { Md5Batch, md5LaneStats, md5Lanes } from '../../src/hash/md5Lanes.js';
 import { interleavedStreams } from '../helpers/md5Streams.js';
+import { onlyIf } from '../helpers/skip.js';
 
 const md5 = (...parts: Uint8Array[]) => {
   const h = createHash('md5');
@@ -20,10 +21,11 @@ const cpuHasAvx2 = (() => {
 })();
 
 // Holding chunks is what lanes do; node:crypto hashes each chunk as it is given.
-const laneTest = test.runIf(md5Lanes() > 0);
+const NO_AVX2 = 'needs an x64 CPU with AVX2';
+const laneTest = (name: string, fn: () => void) => test(name, onlyIf(md5Lanes() > 0, 'the md5Lanes addon is not built here'), fn);
 
 describe('md5Lanes', () => {
-  test.runIf(cpuHasAvx2)('the addon is built and in use on a CPU with AVX2', () => {
+  test('the addon is built and in use on a CPU with AVX2', onlyIf(cpuHasAvx2, NO_AVX2), () => {
     // npm ci builds it (scripts/build-native.mjs); a failed build would quietly fall back to node:crypto.
     expect(md5Lanes()).toBeGreaterThanOrEqual(8);
   });
@@ -39,7 +41,7 @@ describe('md5Lanes', () => {
     }
   });
 
-  test.runIf(cpuHasAvx2)('the AVX2 kernel (8 lanes) hashes them alike', () => {
+  test('the AVX2 kernel (8 lanes) hashes them alike', onlyIf(cpuHasAvx2, NO_AVX2), () => {
     expect(inChild('8', 'interleavedStreams(11)')).toEqual({ lanes: 8, streams: 37, wrong: [] });
   });
 
@@ -69,7 +71,7 @@ describe('md5Lanes', () => {
     expect(got.busy / got.steps).toBeGreaterThan(7.5);
   });
 
-  test.runIf(md5Lanes() === 16)('sixteen streams fed in step are hashed sixteen lanes at a time', () => {
+  test('sixteen streams fed in step are hashed sixteen lanes at a time', onlyIf(md5Lanes() === 16, 'needs a CPU with AVX-512 (16 lanes)'), () => {
     const got = inStep(16);
     expect(got.scalar).toBe(0);
     expect(got.busy).toBe((16 * 6 * 64 * 1024) / 64);

@@ -8,7 +8,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { getLocal } from 'mockttp';
+import { getLocal, type Mockttp } from 'mockttp';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { call, startTestService, type TestService } from '../../helpers/hosted.js';
 import { ownerActor, type Actor } from '../../helpers/auth.js';
@@ -21,6 +21,11 @@ let svc: TestService;
 let owner: Actor;
 let agent: TestAgent;
 let tmp: string;
+/** The agent reaches the service through this proxy, which can refuse the polls' Package lists. */
+let front: Mockttp;
+let pollsRefused = false;
+/** Lists of a Team's Portals the service has answered: each poll of an all_portals_download asks one. */
+let portalLists = 0;
 
 async function portal(subdomain: string) {
   const r = await call(svc.url, 'POST', `/v1/teams/${owner.teamId}/portals`, { headers: owner.h, body: { name: subdomain, subdomain, active: true } });
@@ -47,21 +52,41 @@ async function create(kind: string, body: Record<string, unknown>): Promise<stri
 
 /** The agent's automations have `n` Team streams open on the service. */
 const streamsOpen = (n: number) => vi.waitFor(() => expect(svc.ctx.events.listening()).toBe(n), WAIT);
-/** Time for the poll an opening stream asks for (a few local requests) to be over, so that what follows comes by the stream. */
-const settled = () => new Promise((r) => setTimeout(r, 500));
+/**
+ * From now on a poll cannot see a Package (its list answers 503), whatever poll is under way:
+ * what the agent fetches after this came by the event stream.
+ */
+const refusePolls = () => void (pollsRefused = true);
 
 beforeAll(async () => {
   // Ten minutes: within this test only the event stream can make a fetch happen after the first poll.
   process.env.FERRY_AGENT_AUTOMATION_POLL_MS = '600000';
   svc = await startTestService();
   owner = await ownerActor(svc);
-  agent = await startTestAgent(svc);
+  front = getLocal();
+  await front.start();
+  // The event streams pass straight through (a rule with hooks would hold a response until it ends).
+  await front.forGet(/\/events(\?|$)/).always().thenForwardTo(svc.url);
+  await front.forAnyRequest().always().thenPassThrough({
+    beforeRequest: (r) => {
+      const at = new URL(r.url);
+      if (pollsRefused && r.method === 'GET' && /^\/v1(\.1)?\/portals\/[^/]+\/packages/.test(at.pathname)) {
+        return { response: { statusCode: 503, json: { code: 'unavailable', message: 'polls refused by the test' } } };
+      }
+      return { url: new URL(at.pathname + at.search, svc.url).toString() };
+    },
+    beforeResponse: (_res, r) => {
+      if (r.method === 'GET' && /^\/v1(\.1)?\/teams\/[^/]+\/portals$/.test(new URL(r.url).pathname)) portalLists++;
+    },
+  });
+  agent = await startTestAgent({ url: front.url.replace('localhost', '127.0.0.1') });
   await signInAgent(agent.url, svc);
   tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-portal-events-'));
 });
 
 afterAll(async () => {
   await agent?.close();
+  await front?.stop();
   await svc?.close();
   if (tmp) await fs.rm(tmp, { recursive: true, force: true });
   delete process.env.FERRY_AGENT_AUTOMATION_POLL_MS;
@@ -72,9 +97,8 @@ describe('Portal downloads follow the Team event stream', () => {
     const watched = await portal('evt-watched');
     const other = await portal('evt-other');
     const id = await create('portal_download', { name: 'Watched', portal_subdomain: 'evt-watched', dst_folder: path.join(tmp, 'watched') });
-    // Its polls (the first, and one when the stream opened) are done; the next one is ten minutes away.
     await streamsOpen(1);
-    await settled();
+    refusePolls();
 
     const arrived = await arrive(watched.id, 'first');
     await arrive(other.id, 'elsewhere');
@@ -88,9 +112,13 @@ describe('Portal downloads follow the Team event stream', () => {
   });
 
   test('all_portals_download: a Portal made after the automation started is watched from its first Package on', async () => {
+    pollsRefused = false;
+    const before = portalLists;
     const id = await create('all_portals_download', { name: 'Everything', team_id: owner.teamId, dst_folder: path.join(tmp, 'all') });
     await streamsOpen(2);
-    await settled();
+    // Its first poll and the one its opening stream asks for have their lists of Portals, made before
+    // the Portal below exists; the next poll is ten minutes away: only the event can make one sooner.
+    await vi.waitFor(() => expect(portalLists).toBeGreaterThanOrEqual(before + 2), WAIT);
     const late = await portal('evt-late');
     const arrived = await arrive(late.id, 'late');
     await vi.waitFor(async () => expect((await records(id)).filter((p) => p.state === 'complete' && p.package_id === arrived)).toHaveLength(1), WAIT);

@@ -12,6 +12,7 @@ import { startProxiedService, type ProxiedService } from '../../helpers/s3Proxy.
 import { ownerActor } from '../../helpers/auth.js';
 import { createPackage, finalizePackage, makeLink, sha256, uploadFile } from '../../helpers/flow.js';
 import { agentCall, startDownload, treeOf, waitForState } from '../../helpers/downloads.js';
+import { onlyIf } from '../../helpers/skip.js';
 
 let env: ProxiedService;
 let a: TestAgent;
@@ -182,7 +183,7 @@ describe('a hostile Package', () => {
 describe('file ownership', () => {
   const root = process.platform !== 'win32' && process.getuid?.() === 0;
 
-  test.runIf(root)('user_id and group_id own the files and the folders the download made (agent running as root)', async () => {
+  test('user_id and group_id own the files and the folders the download made (agent running as root)', onlyIf(root, 'needs root: only root gives files to another user'), async () => {
     const dst = path.join(tmp, 'owned');
     const id = await startDownload(a.url, { url: link.url, dst_folder: dst, file_ids: ['file_plain'], user_id: 4242, group_id: 4343 });
     await waitForState(a.url, id);
@@ -192,7 +193,7 @@ describe('file ownership', () => {
     }
   });
 
-  test.runIf(!root && process.platform !== 'win32')('another user_id is refused with 400 when the agent is not root', async () => {
+  test('another user_id is refused with 400 when the agent is not root', onlyIf(!root && process.platform !== 'win32', 'runs as a user other than root, on POSIX'), async () => {
     const r = await agentCall(a.url, 'POST', '/downloads', { url: link.url, dst_folder: path.join(tmp, 'not-owned'), user_id: (process.getuid?.() ?? 0) + 1 });
     expectError(r);
     expect(fs.existsSync(path.join(tmp, 'not-owned'))).toBe(false);

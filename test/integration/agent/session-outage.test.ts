@@ -24,8 +24,9 @@ afterAll(async () => {
 
 test('the service away while the token is renewed and past its expiry: once it is back the agent renews it, still signed in', async () => {
   dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-session-outage-'));
-  // Tokens of 4 s: the renewal is due 2 s after sign-in.
-  const flags = { 'data-dir': dataDir, 'user-token-ttl': '4' };
+  // Tokens of 8 s: the renewal is due 4 s after sign-in, far more than the few milliseconds from
+  // the sign-in to the service's close, even on a stalled machine; the expiry itself is the token's clock.
+  const flags = { 'data-dir': dataDir, 'user-token-ttl': '8' };
   svc = await startTestService(flags);
   const where = { listen: `127.0.0.1:${new URL(svc.url).port}`, 's3-listen': `127.0.0.1:${new URL(svc.s3Url).port}` };
   const saved = process.env.FERRY_AGENT_RETRY_MAX_MS;

@@ -42,10 +42,10 @@ async function ipc(channel: string, body: unknown = {}, headers: Record<string, 
 }
 
 /** A window's event socket: every message it got so far. */
-async function openEvents(since?: number): Promise<{ ws: WebSocket; got: { event: string; payload: any; at: number }[] }> {
+async function openEvents(since?: number): Promise<{ ws: WebSocket; got: { event: string; payload: any }[] }> {
   const ws = new WebSocket(`${base.replace(/^http/, 'ws')}/ui/events${since === undefined ? '' : `?since=${since}`}`);
-  const got: { event: string; payload: any; at: number }[] = [];
-  ws.on('message', (m) => got.push({ ...JSON.parse(String(m)), at: Date.now() }));
+  const got: { event: string; payload: any }[] = [];
+  ws.on('message', (m) => got.push(JSON.parse(String(m))));
   await new Promise((resolve, reject) => {
     ws.once('open', resolve);
     ws.once('error', reject);
@@ -181,9 +181,8 @@ describe('following transfers', () => {
       expect(ids.every((x: number) => x > cursor)).toBe(true);
       expect([...ids].sort((a, b) => a - b)).toEqual(ids);
       expect(mine().at(-1).data.progress).toBe(40 * MiB);
-      // Batches at least ~100 ms apart (a lower bound: the source holds them back, a busy machine only adds).
-      const batches = got.filter((m) => m.event === 'transfers.changed');
-      for (let i = 1; i < batches.length; i++) expect(batches[i]!.at - batches[i - 1]!.at).toBeGreaterThanOrEqual(80);
+      // (The spacing of batches is the coalescer's, proved on a fake clock in test/unit/ipc/coalesce.test.ts:
+      // gaps seen here would shrink whenever this process stalls and the socket bunches them up.)
 
       const link = await ipc('uploads.link', { upload_id: id });
       expect(link.body.ok, JSON.stringify(link.body)).toBe(true);

@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { jsonLine, repoRoot, startFerry, type Running } from '../../helpers/cli.js';
 import { call } from '../../helpers/hosted.js';
+import { onlyIf } from '../../helpers/skip.js';
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 const run = promisify(execFile);
@@ -111,7 +112,7 @@ describe('bin/ferry.cjs', () => {
   // The bundle stands in to count the threads of its process once a file read has started
   // libuv's pool (Linux tells them in /proc): the pool's size is the difference between
   // a run at libuv's default and one left to bin/ferry.cjs.
-  test.runIf(process.platform === 'linux')('starts libuv\'s pool with 16 threads unless UV_THREADPOOL_SIZE says otherwise', async () => {
+  test('starts libuv\'s pool with 16 threads unless UV_THREADPOOL_SIZE says otherwise', onlyIf(process.platform === 'linux', 'reads /proc: Linux only'), async () => {
     const bundle = path.join(scratch, 'dist', 'ferry.mjs');
     await fs.mkdir(path.dirname(bundle), { recursive: true });
     await fs.writeFile(bundle, [

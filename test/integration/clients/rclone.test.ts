@@ -8,6 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startObjectStore, type RunningObjectStore } from '../../../src/objectstore/index.js';
+import { onlyIf } from '../../helpers/skip.js';
 
 const run = promisify(execFile);
 const hasRclone = (() => {
@@ -28,7 +29,7 @@ let env: NodeJS.ProcessEnv;
 const rclone = (...args: string[]) => run('rclone', args, { env, maxBuffer: 16 * 1024 * 1024 });
 const sha = async (file: string) => createHash('sha256').update(await fs.readFile(file)).digest('hex');
 
-describe.skipIf(!hasRclone)('rclone against the embedded store', () => {
+describe('rclone against the embedded store', onlyIf(hasRclone, 'rclone is not installed (apt-get install rclone)'), () => {
   beforeAll(async () => {
     tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-rclone-'));
     store = await startObjectStore({ host: '127.0.0.1', port: 0, dataDir: path.join(tmp, 'store'), ...creds, buckets: ['media'] });

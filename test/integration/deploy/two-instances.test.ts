@@ -19,6 +19,7 @@ import { deployOwner as owner, startDeployment, type Deployment } from '../../he
 import { startDownload, treeOf, waitForState } from '../../helpers/downloads.js';
 import { MiB } from '../../helpers/flow.js';
 import { onPostgres } from '../../helpers/postgres.js';
+import { onlyIf, POSTGRES_ONLY } from '../../helpers/skip.js';
 
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000 });
 
@@ -73,7 +74,7 @@ async function roundTrip(name: string, bigMiB: number): Promise<void> {
   expect([...got.values()].filter((v) => v !== 'dir')).toHaveLength(5);
 }
 
-describe.runIf(onPostgres())('two instances behind nginx, as docs/deploy.md sets them up', () => {
+describe('two instances behind nginx, as docs/deploy.md sets them up', onlyIf(onPostgres(), POSTGRES_ONLY), () => {
   beforeAll(async () => {
     process.env.FERRY_AGENT_RETRY_MAX_MS = '2000';
     dep = await startDeployment();

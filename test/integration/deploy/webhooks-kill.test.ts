@@ -11,6 +11,7 @@ import { call } from '../../helpers/hosted.js';
 import { deployOwner as owner, startDeployment, type Deployment } from '../../helpers/deployment.js';
 import { startReceiver, type Receiver } from '../../helpers/receiver.js';
 import { onPostgres } from '../../helpers/postgres.js';
+import { onlyIf, POSTGRES_ONLY } from '../../helpers/skip.js';
 
 vi.setConfig({ testTimeout: 300_000, hookTimeout: 180_000 });
 
@@ -31,7 +32,7 @@ const FLAGS = {
 let dep: Deployment | undefined;
 let rx: Receiver | undefined;
 
-describe.runIf(onPostgres())('webhooks from two instances behind nginx, one killed mid-way', () => {
+describe('webhooks from two instances behind nginx, one killed mid-way', onlyIf(onPostgres(), POSTGRES_ONLY), () => {
   beforeAll(async () => {
     dep = await startDeployment(FLAGS);
   });

@@ -12,6 +12,7 @@ import { hit } from '../../../src/hosted/ratelimit/store.js';
 import { claimJob, enqueueJob } from '../../../src/hosted/jobs/queue.js';
 import { migrations } from '../../../src/hosted/db/migrations.js';
 import { openPostgres } from '../../../src/hosted/db/postgres.js';
+import { onlyIf, POSTGRES_ONLY } from '../../helpers/skip.js';
 
 let svc: TestService;
 let owner: Actor;
@@ -24,8 +25,12 @@ afterAll(async () => svc?.close());
 
 const pkgRow = (id: string) => svc.ctx.db.selectFrom('packages').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
-it('runs on the backend the run asked for', () => {
-  expect(dialectOf(svc.ctx.db)).toBe(onPostgres() ? 'postgres' : 'sqlite');
+it('runs on the backend the run asked for, as the database itself reports', async () => {
+  const asked = process.env.FERRY_TEST_DATABASE === 'postgres' ? 'postgres' : 'sqlite';
+  // Asked of the server, not of Ferry's own idea of its dialect: SQLite has no version(), PostgreSQL no sqlite_version().
+  const reported = await sql<{ v: string }>`SELECT ${sql.raw(asked === 'postgres' ? 'version()' : 'sqlite_version()')} AS v`.execute(svc.ctx.db);
+  expect(reported.rows[0]!.v).toMatch(asked === 'postgres' ? /^PostgreSQL \d+/ : /^3\.\d+\.\d+$/);
+  expect(dialectOf(svc.ctx.db)).toBe(asked);
 });
 
 describe('representations', () => {
@@ -161,7 +166,7 @@ describe('job claims', () => {
 });
 
 describe('migrations on PostgreSQL', () => {
-  it.runIf(onPostgres())('instances opening one new database together migrate it once', async () => {
+  it('instances opening one new database together migrate it once', onlyIf(onPostgres(), POSTGRES_ONLY), async () => {
     const { name, url } = await createTestDatabase();
     try {
       const opened = await Promise.all([openPostgres(url, { poolSize: 2 }), openPostgres(url, { poolSize: 2 }), openPostgres(url, { poolSize: 2 })]);

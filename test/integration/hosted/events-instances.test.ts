@@ -8,10 +8,11 @@ import { ownerActor, type Actor } from '../../helpers/auth.js';
 import { createPackage } from '../../helpers/flow.js';
 import { openEventStream, type EventStream } from '../../helpers/agent.js';
 import { databaseForDataDir, onPostgres } from '../../helpers/postgres.js';
+import { onlyIf, POSTGRES_ONLY } from '../../helpers/skip.js';
 
 const QUIET = { 'events-heartbeat-ms': '600000' };
 
-describe.runIf(onPostgres())('event streams across instances', () => {
+describe('event streams across instances', onlyIf(onPostgres(), POSTGRES_ONLY), () => {
   let a: TestService;
   let b: TestService;
   let owner: Actor;

@@ -7,6 +7,7 @@ import { call, startTestService, type TestService } from '../../helpers/hosted.j
 import { onPostgres } from '../../helpers/postgres.js';
 import { ownerActor } from '../../helpers/auth.js';
 import { MiB, createPackage, downloadAll, finalizeFile, finalizePackage, makeLink, putWith, register, sha256, type Part, type Pkg } from '../../helpers/flow.js';
+import { onlyIf, POSTGRES_ONLY } from '../../helpers/skip.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -62,7 +63,7 @@ describe('finalize_files', () => {
     expect((await finalizeFile(svc, pkg, short.fileId, short.uploadId, short.parts, 12)).status).toBe(204);
   });
 
-  it.runIf(onPostgres())('takes its turn after a Package finalize under way instead of deadlocking with it (PostgreSQL)', async () => {
+  it('takes its turn after a Package finalize under way instead of deadlocking with it (PostgreSQL)', onlyIf(onPostgres(), POSTGRES_ONLY), async () => {
     const pkg = await createPackage(svc, await ownerActor(svc));
     const a = await sendFile(pkg, 'a.bin', Buffer.from('a'));
     const b = await sendFile(pkg, 'b.bin', Buffer.from('b'));

@@ -12,6 +12,7 @@ import { planNameFilter, type NamePlan } from '../../../src/hosted/services/name
 import { seededPackage } from '../../bench/lib/hostedSeed.js';
 import { applyFilters } from '../../../src/hosted/services/packageList.js';
 import { containsIgnoringCase } from '../../../src/hosted/db/dialect.js';
+import { POSTGRES_ONLY, skipBecause } from '../../helpers/skip.js';
 
 let svc: TestService;
 let owner: Actor;
@@ -85,8 +86,8 @@ describe('the name filter', () => {
     expect(await plan('el')).toBeUndefined(); // under three characters, no trigram
   });
 
-  it('gives the same answers led by any trigram of the text as from checking every name', async () => {
-    if (isPostgres(svc.ctx.db)) return; // one plan there
+  it('gives the same answers led by any trigram of the text as from checking every name', async (ctx) => {
+    if (isPostgres(svc.ctx.db)) skipBecause(ctx, 'SQLite only: PostgreSQL has one plan, its pg_trgm index');
     for (const text of TEXTS.filter((t) => [...t].length >= 3)) {
       const want = await matching(text, undefined);
       const chars = [...text];
@@ -109,8 +110,8 @@ describe('the name filter', () => {
     if (!isPostgres(svc.ctx.db)) expect(await matching('harbour', { trigram: 'bou' }, true)).toEqual([]);
   });
 
-  it('on PostgreSQL, is served by the pg_trgm index of lower(name)', async () => {
-    if (!isPostgres(svc.ctx.db)) return;
+  it('on PostgreSQL, is served by the pg_trgm index of lower(name)', async (ctx) => {
+    if (!isPostgres(svc.ctx.db)) skipBecause(ctx, POSTGRES_ONLY);
     let plan = '';
     // Rolled back: a table this small is read whole, or from the (team_id, lower(name)) index, by choice;
     // without those choices the trigram index must serve the service's own condition.

@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { OutboundGuard, PrivateTargetError, REFUSED_TEXT, type Resolver } from '../../../src/hosted/net/outbound.js';
 import { describeNetworkError } from '../../../src/hosted/net/outboundErrors.js';
 import { parsePrivateTargets } from '../../../src/hosted/net/addresses.js';
+import { onlyIf } from '../../helpers/skip.js';
 
 /** A server that answers who it is, and counts what it got. */
 interface Named {
@@ -182,7 +183,7 @@ function certificate(): { key: string; cert: string } | undefined {
 
 const tls = certificate();
 
-describe.skipIf(!tls)('TLS through the guard', () => {
+describe('TLS through the guard', onlyIf(tls, 'openssl could not make a test certificate'), () => {
   let secure: Named;
   beforeAll(async () => {
     secure = named(https.createServer({ key: tls!.key, cert: tls!.cert }), 'secure');

@@ -104,7 +104,9 @@ describe('rate limits', () => {
 describe('rate limit windows', () => {
   let svc: TestService;
   beforeAll(async () => {
-    svc = await startTestService({ 'rate-limit-sign-in': '1', 'rate-limit-window-ms': '500', 'sweep-interval-ms': '100' });
+    // A window of 5 s: the two sign-ins that must fall in one window are sent back to back, and a
+    // stalled machine cannot stretch that gap to 5 s; the test then waits for the window to end.
+    svc = await startTestService({ 'rate-limit-sign-in': '1', 'rate-limit-window-ms': '5000', 'sweep-interval-ms': '200' });
   });
   afterAll(async () => svc?.close());
 
@@ -114,7 +116,7 @@ describe('rate limit windows', () => {
     expect((await signIn()).status).toBe(429);
     const later = await afterTheWait(signIn);
     expect(later.status).toBe(200);
-    await expect.poll(async () => (await svc.ctx.db.selectFrom('rate_limits').selectAll().execute()).length, { timeout: 10_000 }).toBe(0);
+    await expect.poll(async () => (await svc.ctx.db.selectFrom('rate_limits').selectAll().execute()).length, { timeout: 20_000 }).toBe(0);
   });
 });
 

@@ -38,6 +38,12 @@ const make = {
   /** A Portal's custom metadata form (forms.md). */
   form: async () => (await call(svc.url, 'POST', `/v1/portals/${await make.portal()}/form`, { headers: owner.h, body: SHEET })).body.id as string,
   template: async () => (await call(svc.url, 'POST', `/v1/teams/${T()}/forms/templates`, { headers: owner.h, body: SHEET })).body.id as string,
+  /** A Package that expired on 1 January 2000, for the bulk archive's range. */
+  expired: async () => {
+    const id = (await call(svc.url, 'POST', `/v1/teams/${T()}/packages`, { headers: owner.h, body: { name: 'old', description: '', recipients: [] } })).body.id as string;
+    await svc.ctx.db.updateTable('packages').set({ state: 'expired', expiry: '2000-01-01T12:00:00.000Z' }).where('id', '=', id).execute();
+    return id;
+  },
 };
 const SHEET = { name: 'Sheet', delivery_formats: ['json'] };
 
@@ -64,7 +70,7 @@ const ROWS: Row[] = [
   { action: 'delete a Tag', allowed: OWNER_ADMIN, ok: 204, setup: make.tag, send: (who, id) => req('DELETE', `/v1/tags/${id}`)(who) },
   { action: 'create a filter', allowed: OWNER_ADMIN, ok: 201, send: (who) => req('POST', `/v1/teams/${T()}/filters`, { name: 'f', rules: [{ action: 'include', criterion: 'file_name', operator: 'regex_match', values: ['x'] }] })(who) },
   { action: 'create a custom webhook', allowed: OWNER_ADMIN, ok: 201, send: (who) => req('POST', `/v1/teams/${T()}/custom_webhooks`, { active: false, events: ['package.created'], method: 'POST', url: 'http://127.0.0.1:9/hook' })(who) },
-  { action: 'bulk archive', allowed: OWNER_ADMIN, ok: 200, send: (who) => req('PUT', `/v1/teams/${T()}/archive`, { expiry_start: '2000-01-01T00:00:00Z', expiry_end: '2000-01-02T00:00:00Z' })(who) },
+  { action: 'bulk archive', allowed: OWNER_ADMIN, ok: 200, setup: make.expired, send: (who) => req('PUT', `/v1/teams/${T()}/archive`, { expiry_start: '2000-01-01T00:00:00Z', expiry_end: '2000-01-02T00:00:00Z' })(who) },
   { action: 'create a Package', allowed: EVERYONE, ok: 201, send: (who) => req('POST', `/v1/teams/${T()}/packages`, { name: 'p', description: '', recipients: [] })(who) },
   { action: 'read a Teamspace they are in', allowed: EVERYONE, ok: 200, setup: async () => (await make.space()).id, send: (who, id) => req('GET', `/v1/spaces/${id}`)(who) },
   { action: 'list Teamspaces', allowed: EVERYONE, ok: 200, send: (who) => req('GET', `/v1.1/teams/${T()}/spaces`)(who) },
@@ -80,13 +86,16 @@ const ROWS: Row[] = [
   { action: 'list form templates', allowed: EVERYONE, ok: 200, send: (who) => req('GET', `/v1/teams/${T()}/forms/templates`)(who) },
 ];
 
-/** The tables a refused row could have written. */
+/** The tables a row could write. */
 async function snapshot() {
   const db = svc.ctx.db;
-  const all = async (t: 'api_keys' | 'portals' | 'teamspaces' | 'teamspace_members' | 'tags' | 'filters' | 'custom_webhooks' | 'metadata_forms') =>
+  const all = async (t: 'api_keys' | 'portals' | 'teamspaces' | 'teamspace_members' | 'tags' | 'filters' | 'custom_webhooks' | 'metadata_forms' | 'packages') =>
     (await db.selectFrom(t).selectAll().execute()).map((r) => ({ ...r, last_request_at: undefined })).sort((a, b) => (a.id < b.id ? -1 : 1));
-  return { keys: await all('api_keys'), portals: await all('portals'), spaces: await all('teamspaces'), members: await all('teamspace_members'), tags: await all('tags'), filters: await all('filters'), hooks: await all('custom_webhooks'), forms: await all('metadata_forms') };
+  return { keys: await all('api_keys'), portals: await all('portals'), spaces: await all('teamspaces'), members: await all('teamspace_members'), tags: await all('tags'), filters: await all('filters'), hooks: await all('custom_webhooks'), forms: await all('metadata_forms'), packages: await all('packages') };
 }
+
+/** Whether a row's request is meant to write (every row but the reads). */
+const writes = (row: Row) => !/^(read|list) /.test(row.action);
 
 describe.each(ROWS)('$action', (row) => {
   it.each(EVERYONE)('as %s', async (who) => {
@@ -95,6 +104,12 @@ describe.each(ROWS)('$action', (row) => {
     const r = await row.send(actor(who), target);
     if (row.allowed.includes(who)) {
       expect(r.status, JSON.stringify(r.body)).toBe(row.ok);
+      // The allowed request did what it says: a write changed a table, a read wrote nothing and answered something.
+      if (writes(row)) expect(await snapshot()).not.toEqual(before);
+      else {
+        expect(await snapshot()).toEqual(before);
+        expect(r.body).toBeTruthy();
+      }
       return;
     }
     expect(r.status, JSON.stringify(r.body)).toBe(403);

@@ -32,13 +32,25 @@ test('a transfer changing every millisecond for 2 s reaches the window at most 4
   c.close();
 });
 
-test('100 busy transfers share one batch per 100 ms: at most 10 messages a second', () => {
-  const { c, batches } = run();
+test('100 busy transfers share one batch per 100 ms: at most 10 messages a second, and each one\'s last progress arrives', () => {
+  const { c, batches, sent } = run();
+  const last = new Map<string, number>();
   for (let ms = 0; ms < 1000; ms++) {
-    for (let t = 0; t < 100; t++) if (ms % 7 === t % 7) c.push(up(`t${t}`, ms));
+    for (let t = 0; t < 100; t++) {
+      if (ms % 7 !== t % 7) continue;
+      c.push(up(`t${t}`, ms));
+      last.set(`t${t}`, ms);
+    }
     vi.advanceTimersByTime(1);
   }
   expect(batches.length).toBeLessThanOrEqual(10);
+  vi.advanceTimersByTime(1000);
+  expect(last.size).toBe(100);
+  for (const [id, progress] of last) {
+    // Every transfer is heard from within the second, and the window ends on its latest progress.
+    expect(sent(id).length, id).toBeGreaterThan(0);
+    expect((sent(id).at(-1)!.data as any).progress, id).toBe(progress);
+  }
   c.close();
 });
 

@@ -6,20 +6,23 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { addonFile } from '../../../src/native/addons.js';
 import { dropCache } from '../../../src/native/pageCache.js';
 import { cachedBytes } from '../../helpers/pageCache.js';
+import { onlyIf, skipBecause } from '../../helpers/skip.js';
 
 const MiB = 1024 * 1024;
 let dir: string;
 beforeAll(async () => void (dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-pagecache-'))));
 afterAll(async () => fs.rm(dir, { recursive: true, force: true }));
 
-test.runIf(process.platform === 'linux')('npm ci builds the pagecache addon on Linux', () => {
+const LINUX_ONLY = 'the pagecache addon is Linux only';
+
+test('npm ci builds the pagecache addon on Linux', onlyIf(process.platform === 'linux', LINUX_ONLY), () => {
   // A failed build would quietly leave every download in the page cache.
   expect(addonFile('pagecache')).toBeDefined();
 });
 
 // The kernel drops only whole folios (up to 2 MiB, aligned) inside the range, as a download's
 // ranges of whole MiB pairs are.
-test.runIf(process.platform === 'linux')('dropCache drops the flushed range asked for, and the bytes stay', async ({ skip }) => {
+test('dropCache drops the flushed range asked for, and the bytes stay', onlyIf(process.platform === 'linux', LINUX_ONLY), async (ctx) => {
   const file = path.join(dir, 'eight.bin');
   const data = randomBytes(8 * MiB);
   const fh = await fs.open(file, 'w+');
@@ -27,7 +30,7 @@ test.runIf(process.platform === 'linux')('dropCache drops the flushed range aske
     for (let at = 0; at < data.length; at += MiB) await fh.write(data, at, MiB, at);
     await fh.datasync();
     const before = cachedBytes(file);
-    if (typeof before === 'string') skip(before);
+    if (typeof before === 'string') skipBecause(ctx, before);
     expect(before).toBe(8 * MiB);
     expect(dropCache(fh.fd, 2 * MiB, 4 * MiB)).toBe(true);
     expect(cachedBytes(file)).toBe(4 * MiB);

@@ -12,6 +12,7 @@ import { alignedBuffer, misalignment } from '../../../src/native/alignedBuffers.
 import { DIRECT_BLOCK, directIoWorks, directSink } from '../../../src/objectstore/directSink.js';
 import { cachedSink, type BodySink, type SinkHooks } from '../../../src/objectstore/fileSink.js';
 import { cachedBytes } from '../../helpers/pageCache.js';
+import { onlyIf } from '../../helpers/skip.js';
 
 const MiB = 1 << 20;
 const CHUNK = 64 * 1024;
@@ -63,6 +64,8 @@ async function pour(sink: BodySink, data: Buffer, h: ReturnType<typeof hooks>): 
   return pauses;
 }
 
+const NO_DIRECT = 'O_DIRECT writes are not available on this filesystem';
+
 const sinks = [
   { name: 'through the page cache', open: (path: string, h: SinkHooks) => cachedSink(path, h), run: true },
   { name: 'past the page cache', open: (path: string, h: SinkHooks) => directSink(path, h)!, run: direct },
@@ -70,7 +73,7 @@ const sinks = [
 
 describe.each(sinks)('a body written $name', ({ open, run }) => {
   // Around the 4 KiB blocks and 1 MiB buffers, and more buffers than a body may hold.
-  test.runIf(run).each([0, 1, 4095, 4097, MiB, MiB + 1, 21 * MiB + 12_345])('%i bytes arrive whole, with their MD5', async (n) => {
+  test.each([0, 1, 4095, 4097, MiB, MiB + 1, 21 * MiB + 12_345])('%i bytes arrive whole, with their MD5', onlyIf(run, NO_DIRECT), async (n) => {
     const path = join(dir, `body-${n}-${Math.random()}`);
     const data = randomBytes(n);
     const h = hooks();
@@ -83,7 +86,7 @@ describe.each(sinks)('a body written $name', ({ open, run }) => {
     expect(h.failed).toBeUndefined();
   });
 
-  test.runIf(run && process.platform === 'linux')('an aborted body closes its file, and a finished one too', async () => {
+  test('an aborted body closes its file, and a finished one too', onlyIf(run && process.platform === 'linux', run ? 'counts open files in /proc: Linux only' : NO_DIRECT), async () => {
     const path = join(dir, `aborted-${Math.random()}`);
     const h = hooks();
     const sink = open(path, h);
@@ -100,7 +103,7 @@ describe.each(sinks)('a body written $name', ({ open, run }) => {
   });
 });
 
-describe.runIf(direct)('past the page cache', () => {
+describe('past the page cache', onlyIf(direct, NO_DIRECT), () => {
   test('buffers start on a 4 KiB boundary', () => {
     for (let i = 0; i < 5; i++) expect(misalignment(alignedBuffer(MiB, 4096)!, 4096)).toBe(0);
   });
