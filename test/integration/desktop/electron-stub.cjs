@@ -17,6 +17,7 @@ const report = (what, detail) => {
 };
 const handlers = new Map();
 const windows = [];
+const protocols = new Map();
 
 class WebContents extends EventEmitter {
   constructor() {
@@ -51,19 +52,23 @@ Object.assign(app, {
   getPath: () => process.env.FERRY_STUB_USERDATA || path.join(os.tmpdir(), 'ferry-stub'),
   whenReady: () => Promise.resolve(),
   quit: () => { report('quit'); setImmediate(() => process.exit(0)); },
+  getLoginItemSettings: () => ({ openAtLogin: loginItem }),
+  setLoginItemSettings: (o) => { loginItem = o.openAtLogin; report('loginItem', o); },
 });
+let loginItem = false;
 
 const electron = {
   app,
   BrowserWindow,
   ipcMain: { handle: (channel, fn) => handlers.set(channel, fn) },
-  protocol: { registerSchemesAsPrivileged: (s) => report('privileged', s), handle: (scheme) => report('protocol', scheme) },
-  net: { fetch: () => Promise.resolve(null) },
+  protocol: { registerSchemesAsPrivileged: (s) => report('privileged', s), handle: (scheme, fn) => { protocols.set(scheme, fn); report('protocol', scheme); } },
+  // The file a protocol handler fetched, as the response's body.
+  net: { fetch: (url) => Promise.resolve(new Response(url, { status: 200 })) },
   nativeImage: { createFromPath: (p) => ({ path: p }) },
   Menu: { buildFromTemplate: (items) => items },
   Notification: class extends EventEmitter { static isSupported() { return true; } constructor(o) { super(); this.o = o; } show() { report('notification', this.o); } },
   Tray: class extends EventEmitter { setToolTip(t) { report('tooltip', t); } setContextMenu(m) { report('menu', m.map((i) => i.label)); } },
-  shell: { openExternal: (u) => report('openExternal', u) },
+  shell: { openExternal: (u) => report('openExternal', u), showItemInFolder: (p) => report('showItemInFolder', p) },
   utilityProcess: {
     fork(modulePath, args, options) {
       const child = fork(modulePath, args, { env: options.env, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
@@ -79,21 +84,55 @@ const electron = {
   },
 };
 
+/** The user quits (the tray's Quit, Cmd+Q): Electron emits before-quit, which main may put off. */
+function userQuits() {
+  const e = { prevented: false, preventDefault() { this.prevented = true; } };
+  app.emit('before-quit', e);
+  if (!e.prevented) app.quit();
+}
+// Electron quits the same way on SIGINT and SIGTERM (its shutdown signal handlers call app.quit()).
+process.on('SIGTERM', userQuits);
+process.on('SIGINT', userQuits);
+report('pid', process.pid);
+
 // The test asks main's handlers what the window would ask: {invoke: channel, request, id}.
 process.on('message', async (m) => {
-  // The user quits (the tray's Quit, Cmd+Q): Electron emits before-quit, which main may put off.
-  if (m && m.quit) {
-    const e = { prevented: false, preventDefault() { this.prevented = true; } };
-    app.emit('before-quit', e);
-    if (!e.prevented) app.quit();
-    return;
-  }
+  if (m && m.quit) return userQuits();
+  if (m && m.probe) return process.send({ probed: await probe(m), id: m.id });
   if (!m || !m.invoke) return;
   const win = windows[0];
   const frame = m.foreign ? { url: 'https://evil.example/' } : win.webContents.mainFrame;
   const answer = await handlers.get(`ferry:${m.invoke}`)({ senderFrame: frame }, m.request);
   process.send({ answer, id: m.id });
 });
+
+/** What Electron would do with the window's locked-down handlers and the app's events, for the test to see. */
+async function probe(m) {
+  const wc = windows.at(-1).webContents;
+  switch (m.probe) {
+    case 'windowOpen':
+      return wc.openHandler({ url: m.url });
+    case 'permission':
+      return new Promise((r) => wc.permissionHandler(wc, m.permission, r));
+    case 'navigate': {
+      const e = { prevented: false, preventDefault() { this.prevented = true; } };
+      wc.emit('will-navigate', e, m.url);
+      return { prevented: e.prevented };
+    }
+    case 'protocol': {
+      const res = await protocols.get('app')({ url: m.url });
+      return { status: res.status, body: await res.text() };
+    }
+    case 'secondInstance':
+      app.emit('second-instance', {}, m.argv, process.cwd());
+      return true;
+    case 'openUrl': {
+      const e = { prevented: false, preventDefault() { this.prevented = true; } };
+      app.emit('open-url', e, m.url);
+      return { prevented: e.prevented };
+    }
+  }
+}
 
 const resolve = Module._resolveFilename;
 Module._resolveFilename = function (request, ...rest) {
