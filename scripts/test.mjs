@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `npm test`: type checking (Node code and the renderer), the layer check, the
+// `npm test`: the system programs the suites need (scripts/system-deps.mjs),
+// type checking (Node code and the renderer), the layer check, the
 // build, every vitest suite (unit and integration), the agent's suites again on
 // Node 24 (the Node inside Electron, scripts/node24.mjs), the hosted suites again
 // on PostgreSQL (a throwaway cluster; skipped, saying why, where none can run),
@@ -9,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { postgresUnavailable } from './postgres-cluster.mjs';
+import { ensureSystemDeps } from './system-deps.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
@@ -29,6 +31,15 @@ function check(name, cmd, args) {
     failed++;
     console.log(`--- ${name} FAILED`);
   }
+}
+
+// The programs the suites drive, before anything runs: installed where possible, else the run stops and says how.
+const missing = ensureSystemDeps();
+if (missing.length > 0) {
+  for (const d of missing) console.error(`npm test needs ${d.pkg} (${d.why}).`);
+  console.error(`Install with: sudo apt-get install -y --no-install-recommends ${missing.map((d) => d.pkg).join(' ')}`);
+  console.log(`0 passed, ${missing.length} failed`);
+  process.exit(1);
 }
 
 check('typecheck', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']);
