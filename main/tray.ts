@@ -1,7 +1,6 @@
 // The tray: the overall progress in its tooltip (and the taskbar or dock
 // progress bar), and a menu to open the window, pause or resume everything, or
 // quit. Written against small interfaces over Electron's Tray and BrowserWindow.
-import { bytes } from '../src/ipc/units.js';
 
 export interface TrayLike {
   setToolTip(text: string): void;
@@ -30,10 +29,10 @@ export function trayMenu(a: TrayActions, active: number) {
 }
 
 /** "Ferry: 2 transfers, 45%" or "Ferry: nothing to transfer". */
-export function trayTooltip(active: number, fraction: number | undefined, rate?: number): string {
+export function trayTooltip(active: number, fraction: number | undefined): string {
   if (active === 0 || fraction === undefined) return 'Ferry: nothing to transfer';
   const pct = Math.floor(fraction * 100);
-  return `Ferry: ${active} transfer${active === 1 ? '' : 's'}, ${pct}%${rate ? ` at ${bytes(rate)}/s` : ''}`;
+  return `Ferry: ${active} transfer${active === 1 ? '' : 's'}, ${pct}%`;
 }
 
 /** Shows the state on the tray and the window, and the menu whenever the number of active transfers changes. */

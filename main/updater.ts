@@ -1,5 +1,5 @@
-// The auto-update state the window shows ("Update available", "Downloading n%",
-// "Restart to update"), driven by electron-updater's events. An update error never
+// The auto-update state main sends the window (which shows "Update available",
+// "Downloading n%", "Restart to update"), driven by electron-updater's events. An update error never
 // interrupts the user: it is logged and the state goes back to idle.
 export type UpdateState =
   | { status: 'idle' }
@@ -14,9 +14,6 @@ export interface UpdaterLike {
   on(event: 'update-not-available', listener: () => void): unknown;
   on(event: 'error', listener: (err: Error) => void): unknown;
 }
-
-export const updateText = (s: UpdateState): string | undefined =>
-  s.status === 'available' ? 'Update available' : s.status === 'downloading' ? `Downloading ${Math.floor(s.percent)}%` : s.status === 'ready' ? 'Restart to update' : undefined;
 
 export function followUpdates(updater: UpdaterLike, changed: (s: UpdateState) => void, log: (message: string) => void): void {
   let ready = false;

@@ -7,13 +7,24 @@ import type { DialectName } from './dialect.js';
 import { postgresTypes, type Migration } from './migrations/ddl.js';
 import { coreMigrations } from './migrations/core.js';
 import { integrationMigrations } from './migrations/integrations.js';
-import { breadthMigrations } from './migrations/breadth.js';
-import { scaleMigrations } from './migrations/scale.js';
+import { teamspacesFormsMigrations } from './migrations/teamspacesForms.js';
+import { protectionMigrations } from './migrations/protection.js';
+import { realtimeMigrations } from './migrations/realtime.js';
+import { packageListMigrations } from './migrations/packageLists.js';
 import { sessionMigrations } from './migrations/sessions.js';
 
 export { postgresTypes, type Migration } from './migrations/ddl.js';
 
-export const migrations: Migration[] = [...coreMigrations, ...integrationMigrations, ...breadthMigrations, ...scaleMigrations, ...sessionMigrations];
+/** Every migration, in the order of their versions (the files group them by what they hold). */
+export const migrations: Migration[] = [
+  ...coreMigrations,
+  ...integrationMigrations,
+  ...teamspacesFormsMigrations,
+  ...protectionMigrations,
+  ...realtimeMigrations,
+  ...packageListMigrations,
+  ...sessionMigrations,
+].sort((a, b) => a.version - b.version);
 
 export function migrationSql(m: Migration, dialect: DialectName): string {
   return dialect === 'postgres' ? (m.postgres ?? postgresTypes(m.sql)) : m.sql;

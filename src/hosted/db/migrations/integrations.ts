@@ -1,4 +1,5 @@
-// Migrations 5-8: custom webhooks, filters, cloud connections and their transfers, storage gateways.
+// Migrations 5-8 and 18: custom webhooks, filters, cloud connections and their transfers,
+// storage gateways, and storage gateway transfers' own job kind.
 import { type Migration } from './ddl.js';
 
 export const integrationMigrations: Migration[] = [
@@ -162,6 +163,19 @@ ALTER TABLE cloud_connections ADD COLUMN gateway_session TEXT;
 ALTER TABLE cloud_connections ADD COLUMN gateway_connected_at TEXT;
 ALTER TABLE cloud_connections ADD COLUMN gateway_info TEXT;
 CREATE UNIQUE INDEX cloud_connections_gateway_secret ON cloud_connections(gateway_secret_hash) WHERE gateway_secret_hash IS NOT NULL;
+`,
+  },
+  {
+    version: 18,
+    name: 'storage gateway transfers: a job kind of their own',
+    // Run only by instances that can hold a gateway's socket (jobs/handlers.ts); the payload is
+    // JSON.stringify({transfer_id}), as enqueueJob writes it.
+    sql: `
+UPDATE jobs SET kind = 'cloud.transfer.gateway'
+  WHERE kind = 'cloud.transfer' AND payload IN (
+    SELECT '{"transfer_id":"' || t.id || '"}' FROM cloud_transfers t
+      JOIN cloud_connections c ON c.id = t.cloud_connection_id
+      WHERE c.provider = 'storage_gateway');
 `,
   },
 ];

@@ -1,8 +1,8 @@
-// Migrations 9-15 (14 is unused): Teamspaces, custom metadata forms and terms,
-// malware scanning, rate limits and lockouts, realtime events, leases.
+// Migrations 9-10: Teamspaces and their members; custom metadata forms, form
+// responses and Portal terms of service.
 import { type Migration } from './ddl.js';
 
-export const breadthMigrations: Migration[] = [
+export const teamspacesFormsMigrations: Migration[] = [
   {
     version: 9,
     name: 'teamspaces, their members, the Portal teamspace',
@@ -66,68 +66,6 @@ CREATE INDEX form_responses_form ON form_responses(form_id, package_id);
 ALTER TABLE portals ADD COLUMN terms_of_service_enabled INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE portals ADD COLUMN terms_of_service TEXT;
 ALTER TABLE packages ADD COLUMN terms_accepted_at TEXT;
-`,
-  },
-  {
-    version: 11,
-    name: 'malware scanning: a file\'s scan state',
-    sql: `
-ALTER TABLE files ADD COLUMN scan_state TEXT CHECK (scan_state IN ('pending','clean','infected','failed'));
-ALTER TABLE files ADD COLUMN scan_result TEXT;
-`,
-  },
-  {
-    version: 12,
-    name: 'rate limit counters, wrong-secret lockouts',
-    sql: `
-CREATE TABLE rate_limits (
-  key TEXT PRIMARY KEY,
-  window_start INTEGER NOT NULL,
-  count INTEGER NOT NULL
-);
-CREATE INDEX rate_limits_window ON rate_limits(window_start);
-CREATE TABLE secret_failures (
-  subject TEXT NOT NULL,
-  address TEXT NOT NULL,
-  failures INTEGER NOT NULL,
-  last_failure_at INTEGER NOT NULL,
-  locked_until INTEGER,
-  PRIMARY KEY (subject, address)
-);
-CREATE INDEX secret_failures_last ON secret_failures(last_failure_at);
-`,
-  },
-  {
-    version: 13,
-    name: 'realtime events',
-    // AUTOINCREMENT: an id is never used twice, even after the retention sweep
-    // deleted the newest rows, so a client's Last-Event-ID stays meaningful.
-    // No foreign keys: events are swept by age, and outlive nothing but themselves.
-    sql: `
-CREATE TABLE events (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
-  team_id TEXT NOT NULL,
-  package_id TEXT NOT NULL,
-  portal_id TEXT,
-  type TEXT NOT NULL,
-  payload TEXT NOT NULL,
-  created_at TEXT NOT NULL
-);
-CREATE INDEX events_team ON events(team_id, id);
-CREATE INDEX events_package ON events(package_id, id);
-CREATE INDEX events_created ON events(created_at);
-`,
-  },
-  {
-    version: 15,
-    name: 'leases',
-    // Work that one instance at a time does (the sweeper): who holds it, until when (ISO 8601 text).
-    sql: `
-CREATE TABLE leases (
-  name TEXT PRIMARY KEY,
-  owner TEXT NOT NULL,
-  lease_until TEXT NOT NULL
-);
 `,
   },
 ];

@@ -1,5 +1,5 @@
-// Migrations 16-18: the list indexes and kept Package counts, the name filter's
-// trigram index, storage gateway transfers' own job kind.
+// Migrations 16-17: the Package list indexes and kept Package counts per Team
+// and state, and the name filter's trigram index.
 import { postgresTypes, type Migration } from './ddl.js';
 
 /** Migration 16's indexes and count table, the same on both databases (only its triggers differ). */
@@ -19,7 +19,7 @@ CREATE TABLE package_counts (
 INSERT INTO package_counts (team_id, state, n) SELECT team_id, state, count(*) FROM packages GROUP BY team_id, state;
 `;
 
-export const scaleMigrations: Migration[] = [
+export const packageListMigrations: Migration[] = [
   {
     version: 16,
     name: 'Package list indexes, Package counts per Team and state',
@@ -91,19 +91,6 @@ END;
     postgres: `
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
 CREATE INDEX packages_lname_trigram ON packages USING gin (lower(name) gin_trgm_ops);
-`,
-  },
-  {
-    version: 18,
-    name: 'storage gateway transfers: a job kind of their own',
-    // Run only by instances that can hold a gateway's socket (jobs/handlers.ts); the payload is
-    // JSON.stringify({transfer_id}), as enqueueJob writes it.
-    sql: `
-UPDATE jobs SET kind = 'cloud.transfer.gateway'
-  WHERE kind = 'cloud.transfer' AND payload IN (
-    SELECT '{"transfer_id":"' || t.id || '"}' FROM cloud_transfers t
-      JOIN cloud_connections c ON c.id = t.cloud_connection_id
-      WHERE c.provider = 'storage_gateway');
 `,
   },
 ];
