@@ -9,6 +9,7 @@ import type { Answer } from '../src/ipc/contract.js';
 import type { IpcMainLike } from './ipcRelay.js';
 import type { AppSettings } from './appSettings.js';
 import { isExternalLink } from './links.js';
+import { AgentErrorCode } from '../src/api/agent/errors.js';
 
 export interface DialogLike {
   open(kind: 'files' | 'folders' | 'folder'): Promise<string[]>;
@@ -23,9 +24,7 @@ export interface DesktopDeps {
   startAtLogin: { get(): boolean; set(on: boolean): void };
 }
 
-const BAD = 262145;
-const FORBIDDEN = 262148;
-const bad = (message: string): Answer<never> => ({ ok: false, error: { code: BAD, message } });
+const bad = (message: string): Answer<never> => ({ ok: false, error: { code: AgentErrorCode.badRequest, message } });
 
 type Handler = (request: unknown) => Promise<Answer<unknown>> | Answer<unknown>;
 
@@ -67,7 +66,7 @@ export function registerDesktop(ipcMain: IpcMainLike, d: DesktopDeps): void {
   const handlers = desktopHandlers(d);
   for (const channel of DESKTOP_CHANNELS) {
     ipcMain.handle(ipcRequest(channel), async (event, request) => {
-      if (!d.trusted(event.senderFrame)) return { ok: false, error: { code: FORBIDDEN, message: "not the app's own window" } };
+      if (!d.trusted(event.senderFrame)) return { ok: false, error: { code: AgentErrorCode.forbidden, message: "not the app's own window" } };
       return handlers[channel](request);
     });
   }

@@ -4,6 +4,7 @@
 // modules, so that tests run it with fakes (the Electron binary cannot run here).
 import { CHANNELS, CONNECTION_EVENT, EVENTS, ipcEvent, ipcRequest } from '../src/ipc/names.js';
 import type { Answer } from '../src/ipc/contract.js';
+import { AgentErrorCode } from '../src/api/agent/errors.js';
 
 export interface IpcMainLike {
   handle(channel: string, listener: (event: { senderFrame: unknown }, request: unknown) => Promise<unknown>): void;
@@ -15,12 +16,11 @@ export interface AgentLike {
   onConnection(listener: (state: string) => void): () => void;
 }
 
-const FORBIDDEN = 262148;
 
 export function relay(ipcMain: IpcMainLike, agent: AgentLike, o: { trusted(frame: unknown): boolean; send(channel: string, payload: unknown): void }): void {
   for (const channel of CHANNELS) {
     ipcMain.handle(ipcRequest(channel), async (event, request) => {
-      if (!o.trusted(event.senderFrame)) return { ok: false, error: { code: FORBIDDEN, message: 'not the app\'s own window' } };
+      if (!o.trusted(event.senderFrame)) return { ok: false, error: { code: AgentErrorCode.forbidden, message: 'not the app\'s own window' } };
       return agent.invoke(channel, request);
     });
   }

@@ -18,6 +18,7 @@ import { linkFrom, linkInArgs } from './scheme.js';
 import { appSettings } from './appSettings.js';
 import { followUpdates, type UpdateState, type UpdaterLike } from './updater.js';
 import { registerDesktop } from './desktopChannels.js';
+import { AgentErrorCode } from '../src/api/agent/errors.js';
 
 /** Built into dist/desktop (main.cjs, preload.cjs, agent.mjs), beside dist/renderer; resources/ at the package root. */
 const here = __dirname;
@@ -206,7 +207,7 @@ else {
     check();
     setInterval(check, 6 * 3600_000).unref();
     ipcMain.handle(ipcRequest(RESTART_TO_UPDATE), (e) => {
-      if (!isOwnFrame(win, e.senderFrame) || update.status !== 'ready') return { ok: false, error: { code: 262150, message: 'no update is ready' } };
+      if (!isOwnFrame(win, e.senderFrame) || update.status !== 'ready') return { ok: false, error: { code: AgentErrorCode.conflict, message: 'no update is ready' } };
       quitting = true;
       void agent.stop().finally(() => autoUpdater.quitAndInstall());
       return { ok: true, value: { done: true } };

@@ -3,6 +3,7 @@
 // here, and main checks the sender again.
 import { contextBridge, ipcRenderer, webUtils, type IpcRendererEvent } from 'electron';
 import { CHANNELS, CONNECTION_EVENT, DESKTOP_CHANNELS, EVENTS, RECEIVE_EVENT, RESTART_TO_UPDATE, UPDATE_EVENT, ipcEvent, ipcRequest } from '../src/ipc/names.js';
+import { AgentErrorCode } from '../src/api/agent/errors.js';
 
 const channels = new Set<string>(CHANNELS);
 const desktopChannels = new Set<string>(DESKTOP_CHANNELS);
@@ -10,7 +11,7 @@ const events = new Set<string>([...EVENTS, CONNECTION_EVENT, RECEIVE_EVENT, UPDA
 
 export const bridge = {
   invoke(channel: string, request: unknown): Promise<unknown> {
-    if (!channels.has(channel)) return Promise.resolve({ ok: false, error: { code: 262145, message: `no channel "${channel}"` } });
+    if (!channels.has(channel)) return Promise.resolve({ ok: false, error: { code: AgentErrorCode.badRequest, message: `no channel "${channel}"` } });
     return ipcRenderer.invoke(ipcRequest(channel), request);
   },
   on(event: string, listener: (payload: unknown) => void): () => void {
@@ -21,7 +22,7 @@ export const bridge = {
   },
   /** What only the desktop app can do (dialogs, show in folder, the app's settings), answered by main. */
   desktop(channel: string, request?: unknown): Promise<unknown> {
-    if (!desktopChannels.has(channel)) return Promise.resolve({ ok: false, error: { code: 262145, message: `no channel "${channel}"` } });
+    if (!desktopChannels.has(channel)) return Promise.resolve({ ok: false, error: { code: AgentErrorCode.badRequest, message: `no channel "${channel}"` } });
     return ipcRenderer.invoke(ipcRequest(channel), request);
   },
   /** Quits and installs a downloaded update (main answers it; the agent is stopped first). */

@@ -3,8 +3,8 @@
 // fresh snapshot, and the connection reads "reconnecting" meanwhile.
 import type { Answer, Channel, EventName, EventOf, RequestOf, ResponseOf } from '../../src/ipc/contract.js';
 import type { Connection, Transport } from './types.js';
+import { AgentErrorCode } from '../../src/api/agent/errors.js';
 
-const INTERNAL = 262144;
 
 export function httpTransport(base = location.origin): Transport {
   const listeners = new Map<string, Set<(payload: unknown) => void>>();
@@ -59,7 +59,7 @@ export function httpTransport(base = location.origin): Transport {
       if ('ok' in answer) return answer;
       return { ok: false, error: { code: answer.code, message: answer.message } };
     } catch {
-      return { ok: false, error: { code: INTERNAL, message: 'The agent cannot be reached. Is it running?' } };
+      return { ok: false, error: { code: AgentErrorCode.internal, message: 'The agent cannot be reached. Is it running?' } };
     }
   };
 

@@ -7,6 +7,7 @@
 // and the desktop app on Electron's utilityProcess.
 import type { Answer, EventName, EventOf } from './contract.js';
 import { isHostMessage, RESTART_EXIT, type Port } from './port.js';
+import { AgentErrorCode } from '../api/agent/errors.js';
 
 export type Connection = 'connecting' | 'connected' | 'reconnecting';
 
@@ -27,8 +28,6 @@ export interface SupervisorOptions {
   onLog?(message: string): void;
 }
 
-const INTERNAL = 262144;
-const UPSTREAM = 262151;
 
 export class AgentSupervisor {
   private child: AgentChild | undefined;
@@ -62,7 +61,7 @@ export class AgentSupervisor {
 
   async invoke(channel: string, payload: unknown): Promise<Answer<unknown>> {
     if (this.connection !== 'connected' && !(await this.agentBack())) {
-      return { ok: false, error: { code: UPSTREAM, message: 'The agent is starting again. Try again in a moment.' } };
+      return { ok: false, error: { code: AgentErrorCode.upstream, message: 'The agent is starting again. Try again in a moment.' } };
     }
     const id = ++this.seq;
     return new Promise((resolve) => {
@@ -139,7 +138,7 @@ export class AgentSupervisor {
       this.child = undefined;
       // Requests it never answered are answered here: the window does not wait forever.
       for (const [id, resolve] of this.pending) {
-        resolve({ ok: false, error: { code: INTERNAL, message: 'The agent stopped before it answered; it is starting again.' } });
+        resolve({ ok: false, error: { code: AgentErrorCode.internal, message: 'The agent stopped before it answered; it is starting again.' } });
         this.pending.delete(id);
       }
       if (this.stopping) return;

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyReply } from 'fastify';
 import type { AgentApp } from './app.js';
+import { AgentErrorCode } from '../../api/agent/errors.js';
 
 export const CSP = "default-src 'self'; connect-src 'self' ws: wss:; style-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
@@ -46,7 +47,7 @@ export function serveUi(app: AgentApp, dir: string): void {
     const file = path.resolve(root, 'assets', rel);
     // Paths from the network never leave the folder.
     if (!file.startsWith(path.join(root, 'assets') + path.sep) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
-      return reply.code(404).send({ code: 262149, message: 'no such file' });
+      return reply.code(404).send({ code: AgentErrorCode.notFound, message: 'no such file' });
     }
     return send(file, reply, true);
   });
