@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The layer check (DESIGN rule 1): fails when an import crosses a layer.
+// The layer check (docs/architecture.md, principle 1): fails when an import crosses a layer.
 // Each rule names a folder and the folders and packages its files may not import.
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,4 +1,4 @@
-// The one interface the renderer codes against (DESIGN rule 2): Electron IPC in
+// The one interface the renderer codes against (docs/architecture.md, principle 2): Electron IPC in
 // the desktop app, HTTP and a WebSocket in a browser. Requests answer
 // {ok, value | error}; events arrive by name; the connection says whether the
 // agent is there.

@@ -1,4 +1,4 @@
-// The IPC contract between the app's window and the agent (DESIGN rule 2): every
+// The IPC contract between the app's window and the agent (docs/architecture.md, principle 2): every
 // request channel with the schema of its request and of its answer, and every
 // event channel with its payload. The handler table (handlers.ts) answers these
 // beside the agent; the Electron preload exposes exactly these channels; the
@@ -114,6 +114,6 @@ export type Events = typeof events;
 export type EventName = keyof Events;
 export type EventOf<E extends EventName> = Static<Events[E]>;
 
-/** What every request answers across a boundary (DESIGN rule 3): errors are data. */
+/** What every request answers across a boundary (docs/architecture.md, principle 4): errors are data. */
 /** An error's `field` (a request that does not fit its schema) is the path of the value at fault: `recipients/0`, `fields/recipients/0`. */
 export type Answer<T> = { ok: true; value: T } | { ok: false; error: { code: number; message: string; field?: string } };

@@ -1,5 +1,5 @@
 // The handler table: one function per channel of the contract, over the agent's
-// services. Both hosts use it (DESIGN rule 2): the agent's browser transport
+// services. Both hosts use it (docs/architecture.md, principle 2): the agent's browser transport
 // (HTTP + WebSocket, agent/server/ui.ts) and, in the desktop app, the
 // agent's utility process answering the window through main. A request is
 // checked against its channel's schema first; every error comes back as data.

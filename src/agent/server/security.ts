@@ -1,4 +1,4 @@
-// Local security (decisions.md): only loopback names or the configured listen
+// Local security (docs/agent-api.md): only loopback names or the configured listen
 // host in `Host` (DNS rebinding), no foreign browser `Origin` (CSRF), and the
 // API key when the agent was started with one. A browser showing the app proves
 // the key once (POST /ui/unlock) and then carries an HttpOnly, SameSite=Strict

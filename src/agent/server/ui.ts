@@ -1,4 +1,4 @@
-// The app's browser transport (browser mode, DESIGN rule 2): the same handler
+// The app's browser transport (browser mode; docs/architecture.md, principle 2): the same handler
 // table the desktop app uses, over HTTP for requests and a WebSocket for events.
 //   POST /ui/ipc/:channel  body = the request; answers 200 {ok, value | error}
 //   GET  /ui/events?since=N  (WebSocket) {event, payload} messages:

@@ -31,7 +31,7 @@ export const Teamspace = Type.Object({
 });
 export type Teamspace = Static<typeof Teamspace>;
 
-/** Team membership ids; both names are accepted (decisions.md). */
+/** Team membership ids; both names are accepted (docs/hosted-api-notes/teamspaces.md). */
 const MembershipIds = Type.Array(Id, { maxItems: 1000 });
 
 export const CreateTeamspaceBody = Type.Object({

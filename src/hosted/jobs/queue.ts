@@ -1,7 +1,7 @@
 // The jobs table: enqueue (inside the caller's transaction), claim with a lease,
 // and the three ends of an attempt (done, retry later, give up). Every statement
-// is plain, portable SQL over ISO-8601 text timestamps; only claimJob() would
-// differ on PostgreSQL (FOR UPDATE SKIP LOCKED in its subquery).
+// is plain, portable SQL over ISO-8601 text timestamps; only claimJob() differs
+// on PostgreSQL (FOR UPDATE SKIP LOCKED in its subqueries).
 import type { Expression, ExpressionBuilder, Kysely, SqlBool, Transaction } from 'kysely';
 import type { Database, JobsTable } from '../db/schema.js';
 import { newId } from '../ids.js';
