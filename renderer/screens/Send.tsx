@@ -1,6 +1,7 @@
-// Send: the files and folders to send (added through "Choose files"), the
-// Package's details, and one button. By email sends to the recipients; Get a
-// link makes a Link once it is up (Transfers, "Copy link").
+// Send: the files and folders to send (added through "Choose files" or dropped),
+// what they come to ("2 files, 1 folder · 1.4 GiB + folder"), the Package's
+// details, and one button. By email sends to the recipients; Get a link makes a
+// Link once it is up (Transfers, "Copy link").
 import { useEffect, useRef, useState, type DragEvent, type FormEvent } from 'react';
 import { useApp } from '../store/context.js';
 import { ChooseFiles, type Chosen } from '../components/ChooseFiles.js';
@@ -10,6 +11,20 @@ import { FieldProblem, FormProblem, invalidProps, type Problem } from '../compon
 
 /** The fields of uploads.create this form shows a problem beside. */
 const PLACED = ['recipients', 'package_name', 'password', 'download_limit', 'delete_after', 'package_description'] as const;
+
+/**
+ * What is chosen comes to: "2 files · 1.4 GiB", "2 files, 1 folder · 1.4 GiB + folder".
+ * A folder's size would cost a walk of it (the agent makes that walk when it sends),
+ * so it is named, not sized; a file the system's dialog gave has no size here either.
+ */
+export function summary(items: Chosen[]): string {
+  const files = items.filter((i) => i.kind === 'file');
+  const folders = items.length - files.length;
+  const count = [files.length > 0 && `${files.length.toLocaleString('en')} ${files.length === 1 ? 'file' : 'files'}`, folders > 0 && `${folders} ${folders === 1 ? 'folder' : 'folders'}`].filter(Boolean).join(', ');
+  if (files.length === 0 || files.some((f) => f.size < 0)) return count;
+  const size = bytes(files.reduce((sum, f) => sum + f.size, 0));
+  return `${count} · ${size}${folders > 0 ? ` + ${folders === 1 ? 'folder' : 'folders'}` : ''}`;
+}
 
 export function Send() {
   const session = useApp((s) => s.session);
@@ -60,9 +75,23 @@ export function Send() {
     setItems([...items, ...chosen.filter((c) => !items.some((i) => i.path === c.path))]);
   };
 
+  /** Something with files dragged over the form: the drop zone lights up and says "Drop to add". */
+  const [dragging, setDragging] = useState(false);
+  const carriesFiles = (e: DragEvent) => [...e.dataTransfer.types].includes('Files');
+  const onDragEnter = (e: DragEvent) => {
+    if (!carriesFiles(e)) return;
+    e.preventDefault();
+    setDragging(true);
+  };
+  // Moving onto a child of the form fires dragleave on the form too: only leaving the form itself ends the drag.
+  const onDragLeave = (e: DragEvent) => {
+    if (!(e.relatedTarget instanceof Node && e.currentTarget.contains(e.relatedTarget))) setDragging(false);
+  };
+
   /** Files and folders dropped on the window: their paths where the desktop app can tell them. */
   const onDrop = (e: DragEvent) => {
     e.preventDefault();
+    setDragging(false);
     const dropped: Chosen[] = [];
     const entries = [...e.dataTransfer.items].map((i) => i.webkitGetAsEntry());
     [...e.dataTransfer.files].forEach((f, i) => {
@@ -102,17 +131,18 @@ export function Send() {
   return (
     <section aria-labelledby="place-title">
       <h1 id="place-title">Send</h1>
-      <form className="send" onSubmit={send} onDragOver={(e) => e.preventDefault()} onDrop={onDrop}>
+      <form className="send" onSubmit={send} onDragEnter={onDragEnter} onDragOver={(e) => e.preventDefault()} onDragLeave={onDragLeave} onDrop={onDrop}>
         {items.length === 0 ? (
-          <div className="dropzone">
-            <p>Drop files or folders here</p>
+          <div className={dragging ? 'dropzone dragging' : 'dropzone'} data-testid="dropzone">
+            <p>{dragging ? 'Drop to add' : 'Drop files or folders here'}</p>
             <div className="row-buttons" ref={addButtons}>
               <button type="button" data-add="files" onClick={() => void add('files')}>Add files</button>
               <button type="button" data-add="folders" onClick={() => void add('folders')}>Add folder</button>
             </div>
           </div>
         ) : (
-          <>
+          <div className={dragging ? 'drop-target dragging' : 'drop-target'} data-testid="dropzone">
+            <p className="chosen-summary" role="status">{dragging ? 'Drop to add' : summary(items)}</p>
             <ul className="chosen" aria-label="Chosen items">
               {items.map((i) => (
                 <li key={i.path}>
@@ -126,7 +156,7 @@ export function Send() {
               <button type="button" data-add="files" onClick={() => void add('files')}>Add files</button>
               <button type="button" data-add="folders" onClick={() => void add('folders')}>Add folder</button>
             </div>
-          </>
+          </div>
         )}
         {dropNote && <p className="muted" role="status">{dropNote}</p>}
         {teams.length > 1 && <TeamField value={teamId} onChange={setTeamId} />}
