@@ -79,7 +79,7 @@ export function PackageFiles({ preview, picked, onPick }: { preview: LinkPreview
         ))}
         {rest > 0 && (
           <li className="more">
-            <span className="muted">{`and ${filesWord(rest)} more (Select all includes them)`}</span>
+            <span className="muted">{`and ${rest.toLocaleString('en')} more ${rest === 1 ? 'file' : 'files'}, included in Select all`}</span>
             <button type="button" onClick={() => setDrawn(drawn + STEP)}>Show {Math.min(STEP, rest)} more</button>
           </li>
         )}

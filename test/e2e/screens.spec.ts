@@ -20,6 +20,8 @@ let appUrl: string;
 let dir: string;
 /** The Link of a Package of 50 files with a long name and a message. */
 let linkUrl: string;
+let manyUrl: string;
+const MANY = 230;
 const LONG_NAME = 'Dailies for the colourist, reel 7, scenes 41 to 58, with the sound rolls and the continuity notes of both units';
 const MESSAGE = 'Grade these by Friday.\nThe sound rolls are in the last folder.';
 const FILES = 50;
@@ -58,6 +60,14 @@ test.beforeAll(async ({ browser }) => {
   const link = await api(`/uploads/${up.body.upload_id}/link`, { body: {} });
   expect(link.status, JSON.stringify(link.body)).toBe(201);
   linkUrl = link.body.url;
+  // A Package with more files than the preview draws at first.
+  const many = path.join(dir, 'many');
+  await fs.mkdir(many, { recursive: true });
+  for (let i = 1; i <= MANY; i++) await fs.writeFile(path.join(many, `f${String(i).padStart(3, '0')}.txt`), 'x');
+  const big = await api('/uploads', { body: { team_id: login.body.teams[0].id, paths: [many], package_name: 'Many' } });
+  expect(big.status, JSON.stringify(big.body)).toBe(201);
+  await expect.poll(async () => (await api(`/uploads/${big.body.upload_id}`)).body.state, { timeout: 90_000 }).toBe('complete');
+  manyUrl = (await api(`/uploads/${big.body.upload_id}/link`, { body: {} })).body.url;
   page = await (await browser.newContext()).newPage();
   await page.goto(appUrl);
   await expect(page.getByRole('heading', { name: 'Transfers' })).toBeVisible();
@@ -118,6 +128,22 @@ test('Select all selects every file or none, shows "some" in between, and the Do
   await expect(all).toHaveJSProperty('indeterminate', false);
 });
 
+test('a Package of many files: the list draws 200 with a count of the rest (and Show more); Select all still takes every file', async () => {
+  await page.getByRole('textbox', { name: 'Link' }).fill(manyUrl);
+  await page.getByRole('button', { name: 'Show files' }).click();
+  const list = page.getByRole('list', { name: 'Files of Many' });
+  await expect(list.getByRole('checkbox')).toHaveCount(200);
+  await expect(list).toContainText('and 30 more files');
+  await expect(page.getByRole('button', { name: /^Download/ })).toHaveText(`Download ${MANY} files, ${bytes(MANY)}`);
+  await page.getByRole('checkbox', { name: 'Select all files' }).uncheck();
+  await expect(page.getByRole('button', { name: /^Download/ })).toHaveText('Download');
+  await page.getByRole('checkbox', { name: 'Select all files' }).check();
+  await expect(page.getByRole('button', { name: /^Download/ })).toHaveText(`Download ${MANY} files, ${bytes(MANY)}`);
+  await list.getByRole('button', { name: 'Show 30 more' }).click();
+  await expect(list.getByRole('checkbox')).toHaveCount(MANY);
+  await expect(page.getByRole('checkbox', { name: 'many/f230.txt' })).toBeChecked();
+});
+
 test('Send says what is chosen ("2 files, …"), and its drop zone lights up while files are dragged over it', async () => {
   await place('Send').click();
   const zone = page.getByTestId('dropzone');
@@ -175,6 +201,10 @@ test('each screen has an address: a reload stays, Back and Forward move between 
   await page.goto(`${appUrl}/#/nowhere`);
   await expect(page.getByRole('heading', { name: 'Transfers', level: 1 })).toBeVisible();
   await expect(page).toHaveURL(/#\/transfers$/);
+  // A transfer's details have an address of their own, on Transfers.
+  await page.goto(`${appUrl}/#/transfers/upload:nothing-yet`);
+  await expect(page.getByRole('heading', { name: 'Transfers', level: 1 })).toBeVisible();
+  await expect(page).toHaveURL(/#\/transfers\/upload:nothing-yet$/);
   await page.goto(`${appUrl}/#/gateway`);
   await expect(page.getByRole('heading', { name: 'Storage gateway', level: 1 })).toBeVisible();
 });
