@@ -8,19 +8,22 @@ import { ChooseFiles, type Chosen } from '../components/ChooseFiles.js';
 import { TeamField } from '../components/TeamField.js';
 import { bytes } from '../format.js';
 import { FieldProblem, FormProblem, invalidProps, type Problem } from '../components/FieldProblem.js';
+import type { PathsMeasure } from '../../src/api/agent/folders.js';
 
 /** The fields of uploads.create this form shows a problem beside. */
 const PLACED = ['recipients', 'package_name', 'password', 'download_limit', 'delete_after', 'package_description'] as const;
 
 /**
- * What is chosen comes to: "2 files · 1.4 GiB", "2 files, 1 folder · 1.4 GiB + folder".
- * A folder's size would cost a walk of it (the agent makes that walk when it sends),
- * so it is named, not sized; a file the system's dialog gave has no size here either.
+ * What is chosen comes to: "2 files · 1.4 GiB", "2 files, 1 folder · 1.4 GiB in 152 files".
+ * The agent walks the folders as the upload will (`fs.measure`, `measured`); until it
+ * answers (or when it cannot), the folders are named, not sized ("… · 25 B + folder").
  */
-export function summary(items: Chosen[]): string {
+export function summary(items: Chosen[], measured?: PathsMeasure): string {
   const files = items.filter((i) => i.kind === 'file');
   const folders = items.length - files.length;
-  const count = [files.length > 0 && `${files.length.toLocaleString('en')} ${files.length === 1 ? 'file' : 'files'}`, folders > 0 && `${folders} ${folders === 1 ? 'folder' : 'folders'}`].filter(Boolean).join(', ');
+  const plural = (n: number, word: string) => `${n.toLocaleString('en')} ${n === 1 ? word : `${word}s`}`;
+  const count = [files.length > 0 && plural(files.length, 'file'), folders > 0 && plural(folders, 'folder')].filter(Boolean).join(', ');
+  if (measured) return `${count} · ${bytes(measured.bytes)}${folders > 0 ? ` in ${plural(measured.files, 'file')}` : ''}`;
   if (files.length === 0 || files.some((f) => f.size < 0)) return count;
   const size = bytes(files.reduce((sum, f) => sum + f.size, 0));
   return `${count} · ${size}${folders > 0 ? ` + ${folders === 1 ? 'folder' : 'folders'}` : ''}`;
@@ -103,6 +106,17 @@ export function Send() {
     setItems([...items, ...dropped.filter((d) => !items.some((i) => i.path === d.path))]);
   };
 
+  // What the chosen paths come to, folders included, as the agent walks them; only the answer for the items shown counts.
+  const [measured, setMeasured] = useState<{ of: Chosen[]; value: PathsMeasure }>();
+  useEffect(() => {
+    if (items.length === 0) return;
+    let current = true;
+    void call('fs.measure', { paths: items.map((i) => i.path) }).then((r) => {
+      if (current && r.ok) setMeasured({ of: items, value: r.value });
+    });
+    return () => void (current = false);
+  }, [items, call]);
+
   const emails = recipients.split(/[\s,;]+/).filter(Boolean);
   const why = items.length === 0 ? 'Add files or a folder first.' : mode === 'email' && emails.length === 0 ? 'Add at least one recipient.' : undefined;
 
@@ -142,7 +156,7 @@ export function Send() {
           </div>
         ) : (
           <div className={dragging ? 'drop-target dragging' : 'drop-target'} data-testid="dropzone">
-            <p className="chosen-summary" role="status">{dragging ? 'Drop to add' : summary(items)}</p>
+            <p className="chosen-summary" role="status">{dragging ? 'Drop to add' : summary(items, measured?.of === items ? measured.value : undefined)}</p>
             <ul className="chosen" aria-label="Chosen items">
               {items.map((i) => (
                 <li key={i.path}>

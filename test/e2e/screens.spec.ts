@@ -1,7 +1,7 @@
 // What Receive and Send show before they start, and the window's addresses, in
 // Debian's Chromium against an agent of this file's own: Receive's preview (the
 // Package, its sender, size, count, expiry and message; "Select all" and the
-// Download button's count), Send's "N files, size" and its drop zone lighting up
+// Download button's count), Send's "2 files, 1 folder · size in N files" (the agent sizes the folder) and its drop zone lighting up
 // while something is dragged over it, and hash routes (a reload stays, Back
 // returns, an unknown address is Transfers). Screenshots go to /tmp only.
 import type { ChildProcess } from 'node:child_process';
@@ -172,7 +172,7 @@ test('Send says what is chosen ("2 files, …"), and its drop zone lights up whi
   await dialog.getByRole('checkbox', { name: 'Select two.txt' }).check();
   await dialog.getByRole('checkbox', { name: 'Select reel' }).check();
   await dialog.getByRole('button', { name: 'Add' }).click();
-  await expect(page.getByRole('status').filter({ hasText: 'files' })).toHaveText(`2 files, 1 folder · ${bytes(25)} + folder`);
+  await expect(page.getByRole('status').filter({ hasText: 'files' })).toHaveText(`2 files, 1 folder · ${bytes(25 + TOTAL)} in ${FILES + 2} files`);
   await look('send');
 });
 
