@@ -122,6 +122,8 @@ test('Select all selects every file or none, shows "some" in between, and the Do
   await page.getByRole('checkbox', { name: 'reel/clip-03.mov' }).check();
   await expect(download).toHaveText(`Download 2 files, ${bytes(5 * 1024)}`);
   await expect(all).toHaveJSProperty('indeterminate', true);
+  await download.scrollIntoViewIfNeeded();
+  await look('receive-some');
   await all.check();
   await expect(page.getByRole('checkbox', { name: 'reel/clip-50.mov' })).toBeChecked();
   await expect(download).toHaveText(`Download 50 files, ${bytes(TOTAL)}`);
