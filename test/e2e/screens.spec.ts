@@ -9,6 +9,7 @@ import fs from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
 import { start } from './global-setup.js';
 import { bytes } from '../../src/ipc/units.js';
 
@@ -82,6 +83,17 @@ test.afterAll(async () => {
   }
 });
 
+/** axe finds nothing serious on the screen, light and dark. */
+async function accessible(name: string): Promise<void> {
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    const r = await new AxeBuilder({ page }).analyze();
+    const bad = r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), `${name} (${scheme})`).toEqual([]);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
 /** Light and dark, at 1280x720 and 800 px wide, into /tmp (the lead takes docs/screenshots). */
 async function look(name: string): Promise<void> {
   if (!process.env.FERRY_E2E_LOOK) return;
@@ -124,6 +136,7 @@ test('Select all selects every file or none, shows "some" in between, and the Do
   await expect(all).toHaveJSProperty('indeterminate', true);
   await download.scrollIntoViewIfNeeded();
   await look('receive-some');
+  await accessible('Receive, some files selected');
   await all.check();
   await expect(page.getByRole('checkbox', { name: 'reel/clip-50.mov' })).toBeChecked();
   await expect(download).toHaveText(`Download 50 files, ${bytes(TOTAL)}`);
@@ -176,6 +189,7 @@ test('Send says what is chosen ("2 files, …"), and its drop zone lights up whi
   await dialog.getByRole('button', { name: 'Add' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'files' })).toHaveText(`2 files, 1 folder · ${bytes(25 + TOTAL)} in ${FILES + 2} files`);
   await look('send');
+  await accessible('Send with files chosen');
 });
 
 test('each screen has an address: a reload stays, Back and Forward move between screens, an unknown address is Transfers', async () => {
