@@ -1,9 +1,11 @@
-// Receive: a Link (and its password), where to put it, which files; then Download.
+// Receive: a Link (and its password), where to put it; "Show files" says what the
+// receive will fetch (PackagePreview.tsx) and which files; then Download.
 import { useEffect, useState, type FormEvent } from 'react';
 import type { LinkPreview } from '../../src/api/agent/downloads.js';
 import { useApp } from '../store/context.js';
 import { FolderField } from '../components/FolderField.js';
 import { bytes } from '../format.js';
+import { PackageFiles, PackageSummary, filesWord } from '../components/PackagePreview.js';
 import { FieldProblem, FormProblem, invalidProps, type Problem } from '../components/FieldProblem.js';
 
 /** The fields of downloads.create this form shows a problem beside. */
@@ -25,11 +27,10 @@ export function Receive() {
   const call = useApp((s) => s.call);
   const go = useApp((s) => s.go);
   const link = useApp((s) => s.link);
-  const [url, setUrl] = useState(link ?? '');
-  // A Link handed over while Receive is open fills it in.
-  useEffect(() => {
-    if (link) setUrl(link);
-  }, [link]);
+  const keepLink = useApp((s) => s.keepLink);
+  // The Link lives in the store (never in the address): Back to Receive finds it again.
+  const url = link ?? '';
+  const setUrl = keepLink;
   const [password, setPassword] = useState('');
   const [dst, setDst] = useState('');
   const [preview, setPreview] = useState<LinkPreview>();
@@ -66,6 +67,7 @@ export function Receive() {
     go('transfers');
   };
 
+  const chosenSize = preview ? preview.files.reduce((sum, f) => (picked.has(f.file_id) ? sum + f.size : sum), 0) : 0;
   const why = !url.trim() ? 'Paste a Link first.' : !dst ? 'Choose a destination folder.' : preview && picked.size === 0 ? 'Select at least one file.' : undefined;
 
   return (
@@ -88,29 +90,19 @@ export function Receive() {
           <button type="button" onClick={() => void show()} disabled={!url.trim()}>Show files</button>
         </div>
         {preview && (
-          <ul className="chosen" aria-label={`Files of ${preview.name}`}>
-            {preview.files.map((f) => (
-              <li key={f.file_id}>
-                <label className="inline">
-                  <input type="checkbox" checked={picked.has(f.file_id)} onChange={() => {
-                    const next = new Set(picked);
-                    if (next.has(f.file_id)) next.delete(f.file_id);
-                    else next.add(f.file_id);
-                    setPicked(next);
-                  }} />
-                  <span className="name">{f.path}</span>
-                </label>
-                <span className="size">{bytes(f.size)}</span>
-              </li>
-            ))}
-          </ul>
+          <section className="package-preview" aria-label="What this Link holds">
+            <PackageSummary preview={preview} />
+            <PackageFiles preview={preview} picked={picked} onPick={setPicked} />
+          </section>
         )}
         <label className="inline">
           <input type="checkbox" checked={packageFolder} onChange={(e) => setPackageFolder(e.target.checked)} /> Create package folder
         </label>
         <FormProblem problem={error} placed={PLACED} />
         <div className="primary-row">
-          <button type="submit" className="primary" disabled={why !== undefined} aria-describedby="receive-why">Download</button>
+          <button type="submit" className="primary" disabled={why !== undefined} aria-describedby="receive-why">
+            {preview && picked.size > 0 ? `Download ${filesWord(picked.size)}, ${bytes(chosenSize)}` : 'Download'}
+          </button>
           {why && <span id="receive-why" className="muted">{why}</span>}
         </div>
       </form>

@@ -1,15 +1,33 @@
-// Send: the files and folders to send (added through "Choose files"), the
-// Package's details, and one button. By email sends to the recipients; Get a
-// link makes a Link once it is up (Transfers, "Copy link").
+// Send: the files and folders to send (added through "Choose files" or dropped),
+// what they come to ("2 files, 1 folder · 1.4 GiB + folder"), the Package's
+// details, and one button. By email sends to the recipients; Get a link makes a
+// Link once it is up (Transfers, "Copy link").
 import { useEffect, useRef, useState, type DragEvent, type FormEvent } from 'react';
 import { useApp } from '../store/context.js';
 import { ChooseFiles, type Chosen } from '../components/ChooseFiles.js';
 import { TeamField } from '../components/TeamField.js';
 import { bytes } from '../format.js';
 import { FieldProblem, FormProblem, invalidProps, type Problem } from '../components/FieldProblem.js';
+import type { PathsMeasure } from '../../src/api/agent/folders.js';
 
 /** The fields of uploads.create this form shows a problem beside. */
 const PLACED = ['recipients', 'package_name', 'password', 'download_limit', 'delete_after', 'package_description'] as const;
+
+/**
+ * What is chosen comes to: "2 files · 1.4 GiB", "2 files, 1 folder · 1.4 GiB in 152 files".
+ * The agent walks the folders as the upload will (`fs.measure`, `measured`); until it
+ * answers (or when it cannot), the folders are named, not sized ("… · 25 B + folder").
+ */
+export function summary(items: Chosen[], measured?: PathsMeasure): string {
+  const files = items.filter((i) => i.kind === 'file');
+  const folders = items.length - files.length;
+  const plural = (n: number, word: string) => `${n.toLocaleString('en')} ${n === 1 ? word : `${word}s`}`;
+  const count = [files.length > 0 && plural(files.length, 'file'), folders > 0 && plural(folders, 'folder')].filter(Boolean).join(', ');
+  if (measured) return `${count} · ${bytes(measured.bytes)}${folders > 0 ? ` in ${plural(measured.files, 'file')}` : ''}`;
+  if (files.length === 0 || files.some((f) => f.size < 0)) return count;
+  const size = bytes(files.reduce((sum, f) => sum + f.size, 0));
+  return `${count} · ${size}${folders > 0 ? ` + ${folders === 1 ? 'folder' : 'folders'}` : ''}`;
+}
 
 export function Send() {
   const session = useApp((s) => s.session);
@@ -60,9 +78,23 @@ export function Send() {
     setItems([...items, ...chosen.filter((c) => !items.some((i) => i.path === c.path))]);
   };
 
+  /** Something with files dragged over the form: the drop zone lights up and says "Drop to add". */
+  const [dragging, setDragging] = useState(false);
+  const carriesFiles = (e: DragEvent) => [...e.dataTransfer.types].includes('Files');
+  const onDragEnter = (e: DragEvent) => {
+    if (!carriesFiles(e)) return;
+    e.preventDefault();
+    setDragging(true);
+  };
+  // Moving onto a child of the form fires dragleave on the form too: only leaving the form itself ends the drag.
+  const onDragLeave = (e: DragEvent) => {
+    if (!(e.relatedTarget instanceof Node && e.currentTarget.contains(e.relatedTarget))) setDragging(false);
+  };
+
   /** Files and folders dropped on the window: their paths where the desktop app can tell them. */
   const onDrop = (e: DragEvent) => {
     e.preventDefault();
+    setDragging(false);
     const dropped: Chosen[] = [];
     const entries = [...e.dataTransfer.items].map((i) => i.webkitGetAsEntry());
     [...e.dataTransfer.files].forEach((f, i) => {
@@ -73,6 +105,17 @@ export function Send() {
     setDropNote(undefined);
     setItems([...items, ...dropped.filter((d) => !items.some((i) => i.path === d.path))]);
   };
+
+  // What the chosen paths come to, folders included, as the agent walks them; only the answer for the items shown counts.
+  const [measured, setMeasured] = useState<{ of: Chosen[]; value: PathsMeasure }>();
+  useEffect(() => {
+    if (items.length === 0) return;
+    let current = true;
+    void call('fs.measure', { paths: items.map((i) => i.path) }).then((r) => {
+      if (current && r.ok) setMeasured({ of: items, value: r.value });
+    });
+    return () => void (current = false);
+  }, [items, call]);
 
   const emails = recipients.split(/[\s,;]+/).filter(Boolean);
   const why = items.length === 0 ? 'Add files or a folder first.' : mode === 'email' && emails.length === 0 ? 'Add at least one recipient.' : undefined;
@@ -102,17 +145,18 @@ export function Send() {
   return (
     <section aria-labelledby="place-title">
       <h1 id="place-title">Send</h1>
-      <form className="send" onSubmit={send} onDragOver={(e) => e.preventDefault()} onDrop={onDrop}>
+      <form className="send" onSubmit={send} onDragEnter={onDragEnter} onDragOver={(e) => e.preventDefault()} onDragLeave={onDragLeave} onDrop={onDrop}>
         {items.length === 0 ? (
-          <div className="dropzone">
-            <p>Drop files or folders here</p>
+          <div className={dragging ? 'dropzone dragging' : 'dropzone'} data-testid="dropzone">
+            <p>{dragging ? 'Drop to add' : 'Drop files or folders here'}</p>
             <div className="row-buttons" ref={addButtons}>
               <button type="button" data-add="files" onClick={() => void add('files')}>Add files</button>
               <button type="button" data-add="folders" onClick={() => void add('folders')}>Add folder</button>
             </div>
           </div>
         ) : (
-          <>
+          <div className={dragging ? 'drop-target dragging' : 'drop-target'} data-testid="dropzone">
+            <p className="chosen-summary" role="status">{dragging ? 'Drop to add' : summary(items, measured?.of === items ? measured.value : undefined)}</p>
             <ul className="chosen" aria-label="Chosen items">
               {items.map((i) => (
                 <li key={i.path}>
@@ -126,7 +170,7 @@ export function Send() {
               <button type="button" data-add="files" onClick={() => void add('files')}>Add files</button>
               <button type="button" data-add="folders" onClick={() => void add('folders')}>Add folder</button>
             </div>
-          </>
+          </div>
         )}
         {dropNote && <p className="muted" role="status">{dropNote}</p>}
         {teams.length > 1 && <TeamField value={teamId} onChange={setTeamId} />}

@@ -10,8 +10,9 @@ import type { AutomationRecord } from '../../src/api/agent/automations.js';
 import type { GatewayRecord } from '../../src/api/agent/storageGateway.js';
 import type { Answer, Channel, RequestOf, ResponseOf, TransferEvent, TransfersSnapshot } from '../../src/ipc/contract.js';
 import type { Connection, Transport } from '../transport/types.js';
+import { hashOf, parseRoute, type Place, type Route } from './route.js';
 
-export type Place = 'send' | 'receive' | 'transfers' | 'automations' | 'gateway' | 'settings';
+export type { Place } from './route.js';
 
 export type Transfer = ({ direction: 'upload' } & UploadRecord) | ({ direction: 'download' } & DownloadRecord);
 export const transferId = (t: Transfer) => (t.direction === 'upload' ? t.upload_id : t.download_id);
@@ -21,7 +22,10 @@ export interface State {
   connection: Connection;
   /** The agent wants its API key (browser mode) before anything else. */
   locked: boolean;
+  /** Where the user is; the window's address says it (route.ts), so Back, Forward and a reload keep to it. */
   place: Place;
+  /** The transfer whose details are open on Transfers (`upload:<id>`), in the address too. */
+  detailsOf: string | undefined;
   /** A Link to receive, handed over (pasted, or given to the desktop app). */
   link: string | undefined;
   /** The desktop app's update, as main tells it. */
@@ -37,12 +41,19 @@ export interface State {
   transfers: Record<string, Transfer>;
   cursor: number;
 
+  /** Goes to a place: a new entry in the window's history. */
   go(place: Place): void;
+  /** Opens a transfer's details on Transfers (undefined closes them): a new entry in the history. */
+  showDetails(key: string | undefined): void;
+  /** Follows the address after Back, Forward or an address typed (no new entry). */
+  followAddress(): void;
   /** The transfer Transfers puts focus on when it opens (`upload:<id>`), once. */
   focusTransfer: string | undefined;
   /** A transfer just started: into the list at once (its events follow), and Transfers opens with focus on it. */
   showTransfer(direction: 'upload', record: UploadRecord): void;
   openLink(url: string): void;
+  /** The Link typed or pasted on Receive, kept while the window lives (never in the address). */
+  keepLink(url: string): void;
   /** Ctrl/Cmd+O: Send, with the file chooser open (a count, so each press opens it). */
   chooseFiles: number;
   addFiles(): void;
@@ -123,11 +134,19 @@ export function createStore(transport: Transport) {
     if (current && current.hosted_url.replace(/\/+$/, '') === url) return undefined;
     return get().saveSettings({ hosted_url: url });
   };
+  /** Moves to a route, with an entry in the history when the address changes. */
+  const route = (r: Route, extra: Partial<State> = {}) => {
+    if (typeof location !== 'undefined' && location.hash !== hashOf(r)) history.pushState(null, '', hashOf(r));
+    set({ ...r, ...extra });
+  };
+  const start = typeof location === 'undefined' ? parseRoute('') : parseRoute(location.hash);
+  // An unknown address shows as the Transfers it leads to (no entry: this is where the window starts).
+  if (typeof location !== 'undefined' && location.hash !== hashOf(start)) history.replaceState(null, '', hashOf(start));
   return {
     transport,
     connection: 'connecting',
     locked: false,
-    place: 'transfers',
+    ...start,
     link: undefined,
     update: undefined,
     session: undefined,
@@ -137,16 +156,24 @@ export function createStore(transport: Transport) {
     transfers: {},
     cursor: 0,
 
-    go: (place) => set({ place }),
+    go: (place) => route({ place, detailsOf: undefined }),
+    showDetails: (key) => route({ place: 'transfers', detailsOf: key }),
+    followAddress() {
+      const r = parseRoute(location.hash);
+      // An unknown address typed shows as the Transfers it leads to.
+      if (location.hash !== hashOf(r)) history.replaceState(null, '', hashOf(r));
+      set(r);
+    },
     focusTransfer: undefined,
     showTransfer(direction, record) {
       const key = keyOf(direction, record.upload_id);
       const transfers = get().transfers[key] ? get().transfers : { ...get().transfers, [key]: { direction, ...record } };
-      set({ transfers, place: 'transfers', focusTransfer: key });
+      route({ place: 'transfers', detailsOf: undefined }, { transfers, focusTransfer: key });
     },
     chooseFiles: 0,
-    addFiles: () => set({ place: 'send', chooseFiles: get().chooseFiles + 1 }),
-    openLink: (url) => set({ link: url, place: 'receive' }),
+    addFiles: () => route({ place: 'send', detailsOf: undefined }, { chooseFiles: get().chooseFiles + 1 }),
+    keepLink: (url) => set({ link: url }),
+    openLink: (url) => route({ place: 'receive', detailsOf: undefined }, { link: url }),
     call: invoke,
 
     async loadSession() {
@@ -220,7 +247,7 @@ export function createStore(transport: Transport) {
     async signOut() {
       await invoke('session.logout', {});
       // The next sign-in (maybe someone else's, on another server) starts at Transfers.
-      set({ session: null, place: 'transfers' });
+      route({ place: 'transfers', detailsOf: undefined }, { session: null });
     },
 
     applySnapshot(s) {
@@ -253,6 +280,8 @@ export type Store = ReturnType<typeof createStore>;
 export function connect(store: Store): void {
   const { transport } = store.getState();
   transport.onConnection((connection) => store.setState({ connection }));
+  // Back and Forward (and an address typed) move between screens.
+  if (typeof window !== 'undefined') window.addEventListener('popstate', () => store.getState().followAddress());
   transport.on('transfers.changed', (batch) => store.getState().applyEvents(batch));
   transport.on('session.changed', (s) => {
     if (s.user === null) store.setState({ session: null, automations: undefined });

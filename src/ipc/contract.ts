@@ -8,7 +8,7 @@ import { Type, type Static, type TProperties, type TSchema } from 'typebox';
 import { LoginBody, SessionAnswer, SessionUser, TeamList } from '../api/agent/session.js';
 import { CreateUploadBody, PortalUploadBody, UploadLinkAnswer, UploadLinkBody, UploadLinkEntry, UploadLinkList, UploadLinkParams, UploadList, UploadRecord } from '../api/agent/uploads.js';
 import { CreateDownloadBody, CreatedDownload, DownloadList, DownloadRecord, LinkPreview } from '../api/agent/downloads.js';
-import { FolderListing } from '../api/agent/folders.js';
+import { FolderListing, PathsMeasure } from '../api/agent/folders.js';
 import { About } from '../api/agent/system.js';
 import { AgentSettings, SettingsAnswer, SettingsChange, ThisComputerAnswer } from '../api/agent/settings.js';
 import { GatewayList, GatewayRecord, RegisterGatewayBody, UnregisterGatewayBody, UpdateGatewayBody } from '../api/agent/storageGateway.js';
@@ -83,6 +83,7 @@ export const channels = {
   'settings.get': channel(Empty, AgentSettings),
   'settings.update': channel(SettingsChange, SettingsAnswer),
   'fs.list': channel(Type.Object({ path: Type.Optional(Type.String({ maxLength: 4096, pattern: '^[^\\u0000]*$' })) }), FolderListing),
+  'fs.measure': channel(Type.Object({ paths: CreateUploadBody.properties.paths }), PathsMeasure),
 } as const;
 
 export type Channels = typeof channels;

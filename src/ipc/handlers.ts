@@ -76,6 +76,7 @@ export function createHandlers(services: AgentServices, ctx: Pick<AgentContext, 
     'settings.get': async () => settings.get(),
     'settings.update': (r) => settings.update(r),
     'fs.list': (r) => folders.list(r.path),
+    'fs.measure': (r) => folders.measure(r.paths),
   };
 }
 

@@ -9,6 +9,7 @@ export const CHANNELS = [
   'automations.list', 'automations.create', 'automations.update', 'automations.setEnabled', 'automations.remove', 'automations.packages',
   'gateways.list', 'gateways.register', 'gateways.update', 'gateways.unregister',
   'system.about', 'settings.get', 'settings.update', 'fs.list',
+  'fs.measure',
 ] as const;
 
 export const EVENTS = ['transfers.changed', 'session.changed', 'automations.changed', 'gateways.changed'] as const;

@@ -163,10 +163,15 @@ export function createDownloadsService(ctx: AgentContext) {
       const apiBase = apiBaseFor(link.origin);
       const pw = password || undefined;
       const { info, files } = await openLink(clientFor(apiBase), LinkTokens.key(apiBase, link.linkId, link.secret, pw), link, pw);
+      const listed = files.filter((f) => f.kind === 'file').map((f) => ({ file_id: f.id, path: f.path ? `${f.path}/${f.name}` : f.name, size: f.size ?? 0 }));
       return {
         package_id: info.package_id,
         name: info.name,
-        files: files.filter((f) => f.kind === 'file').map((f) => ({ file_id: f.id, path: f.path ? `${f.path}/${f.name}` : f.name, size: f.size ?? 0 })),
+        sender_email: info.sender_email,
+        description: info.description ?? '',
+        expiry: info.expiry,
+        size: listed.reduce((sum, f) => sum + f.size, 0),
+        files: listed,
       };
     },
 

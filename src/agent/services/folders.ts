@@ -4,7 +4,8 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { FolderEntry, FolderListing } from '../../api/agent/folders.js';
+import type { FolderEntry, FolderListing, PathsMeasure } from '../../api/agent/folders.js';
+import { planUpload } from '../engine/uploadPlan.js';
 import { AgentError, invalid, notFound } from '../errors.js';
 import { AgentErrorCode } from '../../api/agent/errors.js';
 import { errnoWords, shownPath } from '../engine/requestPath.js';
@@ -51,6 +52,17 @@ export function createFoldersService() {
       const files = entries.filter((e) => e.kind === 'file').sort(byName);
       const parent = path.dirname(abs);
       return { path: abs, parent: parent === abs ? null : parent, entries: [...folders, ...files].slice(0, MAX_ENTRIES) };
+    },
+
+    /**
+     * What an upload of `paths` would send: the same checks and walk as the upload
+     * (bounded like it, at 100,000 entries), so that Send shows the size of a folder
+     * and a path it would refuse is said before Send.
+     */
+    async measure(paths: string[]): Promise<PathsMeasure> {
+      const plan = await planUpload(paths);
+      const files = plan.entries.filter((e) => e.kind === 'file').length;
+      return { files, empty_folders: plan.entries.length - files, bytes: plan.size };
     },
   };
 }

@@ -105,6 +105,13 @@ export type DeleteDownloadsQuery = Static<typeof DeleteDownloadsQuery>;
 export const LinkPreview = Type.Object({
   package_id: Type.String(),
   name: Type.String(),
+  sender_email: Type.String(),
+  /** The sender's message (the Package's description); empty when there is none. */
+  description: Type.String(),
+  /** When the Link stops working (the earlier of the Link's and the Package's expiry); null when it does not expire. */
+  expiry: Type.Union([Type.String(), Type.Null()]),
+  /** Bytes of the files listed. */
+  size: Type.Integer(),
   files: Type.Array(Type.Object({ file_id: Type.String(), path: Type.String(), size: Type.Integer() })),
 });
 export type LinkPreview = Static<typeof LinkPreview>;

@@ -21,3 +21,13 @@ export const FolderListing = Type.Object({
   entries: Type.Array(FolderEntry),
 });
 export type FolderListing = Static<typeof FolderListing>;
+
+/** What the paths of an upload come to, walked as the upload walks them (Send's "2 files, 1 folder · 1.4 GiB"). */
+export const PathsMeasure = Type.Object({
+  /** Files, those inside the folders included (operating-system clutter left out, as the upload does). */
+  files: Type.Integer(),
+  /** Empty folders, which the upload sends as folders of their own. */
+  empty_folders: Type.Integer(),
+  bytes: Type.Integer(),
+});
+export type PathsMeasure = Static<typeof PathsMeasure>;

@@ -56,5 +56,7 @@ export const LinkInfo = Type.Object({
   package_token: Type.String(),
   recipient_email: Type.Union([Type.String(), Type.Null()]),
   sender_email: Type.String(),
+  /** The sender's message (the Package's description); an addition to the spec's Link info, absent from services without it. */
+  description: Type.Optional(Type.String()),
 });
 export type LinkInfo = Static<typeof LinkInfo>;

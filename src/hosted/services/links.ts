@@ -169,4 +169,5 @@ const linkInfo = (link: LinksTable, pkg: PackagesTable, token: string): LinkInfo
   package_token: token,
   recipient_email: link.email,
   sender_email: pkg.sender,
+  description: pkg.description,
 });

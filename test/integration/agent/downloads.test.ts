@@ -129,6 +129,18 @@ describe('Links of another host', () => {
   });
 });
 
+describe('the preview ("Show files")', () => {
+  test('says what a receive will fetch: the Package, its sender, message, expiry, size and files', async () => {
+    const expiry = new Date(Date.now() + 3 * 86_400_000).toISOString();
+    const link = await makeLink(env.svc, tree.pkg, { expiry });
+    const preview = await a.agent.services.downloads.preview(link.url);
+    const total = tree.files.reduce((s, f) => s + f.data.length, 0);
+    expect(preview).toMatchObject({ package_id: tree.pkg.id, name: 'Tree package', sender_email: 'owner@example.com', description: 'raw clips', size: total });
+    expect(Date.parse(preview.expiry!)).toBe(Date.parse(expiry));
+    expect(preview.files).toHaveLength(tree.files.length);
+  });
+});
+
 describe('a Link with a download limit', () => {
   test('one receive counts once: previews and the download share one resolution; the next receive is refused', async () => {
     const link = await makeLink(env.svc, tree.pkg, { access_limit: 1 });

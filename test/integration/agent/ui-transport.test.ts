@@ -104,6 +104,21 @@ describe('requests over HTTP', () => {
     expect((await ipc('fs.list', { path: 'relative/dir' })).body.error).toEqual({ code: 262145, message: 'path must be absolute' });
     expect((await ipc('fs.list', { path: path.join(dir, 'missing') })).body.error.code).toBe(262149);
   });
+
+  test('fs.measure says what an upload of the paths would send, folders walked as the upload walks them; a path it would refuse is said', async () => {
+    const dir = path.join(tmp, 'measure');
+    await fs.mkdir(path.join(dir, 'reel', 'day 1'), { recursive: true });
+    await fs.mkdir(path.join(dir, 'reel', 'empty'), { recursive: true });
+    await fs.writeFile(path.join(dir, 'reel', 'day 1', 'a.mov'), Buffer.alloc(3000));
+    await fs.writeFile(path.join(dir, 'reel', 'b.mov'), Buffer.alloc(700));
+    await fs.writeFile(path.join(dir, 'reel', '.DS_Store'), 'clutter');
+    await fs.writeFile(path.join(dir, 'one.txt'), 'hello');
+    const r = await ipc('fs.measure', { paths: [path.join(dir, 'one.txt'), path.join(dir, 'reel')] });
+    expect(r.body).toEqual({ ok: true, value: { files: 3, empty_folders: 1, bytes: 3705 } });
+    const missing = await ipc('fs.measure', { paths: [path.join(dir, 'missing')] });
+    expect(missing.body.error).toMatchObject({ code: 262145, message: expect.stringContaining('does not exist') });
+    expect((await ipc('fs.measure', { paths: [] })).body.error.code).toBe(262145);
+  });
 });
 
 describe('the window in browser mode (--ui)', () => {
