@@ -1,7 +1,7 @@
 // The tray: the overall progress in its tooltip (and the taskbar or dock
 // progress bar), and a menu to open the window, pause or resume everything, or
 // quit. Written against small interfaces over Electron's Tray and BrowserWindow.
-import { bytes } from '../src/ipc/units.js';
+import { speed } from '../src/format/sizes.js';
 
 export interface TrayLike {
   setToolTip(text: string): void;
@@ -33,7 +33,7 @@ export function trayMenu(a: TrayActions, active: number) {
 export function trayTooltip(active: number, fraction: number | undefined, rate?: number): string {
   if (active === 0 || fraction === undefined) return 'Ferry: nothing to transfer';
   const pct = Math.floor(fraction * 100);
-  return `Ferry: ${active} transfer${active === 1 ? '' : 's'}, ${pct}%${rate ? ` at ${bytes(rate)}/s` : ''}`;
+  return `Ferry: ${active} transfer${active === 1 ? '' : 's'}, ${pct}%${rate ? ` at ${speed(rate)}` : ''}`;
 }
 
 /** Shows the state on the tray and the window, and the menu whenever the number of active transfers changes. */
