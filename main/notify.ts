@@ -1,7 +1,7 @@
 // Notifications when a transfer completes or fails, with its name and outcome
 // ("Dailies sent: 42 files, 18.3 GiB"); none while the window has the focus (the
 // user sees it there). A click opens the window on Transfers.
-import { bytes } from '../src/ipc/units.js';
+import { bytes } from '../src/format/sizes.js';
 import type { Outcome } from './transfersWatch.js';
 
 export interface NotifierLike {

@@ -1,6 +1,8 @@
 // Boots the app: the transport (the desktop app's preload, or HTTP in a browser),
 // the store following the agent, and the window's theme.
 import { createRoot } from 'react-dom/client';
+// The colours, type, spacing, radii and focus ring shared with the service's pages (src/format/tokens.ts).
+import 'virtual:ferry-tokens.css';
 import { App } from './App.js';
 import { connect, createStore } from './store/index.js';
 import { StoreContext } from './store/context.js';

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The layer check (docs/architecture.md, principle 1): fails when an import crosses a layer.
-// Each rule names a folder and the folders and packages its files may not import.
+// Each rule names a folder and the folders and packages its files may not import
+// (or, with onlyDirs, the only folders they may import).
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -19,16 +20,18 @@ const rules = [
   { from: 'src/hosted', denyDirs: ['src/agent', 'src/client', 'src/cli', 'src/ipc'] },
   { from: 'src/client', denyDirs: ['src/hosted', 'src/agent', 'src/objectstore', 'src/cli', 'src/ipc'] },
   { from: 'src/agent', denyDirs: ['src/hosted', 'src/objectstore', 'src/cli'] },
-  { from: 'main', denyDirs: ['renderer'] },
-  // The service's web page scripts run in the browser: wire types and the app's formatting only.
+  // The one format of sizes, times and looks: the CLI, main, the window, the web pages and the service all import it; it imports nothing of Ferry's and runs in browsers.
+  { from: 'src/format', onlyDirs: ['src/format'], denyNode: true, denyAllPkgs: true },
+  { from: 'main', denyDirs: ['renderer', 'web'] },
+  // The service's web page scripts run in the browser: wire types and src/format only, nothing of the window's.
   {
     from: 'web',
-    denyDirs: ['main', 'src/hosted', 'src/agent', 'src/objectstore', 'src/client', 'src/cli', 'src/http', 'renderer/screens', 'renderer/components', 'renderer/store', 'renderer/transport'],
+    denyDirs: ['main', 'renderer', 'src/hosted', 'src/agent', 'src/objectstore', 'src/client', 'src/cli', 'src/http', 'src/ipc'],
     denyNode: true,
   },
   {
     from: 'renderer',
-    denyDirs: ['main', 'src/hosted', 'src/agent', 'src/objectstore', 'src/client', 'src/cli', 'src/http'],
+    denyDirs: ['main', 'web', 'src/hosted', 'src/agent', 'src/objectstore', 'src/client', 'src/cli', 'src/http'],
     denyPkgs: ['electron', 'better-sqlite3', 'undici', 'chokidar', 'fs', 'path', 'os', 'child_process'],
     denyNode: true,
   },
@@ -63,10 +66,11 @@ for (const rule of rules) {
       if (spec.startsWith('.')) {
         const target = path.resolve(path.dirname(file), spec);
         for (const d of rule.denyDirs ?? []) if (within(target, d)) problems.push(`${where}: ${rule.from} must not import ${d}`);
+        if (rule.onlyDirs && !rule.onlyDirs.some((d) => within(target, d))) problems.push(`${where}: ${rule.from} may import only ${rule.onlyDirs.join(', ')}`);
       } else {
         const pkg = spec.replace(/^node:/, '').split('/')[0];
         if (rule.denyNode && spec.startsWith('node:')) problems.push(`${where}: ${rule.from} must not import Node modules`);
-        else if ((rule.denyPkgs ?? []).includes(pkg)) problems.push(`${where}: ${rule.from} must not import ${pkg}`);
+        else if (rule.denyAllPkgs || (rule.denyPkgs ?? []).includes(pkg)) problems.push(`${where}: ${rule.from} must not import ${pkg}`);
       }
     }
   }

@@ -1,9 +1,11 @@
 // The progress of a transfer: on a terminal, one live line with a bar, speed and
-// ETA; otherwise (a pipe, a log file, CI) a plain line at each state change and
+// time left; otherwise (a pipe, a log file, CI) a plain line at each state change and
 // each tenth of the way, so logs stay short. A transfer that waits for the
 // service or the store says so ("waiting for the service (retry in 20 s)")
 // instead of showing a frozen speed.
 import type { Waiting } from '../api/agent/waiting.js';
+import { bytes, speed } from '../format/sizes.js';
+import { timeLeft } from '../format/times.js';
 
 export interface ProgressOut {
   write(text: string): unknown;
@@ -24,26 +26,9 @@ export interface ProgressOptions {
   redrawMs?: number;
 }
 
-const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
-
-export function formatBytes(n: number): string {
-  let v = n, i = 0;
-  while (v >= 1024 && i < UNITS.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return i === 0 ? `${v} B` : `${v.toFixed(v < 10 ? 2 : v < 100 ? 1 : 0)} ${UNITS[i]}`;
-}
-
-export const formatRate = (bytesPerSecond: number) => `${formatBytes(Math.round(bytesPerSecond))}/s`;
-
-/** 0:07, 3:25, 1:02:03. */
-export function formatDuration(seconds: number): string {
-  const s = Math.max(0, Math.round(seconds));
-  const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), sec = s % 60;
-  const mm = h > 0 ? String(m).padStart(2, '0') : String(m);
-  return `${h > 0 ? `${h}:` : ''}${mm}:${String(sec).padStart(2, '0')}`;
-}
+// Sizes, speeds and times in the one format of src/format, under the names the CLI's commands use.
+export { bytes as formatBytes, speed as formatRate } from '../format/sizes.js';
+export { duration as formatDuration } from '../format/times.js';
 
 /** Bytes per second over the last few seconds of samples. */
 export class RateMeter {
@@ -144,14 +129,14 @@ export class ProgressBar {
   line(done: number, total: number, state: string, width?: number): string {
     const pct = total > 0 ? Math.min(100, Math.floor((done / total) * 100)) : state === 'complete' ? 100 : 0;
     const rate = this.meter.rate();
-    const rest = [`${formatBytes(done)} / ${formatBytes(total)}`];
+    const rest = [`${bytes(done)} / ${bytes(total)}`];
     if (state === 'transferring' && this.waiting) rest.push(describeWaiting(this.waiting, this.now()));
     else {
       if (state === 'transferring' && rate !== undefined) {
-        rest.push(formatRate(Math.max(0, rate)));
-        rest.push(rate > 0 && total > done ? `ETA ${formatDuration((total - done) / rate)}` : 'ETA --:--');
+        rest.push(speed(Math.max(0, rate)));
+        rest.push(rate > 0 && total > done ? timeLeft((total - done) / rate) : 'time left unknown');
       }
-      // On the live line, speed and ETA already say it is moving.
+      // On the live line, speed and time left already say it is moving.
       if (width === undefined || state !== 'transferring') rest.push(state);
     }
     const head = [width === undefined ? this.opts.label : (this.opts.ttyLabel ?? this.opts.label), `${String(pct).padStart(3)}%`];

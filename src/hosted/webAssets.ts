@@ -33,8 +33,8 @@ function newest(p: string): number {
 }
 
 export const PORTAL_BUNDLE = path.join('dist', 'web', 'portal-upload.js');
-/** What the page imports from outside web/: units and speeds as the app shows them, the service's wire rules. */
-const SHARED = [path.join('renderer', 'format.ts'), path.join('src', 'ipc', 'units.ts'), path.join('src', 'api')];
+/** What the page imports from outside web/: sizes, speeds and times as the app shows them, the service's wire rules. */
+const SHARED = [path.join('src', 'format'), path.join('src', 'api')];
 
 let cached: Promise<WebAsset> | undefined;
 

@@ -15,6 +15,7 @@ import { promisify } from 'node:util';
 import { expect, test, type Page, type Request } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
 import yauzl from 'yauzl';
+import { bytes } from '../../src/format/sizes.js';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -49,6 +50,23 @@ async function photograph(name: string): Promise<void> {
     await page.screenshot({ path: path.join(SHOTS, `${name}-${scheme}.png`), fullPage: true });
   }
   await page.emulateMedia({ colorScheme: 'light' });
+}
+
+/** The page's background, accent, type, radius and focus ring, light and dark: the same on the Link page as in the app. */
+async function looks(p: Page, url?: string): Promise<unknown[]> {
+  if (url) await p.goto(url);
+  const out = [];
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await p.emulateMedia({ colorScheme });
+    out.push(await p.evaluate(`(() => {
+      const root = getComputedStyle(document.documentElement);
+      const v = (name) => root.getPropertyValue(name).trim();
+      return { background: getComputedStyle(document.body).backgroundColor, accent: v('--accent'), text: v('--text'), type: v('--size-title'), radius: v('--radius-row'), focus: v('--focus-ring') };
+    })()`));
+  }
+  if (url) await p.close();
+  else await p.emulateMedia({ colorScheme: 'light' });
+  return out;
 }
 
 test.beforeAll(async ({ browser }) => {
@@ -221,6 +239,11 @@ test('the Link page downloads one file, the whole ZIP, and a ZIP of the files ch
   await page.goto(link.url);
   await expect(page.getByRole('heading', { name: 'Reel 2 graded' })).toBeVisible();
   await expect(page.getByRole('link', { name: 'Open in Ferry' })).toHaveAttribute('href', `ferry://receive?url=${encodeURIComponent(link.url)}`);
+  // Each size as the app, the CLI and the e-mails say it ("0 B", "20.0 MiB"), and the app's look in both themes.
+  for (const [rel, data] of files) {
+    await expect(page.locator('tr', { has: page.getByRole('link', { name: rel, exact: true }) }).locator('td.size'), rel).toHaveText(bytes(data.length));
+  }
+  expect(await looks(page)).toEqual(await looks(await page.context().newPage(), process.env.FERRY_E2E_APP!));
   await photograph('link-page');
 
   const one = page.waitForEvent('download');

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
 import { start } from './global-setup.js';
-import { bytes } from '../../src/ipc/units.js';
+import { bytes } from '../../src/format/sizes.js';
 
 test.describe.configure({ mode: 'serial' });
 

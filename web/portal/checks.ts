@@ -4,7 +4,7 @@
 import type { PortalRestrictions } from '../../src/api/hosted/portals.js';
 import { entryNameProblem } from '../../src/api/hosted/entryNames.js';
 import { patternFound, patternProblem } from '../../src/api/hosted/patterns.js';
-import { bytes } from '../../src/ipc/units.js';
+import { bytes } from '../../src/format/sizes.js';
 import type { Item } from './pick.js';
 
 /** Why a file cannot go, or undefined when it can. */

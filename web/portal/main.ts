@@ -3,8 +3,9 @@
 // (its form, its terms, its access code), and send straight to the store with
 // per-file and total progress. The Portal comes from the page's JSON data block.
 import type { PublicPortal } from '../../src/api/hosted/portals.js';
-import { bytes } from '../../src/ipc/units.js';
-import { Meter, speed, timeLeft } from '../../renderer/format.js';
+import { Meter } from '../../src/format/meter.js';
+import { bytes, speed } from '../../src/format/sizes.js';
+import { timeLeft } from '../../src/format/times.js';
 import { api, ApiError } from './api.js';
 import { fileProblem, nameProblem, packageProblem } from './checks.js';
 import { PortalUpload } from './engine.js';

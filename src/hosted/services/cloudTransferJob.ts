@@ -20,7 +20,7 @@ import { recount } from '../cloud/progress.js';
 import { openAuthorization, purgeIfDeleted, setConnectionState } from './cloudConnections.js';
 import { unavailableReason } from './cloudTransfers.js';
 import { deliveryOf, storedVariant } from './cloudAuthorization.js';
-import { humanSize } from './notify.js';
+import { bytes } from '../../format/sizes.js';
 import { describeNetworkError } from '../net/outboundErrors.js';
 
 const isGateway = (ctx: HostedContext, conn: CloudConnectionsTable) => deliveryOf(conn.provider, storedVariant(conn.provider, openAuthorization(ctx, conn))).kind === 'gateway';
@@ -55,8 +55,8 @@ async function ended(ctx: HostedContext, t: CloudTransfersTable): Promise<void> 
   const text =
     t.state === 'complete'
       ? t.direction === 'svc_to_cloud'
-        ? `The package ${what} was delivered to ${t.destination ?? 'its cloud connection'}: ${t.files_done} files, ${humanSize(t.bytes_done)}.`
-        : `The package ${what} was filled from its cloud connection and finalized: ${t.files_done} files, ${humanSize(t.bytes_done)}.`
+        ? `The package ${what} was delivered to ${t.destination ?? 'its cloud connection'}: ${t.files_done} files, ${bytes(t.bytes_done)}.`
+        : `The package ${what} was filled from its cloud connection and finalized: ${t.files_done} files, ${bytes(t.bytes_done)}.`
       : `The transfer of the package ${what} failed and was given up: ${t.error ?? 'unknown error'}`;
   await ctx.mailer
     .send({ to: t.notify_email, subject: `Ferry transfer ${t.state === 'complete' ? 'complete' : 'failed'}: ${pkg?.name ?? t.package_id}`, text: `${text}\n\nTransfer ${t.id}\n` })

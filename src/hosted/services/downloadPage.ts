@@ -4,7 +4,8 @@ import type { LinkInfo } from '../../api/hosted/links.js';
 import type { PageDownloads } from './downloads.js';
 import { DEFAULT_PRIMARY_COLOR } from './links.js';
 import { renderPage } from './pageLayout.js';
-import { escapeHtml as e, humanSize } from './notify.js';
+import { bytes } from '../../format/sizes.js';
+import { escapeHtml as e } from './notify.js';
 
 /** Headers the page is served with: nothing may load, frame it, or leak its secret URL. */
 export const PAGE_HEADERS = {
@@ -50,10 +51,10 @@ export function renderDownloadPage(info: LinkInfo, d: PageDownloads, preferWindo
     .map(
       (f) =>
         `<tr><td class="pick"><input type="checkbox" name="file" value="${e(f.id)}" form="pick" aria-label="Choose ${e(f.rel)}"></td>` +
-        `<td><a href="${e(f.url)}" download>${e(f.rel)}</a></td><td class="size">${e(humanSize(f.size))}</td></tr>`,
+        `<td><a href="${e(f.url)}" download>${e(f.rel)}</a></td><td class="size">${e(bytes(f.size))}</td></tr>`,
     )
     .join('\n');
-  const count = `${d.files.length} ${d.files.length === 1 ? 'file' : 'files'}, ${humanSize(info.package_size)}`;
+  const count = `${d.files.length} ${d.files.length === 1 ? 'file' : 'files'}, ${bytes(info.package_size)}`;
   return layout(
     info.name,
     info.branding.primary_color,

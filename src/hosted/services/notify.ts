@@ -2,20 +2,9 @@
 // how much, and the Link that opens it. Sent through ctx.mailer (SMTP or outbox).
 import type { HostedContext } from '../context.js';
 import type { PackagesTable } from '../db/schema.js';
+import { bytes } from '../../format/sizes.js';
 
 export interface Delivery { email: string; url: string }
-
-const UNITS = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
-
-/** 1536 -> "1.5 KiB": binary units, as the app, the CLI and the pages all show sizes. */
-export function humanSize(bytes: number): string {
-  let v = bytes, u = 0;
-  while (v >= 1024 && u < UNITS.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return u === 0 ? `${v} ${v === 1 ? 'byte' : 'bytes'}` : `${v < 10 ? v.toFixed(1) : Math.round(v)} ${UNITS[u]}`;
-}
 
 export const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -26,7 +15,7 @@ type Pkg = Pick<PackagesTable, 'name' | 'description' | 'sender' | 'size' | 'tot
 export type FormLines = { label: string; value: string }[];
 
 export function packageMail(pkg: Pkg, url: string, form: FormLines = []): { subject: string; text: string; html: string } {
-  const files = `${pkg.total_files} ${pkg.total_files === 1 ? 'file' : 'files'}, ${humanSize(pkg.size)}`;
+  const files = `${pkg.total_files} ${pkg.total_files === 1 ? 'file' : 'files'}, ${bytes(pkg.size)}`;
   const until = pkg.expiry ? `Available until ${pkg.expiry.replace('T', ' ').slice(0, 16)} UTC.` : '';
   const text = [
     `${pkg.sender} sent you "${pkg.name}" (${files}).`,

@@ -3,7 +3,8 @@
 // markup; the form, the file list and the upload are the page script's
 // (web/portal/), which reads the Portal from the JSON data block.
 import type { PublicPortal } from '../../api/hosted/portals.js';
-import { escapeHtml as e, humanSize } from './notify.js';
+import { bytes } from '../../format/sizes.js';
+import { escapeHtml as e } from './notify.js';
 import { renderPage } from './pageLayout.js';
 
 export const PORTAL_SCRIPT_PATH = '/assets/portal-upload.js';
@@ -23,31 +24,33 @@ export function portalPageHeaders(storeOrigin: string): Record<string, string> {
 export function restrictionWords(r: PublicPortal['restrictions']): string[] {
   const out: string[] = [];
   if (r.file_types?.length) out.push(`Only ${r.file_types.join(', ')} files`);
-  if (r.max_file_size !== undefined) out.push(`Up to ${humanSize(r.max_file_size)} per file`);
+  if (r.max_file_size !== undefined) out.push(`Up to ${bytes(r.max_file_size)} per file`);
   if (r.max_file_count !== undefined) out.push(`At most ${r.max_file_count} ${r.max_file_count === 1 ? 'file' : 'files'}`);
-  if (r.max_package_size !== undefined) out.push(`Up to ${humanSize(r.max_package_size)} in all`);
+  if (r.max_package_size !== undefined) out.push(`Up to ${bytes(r.max_package_size)} in all`);
   return out;
 }
 
+// The drop zone, fields, file rows and bars as the app draws them (renderer/styles.css), on the shared tokens.
 const CSS = `
-.drop{border:2px dashed var(--fieldline);border-radius:10px;padding:32px 16px;text-align:center;margin:16px 0}
+.drop{border:2px dashed var(--line);border-radius:var(--radius-card);padding:40px var(--space-3);text-align:center;margin:var(--space-2) 0}
 .drop.over{border-color:var(--accent);background:color-mix(in srgb,var(--accent) 8%,transparent)}
-.drop p{margin:0 0 16px;font-size:15px}
-.field{display:flex;flex-direction:column;gap:4px;margin:16px 0}.field label,.field legend{font-weight:600}
+.drop p{margin:0 0 var(--space-2)}
+.field{display:flex;flex-direction:column;gap:var(--space-half);margin:var(--space-2) 0}.field label,.field legend{font-weight:600}
 .field input:not([type=checkbox]):not([type=radio]),.field textarea,.field select{width:100%}
-.field .hint{font-size:13px;color:var(--muted)}.field .err{font-size:13px}
-.choice{display:flex;gap:8px;align-items:center;font-weight:400!important}
-fieldset{border:0;padding:0;margin:16px 0}
-ul.files{list-style:none;padding:0;margin:16px 0;border-top:1px solid var(--line)}
-ul.files li{padding:8px 0;border-bottom:1px solid var(--line)}
-.row{display:flex;gap:8px;align-items:baseline}.row .name{flex:1;word-break:break-all}
-.row .size,.stats{color:var(--muted);font-size:13px;font-variant-numeric:tabular-nums;white-space:nowrap}
-.bar{height:4px;background:var(--track);border-radius:2px;margin-top:4px;overflow:hidden}
-.bar>span{display:block;height:100%;width:0;background:var(--accent)}
-li.done .bar>span{background:var(--ok)}li.failed .bar>span{background:var(--err)}
-button.remove{padding:0 8px;background:transparent;color:var(--muted);border:0;font-size:18px;line-height:1}
-.banner{padding:8px 16px;border-radius:6px;background:var(--track);margin:16px 0}
-.terms-text{white-space:pre-wrap;max-height:200px;overflow:auto;border:1px solid var(--line);border-radius:6px;padding:8px 16px;font-size:13px}
+.field .hint{font-size:var(--size-body);color:var(--muted)}.field .err{font-size:var(--size-body)}
+.choice{display:flex;gap:var(--space-1);align-items:center;font-weight:400!important}
+fieldset{border:0;padding:0;margin:var(--space-2) 0}
+ul.files{list-style:none;padding:0;margin:var(--space-2) 0;border:1px solid var(--line);border-radius:var(--radius-row);background:var(--panel)}
+ul.files li{padding:var(--space-1) var(--space-2);border-bottom:1px solid var(--line)}ul.files li:last-child{border-bottom:0}
+.row{display:flex;gap:var(--space-1);align-items:center}.row .name{flex:1;word-break:break-all}
+.row .size,.stats{color:var(--muted);font-size:var(--size-body);font-variant-numeric:tabular-nums;white-space:nowrap}
+.row .size{min-width:72px;text-align:right}
+.bar{height:4px;background:var(--line);border-radius:2px;margin-top:var(--space-half);overflow:hidden}
+.bar>span{display:block;height:100%;width:0;background:var(--accent);transition:width var(--motion) linear}
+li.done .bar>span{background:var(--ok)}li.failed .bar>span{background:var(--bad)}
+button.remove{min-height:0;padding:0 var(--space-1);background:transparent;color:var(--muted);border:0;font-size:18px;line-height:1}
+.banner{padding:var(--space-1) var(--space-2);border-radius:var(--radius-control);background:var(--side);border:1px solid var(--line);margin:var(--space-2) 0}
+.terms-text{white-space:pre-wrap;max-height:200px;overflow:auto;border:1px solid var(--line);border-radius:var(--radius-control);padding:var(--space-1) var(--space-2);font-size:var(--size-body)}
 .total .bar{height:8px;border-radius:4px}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 `;

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startTestService, type TestService } from '../../helpers/hosted.js';
 import { ownerActor } from '../../helpers/auth.js';
+import { bytes } from '../../../src/format/sizes.js';
 import { createPackage, fetchBytes, finalizePackage, makeLink, presignedUntil, readZip, sha256, uploadFile, type Pkg } from '../../helpers/flow.js';
 
 let svc: TestService;
@@ -101,6 +102,10 @@ describe('web download page', () => {
     expect(html).toContain('Report &lt;script&gt;alert(1)&lt;/script&gt;');
     expect(html).toContain('docs/report &lt;draft&gt; &amp; &quot;final&quot;.txt');
     expect(html).toContain('Download all (ZIP)');
+    // Sizes in the one format of the app, the CLI and e-mails ("34 B", not "34 bytes").
+    expect(html).toContain(`<td class="size">${bytes(data.length)}</td>`);
+    expect(html).toContain(`1 file, ${bytes(data.length)}`);
+    expect(bytes(data.length)).toBe(`${data.length} B`);
 
     const links = hrefs(html);
     const file = links.find((h) => h.includes(`/packages/${pkg.id}/`) && !h.includes('/zip/'))!;

@@ -8,6 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startTestService, type TestService } from '../../helpers/hosted.js';
 import { ownerActor, type Actor } from '../../helpers/auth.js';
 import { resolveHostedConfig } from '../../../src/hosted/config.js';
+import { bytes } from '../../../src/format/sizes.js';
+import { TOKENS_CSS } from '../../../src/format/tokens.js';
+
+const MiB = 1024 * 1024;
+/** A limit that shows a decimal: the page says it as the app does ("57.2 MiB"). */
+const MAX_FILE = Math.round(57.2 * MiB);
 
 let svc: TestService;
 let owner: Actor;
@@ -16,7 +22,8 @@ beforeAll(async () => {
   svc = await startTestService({ 'portal-domain': 'portals.test', 'cors-origin': 'https://edit.example.com, https://*.studio.example' });
   owner = await ownerActor(svc);
   for (const body of [
-    { name: 'Deliveries </script><b>x</b>', subdomain: 'deliveries', active: true, message: 'Rushes & sound', access_code: 'open sesame', file_type_restriction_enabled: true, file_types: ['.mov'] },
+    { name: 'Deliveries </script><b>x</b>', subdomain: 'deliveries', active: true, message: 'Rushes & sound', access_code: 'open sesame', file_type_restriction_enabled: true, file_types: ['.mov'],
+      package_size_restriction_enabled: true, max_file_size: MAX_FILE, max_package_size: 19 },
     { name: 'Closed', subdomain: 'closed', active: false },
     { name: 'Over', subdomain: 'over', active: true, expiry_enabled: true, expiry: '2020-01-01T00:00:00Z' },
   ]) expect((await call(svc.url, 'POST', `/v1/teams/${owner.teamId}/portals`, { headers: owner.h, body })).status).toBe(201);
@@ -39,6 +46,12 @@ describe('the Portal page', () => {
     expect(csp).toContain("default-src 'none'");
     expect(html).toContain('<h1>Send files to Deliveries &lt;/script&gt;&lt;b&gt;x&lt;/b&gt;</h1>');
     expect(html).toContain('Only .mov files');
+    // Sizes in the one format of the app, the CLI and e-mails.
+    expect(bytes(MAX_FILE)).toBe('57.2 MiB');
+    expect(html).toContain('Up to 57.2 MiB per file');
+    expect(html).toContain('Up to 19 B in all');
+    // The app's visual tokens, inline (the CSP allows no stylesheet request).
+    expect(html).toContain(TOKENS_CSS);
     expect(html).toContain('<script type="module" src="/assets/portal-upload.js"></script>');
     // The data block cannot be closed early by a name: "<" is escaped, and the JSON reads back whole.
     expect(html.match(/<\/script>/g)).toHaveLength(2);
