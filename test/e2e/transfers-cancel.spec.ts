@@ -42,7 +42,7 @@ test.beforeAll(async ({ browser }) => {
   );
   await api('POST', '/login', { email: process.env.FERRY_E2E_EMAIL, password: process.env.FERRY_E2E_PASSWORD });
   teamId = (await api('GET', '/teams'))[0].id;
-  page = await (await browser.newContext()).newPage();
+  page = await (await browser.newContext({ viewport: { width: 1280, height: 720 } })).newPage();
   await page.goto(appUrl);
   await expect(page.getByRole('heading', { name: 'Transfers' })).toBeVisible();
 });
@@ -64,6 +64,10 @@ async function look(name: string): Promise<void> {
     const bad = r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
     expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), `${name} (${scheme})`).toEqual([]);
     await page.screenshot({ path: test.info().outputPath(`${name}-${scheme}.png`) });
+    // And in a narrow window: rows and the dialog must hold there too.
+    await page.setViewportSize({ width: 420, height: 720 });
+    await page.screenshot({ path: test.info().outputPath(`${name}-${scheme}-narrow.png`) });
+    await page.setViewportSize({ width: 1280, height: 720 });
   }
   await page.emulateMedia({ colorScheme: 'light' });
 }
