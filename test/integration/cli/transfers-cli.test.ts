@@ -293,6 +293,10 @@ describe('an agent that does not finalize by itself', () => {
     expect(rec).toBeDefined();
     const g = await run(manual, ['downloads', 'get', rec.download_id]);
     expect(g.stdout).toMatch(new RegExp(`^download ${rec.download_id}: complete, 100%`));
+    // A complete download has nothing to cancel: the agent says so.
+    const c = await run(manual, ['downloads', 'cancel', rec.download_id]);
+    expect(c.code).toBe(1);
+    expect(c.stderr).toMatch(/complete, so there is nothing to cancel/);
     const rm = await run(manual, ['downloads', 'rm', rec.download_id, '--remove-files']);
     expect(rm.code, rm.stderr).toBe(0);
     expect(rm.stdout).toMatch(/^removed download \S+/);
