@@ -15,7 +15,10 @@ import { isCanceled } from './transferStatus.js';
 /** What canceling stops, in words: what is done and what will not be. */
 function consequence(t: Transfer): string {
   const done = `${bytes(t.progress)} of ${bytes(t.size)}`;
-  if (t.direction === 'upload') return t.progress > 0 ? `${done} are sent; the rest will not be.` : 'Nothing is sent yet, and nothing will be.';
+  if (t.direction === 'upload') {
+    if (t.state === 'idle') return `All ${bytes(t.size)} are sent, but the Package is not finished yet; canceled, it will not be.`;
+    return t.progress > 0 ? `${done} are sent; the rest will not be.` : 'Nothing is sent yet, and nothing will be.';
+  }
   if (t.progress === 0) return 'Nothing is received yet, and nothing will be.';
   return `${done} are received; the rest will not be. Files already complete stay in the folder, a partly written one is removed.`;
 }
