@@ -16,7 +16,7 @@ export interface Seen {
 
 export type Outcome = { kind: 'complete' | 'failed'; transfer: Seen };
 
-interface RecordData { upload_id?: string; download_id?: string; name?: string; package_name?: string; state?: string; progress?: number; size?: number; items?: unknown[]; error?: string; deleted?: boolean }
+interface RecordData { upload_id?: string; download_id?: string; name?: string; package_name?: string; state?: string; progress?: number; size?: number; items?: unknown[]; error?: string; canceled_at?: string; deleted?: boolean }
 
 function seen(type: 'upload' | 'download', r: RecordData): Seen {
   return {
@@ -55,7 +55,8 @@ export class TransfersWatch {
       this.put(next);
       if (before?.state === next.state) continue;
       if (next.state === 'complete') out.push({ kind: 'complete', transfer: next });
-      else if (next.state === 'error') out.push({ kind: 'failed', transfer: next });
+      // A transfer the user canceled did not fail: no notification says it did.
+      else if (next.state === 'error' && !r.canceled_at) out.push({ kind: 'failed', transfer: next });
     }
     return out;
   }

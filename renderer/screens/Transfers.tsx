@@ -54,7 +54,7 @@ function Row({ t, meter, slot }: { t: Transfer; meter: Meter; slot: Slot }) {
         <span className="actions">
           <button type="button" aria-expanded={open} aria-label={`Details of ${name}`} onClick={() => setOpen(!open)}>Details</button>
           {t.state === 'transferring' && <button type="button" onClick={() => act('pause')}>Pause</button>}
-          {(t.state === 'paused' || t.state === 'error') && <button type="button" onClick={() => act('resume')}>Resume</button>}
+          {(t.state === 'paused' || (t.state === 'error' && !t.canceled_at)) && <button type="button" onClick={() => act('resume')}>Resume</button>}
           {t.direction === 'upload' && t.state === 'complete' && t.type === 'team' && <button type="button" onClick={copyLink}>Copy link</button>}
           {transport.desktop && t.direction === 'download' && t.items.some((i) => i.local_path) && (
             <button type="button" onClick={() => void transport.desktop!('app.showInFolder', { path: t.items.find((i) => i.local_path)!.local_path })}>Show in folder</button>

@@ -118,6 +118,7 @@ export class AgentClient {
   getUpload = (id: string) => this.request<UploadRecord>('GET', `/uploads/${encodeURIComponent(id)}`);
   pauseUploads = (id?: string) => this.request<Affected<UploadRecord>>('POST', id ? `/uploads/${encodeURIComponent(id)}/pause` : '/uploads/pause');
   resumeUploads = (id?: string) => this.request<Affected<UploadRecord>>('POST', id ? `/uploads/${encodeURIComponent(id)}/resume` : '/uploads/resume');
+  cancelUpload = (id: string) => this.request<UploadRecord>('POST', `/uploads/${encodeURIComponent(id)}/cancel`);
   deleteUploads = (opts: { id?: string; states?: string }) =>
     this.request<Affected<UploadRecord>>('DELETE', opts.id ? `/uploads/${encodeURIComponent(opts.id)}` : '/uploads', { query: { states: opts.states } });
   finalizeUpload = (id: string) => this.request<FinalizeAnswer>('POST', `/uploads/${encodeURIComponent(id)}/finalize`);
@@ -129,6 +130,7 @@ export class AgentClient {
   getDownload = (id: string) => this.request<DownloadRecord>('GET', `/downloads/${encodeURIComponent(id)}`);
   pauseDownloads = (id?: string) => this.request<Affected<DownloadRecord>>('POST', id ? `/downloads/${encodeURIComponent(id)}/pause` : '/downloads/pause');
   resumeDownloads = (id?: string) => this.request<Affected<DownloadRecord>>('POST', id ? `/downloads/${encodeURIComponent(id)}/resume` : '/downloads/resume');
+  cancelDownload = (id: string) => this.request<DownloadRecord>('POST', `/downloads/${encodeURIComponent(id)}/cancel`);
   deleteDownloads = (opts: { id?: string; states?: string; removeFiles?: boolean }) =>
     this.request<Affected<DownloadRecord>>('DELETE', opts.id ? `/downloads/${encodeURIComponent(opts.id)}` : '/downloads', {
       query: { states: opts.states, remove_files: opts.removeFiles || undefined },

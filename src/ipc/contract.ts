@@ -52,6 +52,8 @@ export const channels = {
   'uploads.pause': channel(UploadId, UploadRecord),
   'uploads.resume': channel(UploadId, UploadRecord),
   'uploads.remove': channel(UploadId, UploadRecord),
+  /** Stops it and keeps it in the history as canceled. */
+  'uploads.cancel': channel(UploadId, UploadRecord),
   'uploads.pauseAll': channel(Empty, UploadList),
   'uploads.resumeAll': channel(Empty, UploadList),
   'uploads.link': channel(Type.Object({ ...UploadId.properties, ...UploadLinkBody.properties }), UploadLinkAnswer),
@@ -64,6 +66,8 @@ export const channels = {
   'downloads.pause': channel(DownloadId, DownloadRecord),
   'downloads.resume': channel(DownloadId, DownloadRecord),
   'downloads.remove': channel(Type.Object({ ...DownloadId.properties, remove_files: Type.Optional(Type.Boolean()) }), DownloadRecord),
+  /** Stops it and keeps it in the history as canceled (finished files stay, partial ones go). */
+  'downloads.cancel': channel(DownloadId, DownloadRecord),
   'downloads.pauseAll': channel(Empty, DownloadList),
   'downloads.resumeAll': channel(Empty, DownloadList),
 

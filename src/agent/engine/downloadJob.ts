@@ -15,6 +15,7 @@ import { classify } from './downloadErrors.js';
 import { RangeMismatchError } from './rangeFetch.js';
 import { backoffMs } from './retry.js';
 import { downloadRecord } from './downloadRecord.js';
+import { CANCELED } from '../store/canceledMigration.js';
 
 export interface JobDeps {
   db: AgentDb;
@@ -32,6 +33,7 @@ export class DownloadJob implements Transfer {
   readonly lane = 'download' as const;
   readonly id: string;
   readonly priority: number;
+  readonly createdAt: string;
   private controller = new AbortController();
   /** Bumped by resume, so ranges aborted by an earlier pause know to queue themselves again. */
   private gen = 0;
@@ -52,12 +54,18 @@ export class DownloadJob implements Transfer {
   ) {
     this.id = row.id;
     this.priority = row.priority;
+    this.createdAt = row.created_at;
     this.trouble = new Trouble(deps.tuning.retry.retryForMs, { changed: () => this.notify(false), gaveUp: (err) => this.fail(err.message, true) });
   }
 
   /** Whether a failure that needs no person (the network, the service, the store) stopped it: it resumes by itself. */
   get recoverable(): boolean {
     return this.row.state === 'error' && this.row.error_recoverable === 1;
+  }
+
+  /** Bytes of it were fetched before (a resume, a restart): it goes on rather than waiting in line. */
+  get begun(): boolean {
+    return this.items.some((i) => i.state === 'complete' || i.bytesDone > 0);
   }
 
   get state(): store.DownloadState {
@@ -246,6 +254,10 @@ export class DownloadJob implements Transfer {
     this.row.error = error;
     this.row.error_recoverable = recoverable ? 1 : 0;
     this.row.updated_at = store.setDownloadState(this.deps.db, this.id, state, error, recoverable);
+    this.afterState(state);
+  }
+
+  private afterState(state: store.DownloadState): void {
     if (state !== 'transferring') {
       this.trouble.clear();
       this.deps.scheduler.remove(this.id);
@@ -264,6 +276,28 @@ export class DownloadJob implements Transfer {
     this.controller.abort();
   }
 
+  /**
+   * Stops for good (resume refuses it) and stays listed as canceled: ranges in flight are
+   * aborted; finished files stay, partial ones go, as a browser does with a canceled download.
+   */
+  async cancel(): Promise<void> {
+    if (this.closed || this.row.canceled_at || this.row.state === 'complete') return;
+    this.controller.abort();
+    const at = store.setDownloadCanceled(this.deps.db, this.id);
+    Object.assign(this.row, { state: 'error', error: CANCELED, error_recoverable: 0, canceled_at: at, updated_at: at });
+    this.afterState('error');
+    await this.settle();
+    for (const item of this.items) {
+      if (item.state !== 'pending') continue;
+      item.state = 'error';
+      item.error = CANCELED;
+      store.setItemState(this.deps.db, this.id, item.fileId, 'error', CANCELED);
+      this.deps.writer.reset(item);
+      await this.deps.writer.discard(item).catch((err) => this.deps.log.warn({ err, download: this.id, file: item.fileId }, 'a partial file could not be removed'));
+    }
+    this.notify(true);
+  }
+
   /** transferring -> paused: no new ranges, those in flight are aborted (and fetched again on resume). */
   async pause(): Promise<void> {
     if (this.row.state !== 'transferring') return;
@@ -274,7 +308,7 @@ export class DownloadJob implements Transfer {
 
   /** paused or error -> transferring, from the recorded ranges. */
   resume(): void {
-    if (this.row.state === 'transferring' || this.row.state === 'complete' || this.closed) return;
+    if (this.row.state === 'transferring' || this.row.state === 'complete' || this.row.canceled_at || this.closed) return;
     this.controller = new AbortController();
     this.gen++;
     this.attempts.clear();
@@ -322,7 +356,9 @@ export class DownloadJob implements Transfer {
 
   record(): DownloadRecord {
     const r = downloadRecord(this.row, this.items, (item) => this.deps.writer.localPath(item));
-    const waiting = this.row.state === 'transferring' ? this.trouble.waiting() : undefined;
-    return waiting ? { ...r, waiting } : r;
+    if (this.row.state !== 'transferring') return r;
+    const waiting = this.trouble.waiting();
+    const place = this.deps.scheduler.queuePlace(this.id);
+    return { ...r, ...(waiting ? { waiting } : {}), ...(place !== undefined ? { queue_position: place } : {}) };
   }
 }

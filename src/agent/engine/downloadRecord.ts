@@ -46,5 +46,6 @@ export function downloadRecord(row: DownloadRow, items: DownloadItem[], localPat
     created_at: row.created_at,
     updated_at: row.updated_at,
     ...(row.error ? { error: row.error } : {}),
+    ...(row.canceled_at ? { canceled_at: row.canceled_at } : {}),
   };
 }

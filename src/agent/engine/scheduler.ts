@@ -2,7 +2,10 @@
 // them (--concurrency). Each direction (uploads, downloads) has its own queue, and
 // when both have parts ready the free slots go to them in turn, so a long upload
 // never holds a download back for more than a part. Within a direction, higher
-// priority goes first and transfers of equal priority take turns part by part.
+// priority goes first; among equals a transfer already started goes before one
+// that has not (then creation order), and one not yet started gets a slot only
+// when no started one has a part ready. So about `limit` transfers run at once,
+// the others wait their turn in order (their queue place), and no slot sits idle.
 
 export type Lane = 'upload' | 'download';
 
@@ -15,24 +18,34 @@ export interface Transfer {
   readonly id: string;
   readonly lane: Lane;
   readonly priority: number;
+  /** ISO time: the order among equals. */
+  readonly createdAt: string;
+  /** Whether it moved bytes before it was added (a resume, a restart): it goes on, not back in line. */
+  readonly begun: boolean;
   /** The next part ready to go, or undefined when none is ready right now. */
   nextPart(): PartTask | undefined;
 }
 
 interface LaneState {
+  /** Priority first (highest), then creation order. */
   transfers: Transfer[];
+  /** Those that got a slot (or had begun when added). */
+  started: Set<string>;
   inFlight: number;
-  /** Index of the transfer served last, for round-robin among equals. */
-  cursor: number;
 }
+
+const before = (a: Transfer, b: Transfer) => b.priority - a.priority || (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0);
 
 export class Scheduler {
   private readonly lanes: Record<Lane, LaneState> = {
-    upload: { transfers: [], inFlight: 0, cursor: -1 },
-    download: { transfers: [], inFlight: 0, cursor: -1 },
+    upload: { transfers: [], started: new Set(), inFlight: 0 },
+    download: { transfers: [], started: new Set(), inFlight: 0 },
   };
   /** The direction that got the last slot: the other one is asked first for the next. */
   private lastLane: Lane = 'download';
+  /** Queue places by id, rebuilt on the first read after a change. */
+  private places: Map<string, number> | undefined;
+  private readonly queueWatchers: ((lane: Lane) => void)[] = [];
 
   constructor(
     private limit: number,
@@ -47,18 +60,52 @@ export class Scheduler {
 
   add(t: Transfer): void {
     const lane = this.lanes[t.lane];
-    if (!lane.transfers.some((x) => x.id === t.id)) lane.transfers.push(t);
+    if (!lane.transfers.some((x) => x.id === t.id)) {
+      const at = lane.transfers.findIndex((x) => before(t, x) < 0);
+      lane.transfers.splice(at < 0 ? lane.transfers.length : at, 0, t);
+      if (t.begun) lane.started.add(t.id);
+      this.queueChanged(t.lane);
+    }
     this.wake();
   }
 
   /** Stops giving the transfer new slots; its parts in flight finish or abort on their own. */
   remove(id: string): void {
-    for (const lane of Object.values(this.lanes)) lane.transfers = lane.transfers.filter((t) => t.id !== id);
+    for (const [name, lane] of Object.entries(this.lanes) as [Lane, LaneState][]) {
+      const n = lane.transfers.length;
+      lane.transfers = lane.transfers.filter((t) => t.id !== id);
+      if (lane.transfers.length === n) continue;
+      lane.started.delete(id);
+      this.queueChanged(name);
+    }
   }
 
   /** Parts in flight in one direction, or in all. */
   inFlight(lane?: Lane): number {
     return lane ? this.lanes[lane].inFlight : this.lanes.upload.inFlight + this.lanes.download.inFlight;
+  }
+
+  /** 1 for the next transfer of its direction to start, 2 for the one after...; undefined once started (or unknown here). */
+  queuePlace(id: string): number | undefined {
+    if (!this.places) {
+      this.places = new Map();
+      for (const lane of Object.values(this.lanes)) {
+        let n = 0;
+        for (const t of lane.transfers) if (!lane.started.has(t.id)) this.places.set(t.id, ++n);
+      }
+    }
+    return this.places.get(id);
+  }
+
+  /** The waiting transfers of a direction, first in line first. */
+  queue(name: Lane): string[] {
+    const lane = this.lanes[name];
+    return lane.transfers.filter((t) => !lane.started.has(t.id)).map((t) => t.id);
+  }
+
+  /** Called (at once, often) whenever the places of a direction's waiting transfers may have changed. */
+  watchQueue(fn: (lane: Lane) => void): void {
+    this.queueWatchers.push(fn);
   }
 
   /** Hands free slots out. Call when a transfer may have new parts ready (resumed, fresh blueprints, a retry timer fired). */
@@ -78,11 +125,16 @@ export class Scheduler {
     }
   }
 
+  private queueChanged(lane: Lane): void {
+    this.places = undefined;
+    for (const fn of this.queueWatchers) fn(lane);
+  }
+
   /** A part from the direction that did not get the last slot, else from the other. */
   private pickLane(): [LaneState, Transfer, PartTask] | undefined {
     const order: Lane[] = this.lastLane === 'upload' ? ['download', 'upload'] : ['upload', 'download'];
     for (const name of order) {
-      const picked = this.pick(this.lanes[name]);
+      const picked = this.pick(name);
       if (picked) {
         this.lastLane = name;
         return [this.lanes[name], ...picked];
@@ -91,22 +143,27 @@ export class Scheduler {
     return undefined;
   }
 
-  /** Highest priority first; among equals, the next one after the last served that has a part ready. */
-  private pick(lane: LaneState): [Transfer, PartTask] | undefined {
-    const n = lane.transfers.length;
-    if (n === 0) return undefined;
-    const priorities = [...new Set(lane.transfers.map((t) => t.priority))].sort((a, b) => b - a);
-    for (const p of priorities) {
-      for (let step = 1; step <= n; step++) {
-        const i = (lane.cursor + step) % n;
-        const t = lane.transfers[i]!;
-        if (t.priority !== p) continue;
-        const task = t.nextPart();
-        if (task) {
-          lane.cursor = i;
+  /** Per priority, highest first: the first started transfer with a part ready, else the first waiting one (which starts). */
+  private pick(name: Lane): [Transfer, PartTask] | undefined {
+    const lane = this.lanes[name];
+    const list = lane.transfers;
+    for (let from = 0; from < list.length; ) {
+      let to = from;
+      while (to < list.length && list[to]!.priority === list[from]!.priority) to++;
+      for (const startedPass of [true, false]) {
+        for (let i = from; i < to; i++) {
+          const t = list[i]!;
+          if (lane.started.has(t.id) !== startedPass) continue;
+          const task = t.nextPart();
+          if (!task) continue;
+          if (!startedPass) {
+            lane.started.add(t.id);
+            this.queueChanged(name);
+          }
           return [t, task];
         }
       }
+      from = to;
     }
     return undefined;
   }

@@ -68,6 +68,9 @@ export class UploadRun implements Transfer {
   readonly lane = 'upload' as const;
   readonly id: string;
   readonly priority: number;
+  readonly createdAt: string;
+  /** Bytes of it were stored by an earlier run: it goes on rather than waiting in line. */
+  readonly begun: boolean;
   private stopped = false;
   private readonly abort = new AbortController();
   private readonly pending = new Set<Promise<unknown>>();
@@ -100,6 +103,8 @@ export class UploadRun implements Transfer {
     this.files = uploadFiles(e.db, u.id).map((r) => new FileTransfer(r, r.done ? [] : fileParts(e.db, u.id, r.idx)));
     this.prepQueue = this.files.filter((f) => !f.row.done);
     this.filesLeft = this.prepQueue.length;
+    this.createdAt = u.created_at;
+    this.begun = this.files.some((f) => (f.row.done && f.row.kind === 'file') || f.done.size > 0);
   }
 
   get running(): boolean {

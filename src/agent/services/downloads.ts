@@ -20,6 +20,7 @@ import { packageRootSegments } from '../engine/safePath.js';
 import { checkRequestPath, makeFolder } from '../engine/requestPath.js';
 import { createRangeTransport } from '../engine/rangeFetch.js';
 import { ThrottledFeed } from '../engine/feed.js';
+import { QueueFeed } from '../engine/queueFeed.js';
 import { engineTuning } from '../engine/retry.js';
 import { removeQuietly, partPathOf } from '../engine/downloadFiles.js';
 import { LinkTokens } from './linkTokens.js';
@@ -101,6 +102,7 @@ export function createDownloadsService(ctx: AgentContext) {
     const job = jobs.get(id);
     if (job) ctx.events.publish('download', job.record());
   });
+  const queue = new QueueFeed(ctx.scheduler, 'download', (id) => feed.changed(id, 'progress'));
 
   for (const stored of store.loadDownloads(ctx.db)) makeJob(stored);
 
@@ -263,14 +265,23 @@ export function createDownloadsService(ctx: AgentContext) {
     resume(id: string): DownloadRecord {
       const job = jobOf(id);
       if (job.state === 'complete') throw conflict('download is complete');
+      if (job.row.canceled_at) throw conflict('the download was canceled, so it cannot be resumed: receive the Link again to download it');
       job.resume();
       return job.record();
     },
     /** Resumes every paused download and every one stopped by an error; answers those. */
     resumeMany(): DownloadRecord[] {
-      const affected = all().filter((j) => j.state === 'paused' || j.state === 'error');
+      const affected = all().filter((j) => j.state === 'paused' || (j.state === 'error' && !j.row.canceled_at));
       for (const j of affected) j.resume();
       return affected.map((j) => j.record());
+    },
+    /** Stops it at once and keeps it listed as canceled (downloadJob.ts: what happens to its files). Again: no change. */
+    async cancel(id: string): Promise<DownloadRecord> {
+      const job = jobOf(id);
+      if (job.row.canceled_at) return job.record();
+      if (job.state === 'complete') throw conflict('the download is complete, so there is nothing to cancel: remove it from the list instead');
+      await job.cancel();
+      return job.record();
     },
     remove: async (id: string, removeFiles: boolean): Promise<DownloadRecord> => removeJob(jobOf(id), removeFiles),
     /** DELETE /downloads[?states=]: every download, or those in the given states. */
@@ -310,6 +321,7 @@ export function createDownloadsService(ctx: AgentContext) {
     /** Aborts ranges in flight and keeps every state, so the next start resumes them. */
     async close(): Promise<void> {
       feed.close();
+      queue.close();
       await Promise.all(all().map((j) => j.stop()));
       await Promise.all([...clients.values()].map((c) => c.destroy().catch(() => {})));
       await transport.close().catch(() => {});

@@ -19,11 +19,13 @@ import { checkPortalRestrictions, planUpload, type UploadPlan } from '../engine/
 import { UploadRun, uploadErrorMessage, type UploadEngine } from '../engine/uploadJob.js';
 import { finalizeOnService } from '../engine/uploadFinalize.js';
 import { ThrottledFeed } from '../engine/feed.js';
+import { QueueFeed } from '../engine/queueFeed.js';
 import {
   deleteUpload,
   getUpload,
   insertUpload,
   listUploads,
+  setUploadCanceled,
   setUploadState,
   uploadRecord,
   type UploadRow,
@@ -45,17 +47,24 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
   const objects = new ObjectHttp({ timeoutMs: tuning.timeoutMs });
   const service = ctx.outages.target('service', session.hosted.baseUrl);
   const runs = new Map<string, UploadRun>();
-  const finalizing = new Map<string, { done: Promise<void>; trouble: Trouble }>();
+  const finalizing = new Map<string, { done: Promise<void>; trouble: Trouble; stop: AbortController }>();
   /** Uploads being deleted: no run may start for them meanwhile. */
   const removing = new Set<string>();
+  /** Uploads being canceled: likewise, and their finalize failing is no error of theirs. */
+  const canceling = new Set<string>();
   const closing = new AbortController();
   let closed = false;
 
-  /** The stored record, with `waiting` while its run (or its Package finalize) waits for the service or the store. */
+  /**
+   * The stored record, with `waiting` while its run (or its Package finalize) waits for the
+   * service or the store, and `queue_position` while it waits for its turn.
+   */
   function recordOf(id: string): UploadRecord | undefined {
     const r = uploadRecord(db, id);
-    const waiting = r?.state === 'transferring' ? runs.get(id)?.waiting() : r?.state === 'idle' ? finalizing.get(id)?.trouble.waiting() : undefined;
-    return r && waiting ? { ...r, waiting } : r;
+    if (!r) return r;
+    const waiting = r.state === 'transferring' ? runs.get(id)?.waiting() : r.state === 'idle' ? finalizing.get(id)?.trouble.waiting() : undefined;
+    const place = r.state === 'transferring' ? ctx.scheduler.queuePlace(id) : undefined;
+    return { ...r, ...(waiting ? { waiting } : {}), ...(place !== undefined ? { queue_position: place } : {}) };
   }
 
   const feed = new ThrottledFeed((id) => {
@@ -63,6 +72,7 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
     if (rec) ctx.events.publish('upload', rec);
   });
   const changed = (id: string, kind: 'state' | 'progress') => feed.changed(id, kind);
+  const queue = new QueueFeed(ctx.scheduler, 'upload', (id) => changed(id, 'progress'));
 
   const engine: UploadEngine = {
     db,
@@ -84,7 +94,7 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
   };
 
   function startRun(id: string): void {
-    if (closed || removing.has(id) || runs.get(id)?.running) return;
+    if (closed || removing.has(id) || canceling.has(id) || runs.get(id)?.running) return;
     const u = getUpload(db, id)!;
     const run = new UploadRun(engine, u);
     runs.set(id, run);
@@ -119,7 +129,7 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
       // Every file marked done is on disk before the service closes the package to changes.
       await db.synced();
       await finalizeOnService(session.hosted, mustGet(id), service, { policy: tuning.retry, trouble, signal: stop.signal });
-      if (!getUpload(db, id)) return; // deleted meanwhile
+      if (getUpload(db, id)?.state !== 'idle') return; // deleted or canceled meanwhile
       setUploadState(db, id, 'complete');
       changed(id, 'state');
     })().finally(() => {
@@ -127,13 +137,13 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
       closing.signal.removeEventListener('abort', onClose);
       finalizing.delete(id);
     });
-    finalizing.set(id, { done, trouble });
+    finalizing.set(id, { done, trouble, stop });
     return done;
   }
 
   function autoFinalize(id: string): void {
     finalizeNow(id).catch((err) => {
-      if (closed || !getUpload(db, id)) return; // finalized at the next start
+      if (closed || canceling.has(id) || getUpload(db, id)?.state !== 'idle') return; // finalized at the next start, or deleted or canceled
       ctx.log.warn({ err, upload: id }, 'finalizing the package failed');
       setUploadState(db, id, 'error', { message: uploadErrorMessage(err), recoverable: isRecoverable(err) });
       changed(id, 'state');
@@ -285,6 +295,7 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
     resume(id: string): UploadRecord {
       const u = mustGet(id);
       if (u.state === 'transferring') return rec(id);
+      if (u.canceled_at) throw conflict('the upload was canceled, so it cannot be resumed: send the files again in a new upload');
       if (u.state === 'paused' || (u.state === 'error' && u.error_recoverable)) resumeOne(u);
       else if (u.state === 'error') throw conflict(`the upload cannot be resumed: ${u.error}`);
       else throw conflict(`the upload is ${u.state}; only a paused upload or one that failed can be resumed`);
@@ -316,6 +327,32 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
     /** After a sleep of the machine: connections that may have died with it are dropped. */
     reconnect(): void {
       objects.reconnect();
+    },
+
+    /**
+     * Stops the upload at once, as a delete does (its Package stays on the service as it is),
+     * but keeps it in the history: state error, error "Canceled", canceled_at. Again: no change.
+     */
+    async cancel(id: string): Promise<UploadRecord> {
+      const u = mustGet(id);
+      if (u.canceled_at) return rec(id);
+      if (u.state === 'complete') throw conflict('the upload is complete, so there is nothing to cancel: remove it from the list instead');
+      canceling.add(id);
+      try {
+        const fin = finalizing.get(id);
+        fin?.stop.abort(new Error('canceled'));
+        await stopRun(id);
+        await fin?.done.catch(() => {});
+        const now = getUpload(db, id);
+        if (!now) throw notFound(`upload ${id}`);
+        // A finalize that got through meanwhile made it complete: that is what it is.
+        if (now.state === 'complete') throw conflict('the upload completed before it could be canceled: remove it from the list instead');
+        setUploadCanceled(db, id);
+      } finally {
+        canceling.delete(id);
+      }
+      changed(id, 'state');
+      return rec(id);
     },
 
     /** Forgets the upload here; its Package stays on the service as it is. */
@@ -363,6 +400,7 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
       closed = true;
       closing.abort();
       feed.close();
+      queue.close();
       await Promise.all([...runs.keys()].map(stopRun));
       await Promise.allSettled([...finalizing.values()].map((f) => f.done));
       await objects.close();

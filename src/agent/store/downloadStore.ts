@@ -3,6 +3,7 @@
 // a crash the engine re-fetches exactly the ranges that were not recorded.
 import type { AgentDb } from './db.js';
 import type { Migration } from './migrations.js';
+import { CANCELED } from './canceledMigration.js';
 
 export const downloadsMigration: Migration = {
   version: 3,
@@ -90,6 +91,8 @@ export interface DownloadRow {
   error: string | null;
   /** 1 when the error resumes by itself (the network, the service or the store, after --retry-for). */
   error_recoverable?: number;
+  /** Set once canceled (then state error, error "Canceled"). */
+  canceled_at?: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -156,6 +159,13 @@ export function loadDownloads(db: AgentDb): StoredDownload[] {
 export function setDownloadState(db: AgentDb, id: string, state: DownloadState, error: string | null, recoverable = false): string {
   const at = now();
   db.sql('UPDATE downloads SET state = ?, error = ?, error_recoverable = ?, updated_at = ? WHERE id = ?').run(state, error, recoverable ? 1 : 0, at, id);
+  return at;
+}
+
+/** Canceled: in error for good (never resumed), with the time; answers it. */
+export function setDownloadCanceled(db: AgentDb, id: string): string {
+  const at = now();
+  db.sql('UPDATE downloads SET state = ?, error = ?, error_recoverable = 0, canceled_at = ?, updated_at = ? WHERE id = ?').run('error', CANCELED, at, at, id);
   return at;
 }
 

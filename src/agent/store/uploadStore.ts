@@ -4,6 +4,7 @@
 // that have no row.
 import type { AgentDb } from './db.js';
 import type { Migration } from './migrations.js';
+import { CANCELED } from './canceledMigration.js';
 import type { ItemState, UploadRecord, UploadState } from '../../api/agent/uploads.js';
 
 export const uploadsMigration: Migration = {
@@ -69,6 +70,8 @@ export interface UploadRow {
   size: number;
   error: string | null;
   error_recoverable: number;
+  /** Set once canceled (then state error, error "Canceled"). */
+  canceled_at: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -91,7 +94,7 @@ export interface UploadFileRow {
 
 export interface PartRow { part_number: number; etag: string; size: number }
 
-export type NewUpload = Omit<UploadRow, 'error' | 'error_recoverable' | 'created_at' | 'updated_at'>;
+export type NewUpload = Omit<UploadRow, 'error' | 'error_recoverable' | 'canceled_at' | 'created_at' | 'updated_at'>;
 export type NewUploadFile = Pick<UploadFileRow, 'kind' | 'local_path' | 'rel_dir' | 'name' | 'size' | 'mtime_ms'>;
 
 const now = () => new Date().toISOString();
@@ -125,6 +128,12 @@ export function setUploadState(db: AgentDb, id: string, state: UploadState, erro
     now(),
     id,
   );
+}
+
+/** Canceled: in error for good (never resumed), with the time. */
+export function setUploadCanceled(db: AgentDb, id: string): void {
+  const at = now();
+  db.sql('UPDATE uploads SET state = ?, error = ?, error_recoverable = 0, canceled_at = ?, updated_at = ? WHERE id = ?').run('error', CANCELED, at, at, id);
 }
 
 export const deleteUpload = (db: AgentDb, id: string) => void db.sql('DELETE FROM uploads WHERE id = ?').run(id);
@@ -209,5 +218,6 @@ export function uploadRecord(db: AgentDb, id: string): UploadRecord | undefined 
     created_at: u.created_at,
     updated_at: u.updated_at,
     ...(u.error ? { error: u.error } : {}),
+    ...(u.canceled_at ? { canceled_at: u.canceled_at } : {}),
   };
 }

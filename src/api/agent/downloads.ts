@@ -81,6 +81,10 @@ export const DownloadRecord = Type.Object({
   error: Type.Optional(Type.String()),
   /** Present while a transferring download waits for the service or the store. */
   waiting: Type.Optional(Waiting),
+  /** Ferry: present while a transferring download waits for its turn (no range started yet): 1 is the next to start. */
+  queue_position: Type.Optional(Type.Integer({ minimum: 1 })),
+  /** Ferry: when it was canceled (ISO 8601); its state is then `error` and its error "Canceled". */
+  canceled_at: Type.Optional(Type.String()),
 });
 export type DownloadRecord = Static<typeof DownloadRecord>;
 

@@ -98,6 +98,10 @@ export const UploadRecord = Type.Object({
   error: Type.Optional(Type.String()),
   /** Present while a transferring upload waits for the service or the store. */
   waiting: Type.Optional(Waiting),
+  /** Ferry: present while a transferring upload waits for its turn (no part started yet): 1 is the next to start. */
+  queue_position: Type.Optional(Type.Integer({ minimum: 1 })),
+  /** Ferry: when it was canceled (ISO 8601); its state is then `error` and its error "Canceled". */
+  canceled_at: Type.Optional(Type.String()),
 });
 export type UploadRecord = Static<typeof UploadRecord>;
 

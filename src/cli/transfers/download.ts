@@ -78,6 +78,7 @@ export const download = clientCommand(
       isDone: (r) => r.state === 'complete' || r.state === 'error',
     });
     bar.finish();
+    if (record.canceled_at) throw new Failure(`download ${id} was canceled`);
     if (record.state === 'error') throw new Failure(`download ${id} failed: ${record.error ?? 'unknown error'} (it may resume: ferry downloads resume ${id})`);
     const seconds = bar.elapsedSeconds();
     const skipped = record.items.filter((i) => i.state === 'skipped');

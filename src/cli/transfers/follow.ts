@@ -10,7 +10,7 @@ import { ProgressBar, type ProgressOut } from '../progress.js';
 import { Failure } from './common.js';
 import type { Waiting } from '../../api/agent/waiting.js';
 
-interface Moving { progress: number; size: number; state: string; waiting?: Waiting }
+interface Moving { progress: number; size: number; state: string; waiting?: Waiting; queue_position?: number }
 
 export interface FollowOptions<R extends Moving> {
   client: AgentClient;
@@ -59,7 +59,8 @@ export async function followTransfer<R extends Moving>(o: FollowOptions<R>): Pro
       throw err;
     }
   };
-  const show = (r: R) => bar.update(r.progress, r.size, r.state, r.waiting);
+  // A transfer waiting its turn says so, and its place.
+  const show = (r: R) => bar.update(r.progress, r.size, r.state === 'transferring' && r.queue_position !== undefined ? `queued (${r.queue_position})` : r.state, r.waiting);
 
   const lostMs = o.lostMs ?? 10 * 60_000;
   const lostFor = lostMs >= 60_000 ? `${Math.round(lostMs / 60_000)} min` : `${Math.round(lostMs / 1000)} s`;

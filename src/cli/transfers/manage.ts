@@ -1,5 +1,5 @@
-// `ferry uploads ...` and `ferry downloads ...`: list, show, pause, resume and
-// remove transfers the agent keeps; finalize uploads and make Links of them.
+// `ferry uploads ...` and `ferry downloads ...`: list, show, pause, resume,
+// cancel and remove transfers the agent keeps; finalize uploads and make Links of them.
 import { commandGroup, type Command } from '../command.js';
 import type { Affected } from '../agentClient.js';
 import type { UploadRecord } from '../../api/agent/uploads.js';
@@ -12,25 +12,33 @@ type Kind = 'upload' | 'download';
 
 const idOf = (r: Rec) => ('upload_id' in r ? r.upload_id : r.download_id);
 const nameOf = (r: Rec) => ('upload_id' in r ? r.name : r.package_name);
+/** The state as people read it: "queued (3)" while it waits its turn, "canceled" rather than "error". */
+export function stateOf(r: Rec): string {
+  if (r.canceled_at) return 'canceled';
+  if (r.state === 'transferring' && r.queue_position !== undefined) return `queued (${r.queue_position})`;
+  return r.waiting ? `${r.state} (waiting)` : r.state;
+}
 const pct = (r: Rec) => `${r.size > 0 ? Math.floor((r.progress / r.size) * 100) : r.state === 'complete' ? 100 : 0}%`;
 
 function listing(records: Rec[], kind: Kind): string {
   if (records.length === 0) return `no ${kind}s`;
   return table(
     [`${kind.toUpperCase()} ID`, 'STATE', 'DONE', 'SIZE', 'NAME'],
-    records.map((r) => [idOf(r), r.waiting ? `${r.state} (waiting)` : r.state, pct(r), formatBytes(r.size), nameOf(r)]),
+    records.map((r) => [idOf(r), stateOf(r), pct(r), formatBytes(r.size), nameOf(r)]),
   );
 }
 
 function details(r: Rec): string {
   const lines = [
-    `${'upload_id' in r ? 'upload' : 'download'} ${idOf(r)}: ${r.state}, ${pct(r)} (${formatBytes(r.progress)} of ${formatBytes(r.size)})`,
+    `${'upload_id' in r ? 'upload' : 'download'} ${idOf(r)}: ${stateOf(r)}, ${pct(r)} (${formatBytes(r.progress)} of ${formatBytes(r.size)})`,
     `package: ${r.package_name} (${r.package_id})`,
   ];
   if ('dst_folder' in r) lines.push(`folder: ${r.dst_folder}`);
   if ('type' in r) lines.push(`type: ${r.type}`);
   lines.push(`created: ${r.created_at}, updated: ${r.updated_at}`);
-  if (r.error) lines.push(`error: ${r.error}`);
+  if (r.canceled_at) lines.push(`canceled: ${r.canceled_at}`);
+  else if (r.error) lines.push(`error: ${r.error}`);
+  if (r.queue_position !== undefined) lines.push(`queued: number ${r.queue_position} in line to start`);
   if (r.waiting) lines.push(`${describeWaiting(r.waiting)} since ${r.waiting.since}; last error: ${r.waiting.last_error}`);
   if (r.items.length > 0) {
     lines.push('');
@@ -45,7 +53,7 @@ function details(r: Rec): string {
 const affected = (verb: string, kind: Kind, a: Affected<Rec> | undefined) => {
   const list = a === undefined ? [] : Array.isArray(a) ? a : [a];
   if (list.length === 0) return `no ${kind}s ${verb}`;
-  return list.map((r) => `${verb} ${kind} ${idOf(r)} (${r.state})`).join('\n');
+  return list.map((r) => `${verb} ${kind} ${idOf(r)} (${stateOf(r)})`).join('\n');
 };
 
 function oneId(positionals: string[], what: string, optional: boolean): string | undefined {
@@ -65,6 +73,7 @@ actions:
   get ID                  one upload, with its files
   pause [ID]              pause one upload, or all
   resume [ID]             resume one upload, or all (also one in a recoverable error)
+  cancel ID               stop an upload for good; it stays listed as canceled
   rm ID | rm ${STATES_HELP('transferring,paused,idle,complete,error')} | rm --all
                           forget uploads (uploaded Packages stay on the service)
   finalize ID             send an idle upload's Package
@@ -80,6 +89,8 @@ actions:
   get ID                  one download, with its files
   pause [ID]              pause one download, or all
   resume [ID]             resume one download, or all (also one in a recoverable error)
+  cancel ID               stop a download for good; it stays listed as canceled
+                          (finished files stay, partly written ones are removed)
   rm ID [--remove-files] | rm ${STATES_HELP('transferring,paused,complete,error')} | rm --all
                           forget downloads; --remove-files also deletes what they wrote
 
@@ -111,6 +122,10 @@ const uploadActions: Record<string, Command> = {
   resume: clientCommand('uploads resume', 'usage: ferry uploads resume [ID]', {}, async ({ client, print, positionals }) => {
     const a = await client.resumeUploads(oneId(positionals, 'upload', true));
     print(affected('resumed', 'upload', a), a);
+  }, true),
+  cancel: clientCommand('uploads cancel', 'usage: ferry uploads cancel ID', {}, async ({ client, print, positionals }) => {
+    const r = await client.cancelUpload(oneId(positionals, 'upload', false)!);
+    print(affected('canceled', 'upload', r), r);
   }, true),
   rm: clientCommand('uploads rm', `usage: ferry uploads rm ID | --states LIST | --all`, { states: { type: 'string' }, all: { type: 'boolean' } }, async (inv) => {
     const a = await inv.client.deleteUploads(rmTarget(inv, 'upload'));
@@ -157,6 +172,10 @@ const downloadActions: Record<string, Command> = {
   resume: clientCommand('downloads resume', 'usage: ferry downloads resume [ID]', {}, async ({ client, print, positionals }) => {
     const a = await client.resumeDownloads(oneId(positionals, 'download', true));
     print(affected('resumed', 'download', a), a);
+  }, true),
+  cancel: clientCommand('downloads cancel', 'usage: ferry downloads cancel ID', {}, async ({ client, print, positionals }) => {
+    const r = await client.cancelDownload(oneId(positionals, 'download', false)!);
+    print(affected('canceled', 'download', r), r);
   }, true),
   rm: clientCommand(
     'downloads rm',

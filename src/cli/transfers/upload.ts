@@ -88,6 +88,7 @@ function summary(r: UploadRecord, seconds: number): string {
 }
 
 function failed(r: UploadRecord): never {
+  if (r.canceled_at) throw new Failure(`upload ${r.upload_id} was canceled`);
   throw new Failure(`upload ${r.upload_id} failed: ${r.error ?? 'unknown error'} (it may resume: ferry uploads resume ${r.upload_id})`);
 }
 

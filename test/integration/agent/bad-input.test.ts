@@ -367,6 +367,8 @@ function table(): Row[] {
       ['states=COMPLETE', 'a state in capitals'],
       ['states=complete&states=error', 'states given twice'],
     ]),
+    ...bodyRows(`POST /uploads/${ID}/cancel`, 'POST', `${up}/cancel`),
+    ...uploadIdRows(`POST /uploads/${ID}/cancel`, 'POST', '/cancel'),
     ...bodyRows(`DELETE /uploads/${ID}`, 'DELETE', up),
     ...uploadIdRows(`DELETE /uploads/${ID}`, 'DELETE'),
     ...bodyRows(`POST /uploads/${ID}/finalize`, 'POST', `${up}/finalize`),
@@ -407,6 +409,8 @@ function table(): Row[] {
     ...noInputGetRows('/downloads'),
     ...downloadIdRows(`GET /downloads/${DID}`, 'GET'),
     ...pauseResumeRows('downloads', DID, dl, downloadIdRows),
+    ...bodyRows(`POST /downloads/${DID}/cancel`, 'POST', `${dl}/cancel`),
+    ...downloadIdRows(`POST /downloads/${DID}/cancel`, 'POST', '/cancel'),
     ...bodyRows(`DELETE /downloads/${DID}`, 'DELETE', dl),
     ...downloadIdRows(`DELETE /downloads/${DID}`, 'DELETE'),
     ...queryRows(`DELETE /downloads/${DID}`, 'DELETE', dl, [

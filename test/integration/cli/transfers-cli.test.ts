@@ -200,10 +200,50 @@ describe('without waiting, and managing uploads', () => {
       held.env.proxy.rule = () => 'pass';
       const r = await run(held.agent, ['uploads', 'resume']);
       expect(r.code, r.stderr).toBe(0);
-      expect(r.stdout.trim().split('\n').sort()).toEqual(ids.map((id) => `resumed upload ${id} (transferring)`));
+      // Each is transferring again, or waits its turn (queued) until its first part goes.
+      const lines = r.stdout.trim().split('\n').sort();
+      expect(lines).toHaveLength(ids.length);
+      ids.forEach((id, i) => expect(lines[i]).toMatch(new RegExp(`^resumed upload ${id} \\((transferring|queued \\(\\d\\))\\)$`)));
       for (const id of ids) {
         await vi.waitFor(async () => expect((await call(held.agent.url, 'GET', `/uploads/${id}`)).body.state).toBe('complete'), { timeout: 60_000, interval: 100 });
       }
+    } finally {
+      await held.close();
+    }
+  });
+
+  test('uploads ls shows an upload that waits its turn as "queued (N)"; uploads cancel stops one, which stays listed as canceled', async () => {
+    // One slot, and a store that stalls every PUT: the first upload holds the slot, the second waits.
+    const held = await startProxiedAgent('cli-queue', { 'chunk-size': String(5 * MiB), concurrency: '1' });
+    try {
+      held.env.proxy.rule = () => 'stall';
+      const upload = async (rel: string) => {
+        const r = await run(held.agent, ['upload', path.join(tmp, rel), '--team-id', held.owner.teamId, '--json', '--no-wait']);
+        expect(r.code, r.stderr).toBe(0);
+        return json(r.stdout) as { upload_id: string; package_id: string };
+      };
+      const first = await upload('reel/cut.bin');
+      await vi.waitFor(() => expect(held.env.proxy.puts.some((p) => p.key.includes(first.package_id))).toBe(true), { timeout: 30_000, interval: 50 });
+      const second = await upload('reel/notes/script.txt');
+      await vi.waitFor(async () => expect((await call(held.agent.url, 'GET', `/uploads/${second.upload_id}`)).body.queue_position).toBe(1), { timeout: 30_000, interval: 50 });
+
+      const ls = await run(held.agent, ['uploads', 'ls']);
+      expect(ls.code, ls.stderr).toBe(0);
+      expect(ls.stdout).toMatch(new RegExp(`^${second.upload_id}\\s+queued \\(1\\)\\s+0%`, 'm'));
+      expect(ls.stdout).toMatch(new RegExp(`^${first.upload_id}\\s+transferring\\s`, 'm'));
+      const listed = json((await run(held.agent, ['uploads', 'ls', '--json'])).stdout) as { upload_id: string; queue_position?: number }[];
+      expect(listed.find((u) => u.upload_id === second.upload_id)!.queue_position).toBe(1);
+
+      const c = await run(held.agent, ['uploads', 'cancel', first.upload_id]);
+      expect(c.code, c.stderr).toBe(0);
+      expect(c.stdout.trim()).toBe(`canceled upload ${first.upload_id} (canceled)`);
+      const after = await run(held.agent, ['uploads', 'ls']);
+      expect(after.stdout).toMatch(new RegExp(`^${first.upload_id}\\s+canceled\\s`, 'm'));
+      const got = await run(held.agent, ['uploads', 'get', first.upload_id]);
+      expect(got.stdout).toMatch(/^canceled: \d{4}-\d\d-\d\dT/m);
+      const again = await run(held.agent, ['uploads', 'resume', first.upload_id]);
+      expect(again.code).toBe(1);
+      expect(again.stderr).toMatch(/canceled, so it cannot be resumed/);
     } finally {
       await held.close();
     }
@@ -253,6 +293,10 @@ describe('an agent that does not finalize by itself', () => {
     expect(rec).toBeDefined();
     const g = await run(manual, ['downloads', 'get', rec.download_id]);
     expect(g.stdout).toMatch(new RegExp(`^download ${rec.download_id}: complete, 100%`));
+    // A complete download has nothing to cancel: the agent says so.
+    const c = await run(manual, ['downloads', 'cancel', rec.download_id]);
+    expect(c.code).toBe(1);
+    expect(c.stderr).toMatch(/complete, so there is nothing to cancel/);
     const rm = await run(manual, ['downloads', 'rm', rec.download_id, '--remove-files']);
     expect(rm.code, rm.stderr).toBe(0);
     expect(rm.stdout).toMatch(/^removed download \S+/);

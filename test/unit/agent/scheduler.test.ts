@@ -1,11 +1,13 @@
-// The scheduler: one limit of parts in flight, directions in turn, priority first, turns among equals;
+// The scheduler: one limit of parts in flight, directions in turn, priority first, started transfers
+// before waiting ones (which wait in order, with their place);
 // and what an upload file offers it.
 import { describe, expect, test } from 'vitest';
 import { Scheduler, type Lane, type PartTask, type Transfer } from '../../../src/agent/engine/scheduler.js';
 import { chooseChunkSize, FileTransfer } from '../../../src/agent/engine/uploadFile.js';
 
 /** A transfer with `parts` parts whose tasks finish when the test says so. */
-function fake(id: string, parts: number, opts: { lane?: Lane; priority?: number } = {}) {
+let created = 0;
+function fake(id: string, parts: number, opts: { lane?: Lane; priority?: number; begun?: boolean } = {}) {
   const started: string[] = [];
   const pending: (() => void)[] = [];
   let next = 0;
@@ -13,6 +15,8 @@ function fake(id: string, parts: number, opts: { lane?: Lane; priority?: number 
     id,
     lane: opts.lane ?? 'upload',
     priority: opts.priority ?? 0,
+    createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, created++)).toISOString(),
+    begun: opts.begun ?? false,
     started,
     ready: true,
     nextPart(): PartTask | undefined {
@@ -79,7 +83,7 @@ describe('Scheduler', () => {
     expect(s.inFlight('download')).toBe(3);
   });
 
-  test('higher priority first; equals take turns part by part', async () => {
+  test('higher priority first; among equals the started one keeps the slots and the others wait in creation order', async () => {
     const s = new Scheduler(1);
     const a = fake('a', 3);
     const b = fake('b', 3);
@@ -93,8 +97,60 @@ describe('Scheduler', () => {
       for (const t of [a, b, urgent]) t.finishOne();
       await tick();
     }
-    // a was alone when added; then urgent runs dry first, and a and b alternate.
-    expect(order).toEqual(['a#1', 'urgent#1', 'urgent#2', 'a#2', 'b#1', 'a#3', 'b#2', 'b#3']);
+    // a was alone when added; then urgent runs dry first, a finishes, and only then b starts.
+    expect(order).toEqual(['a#1', 'urgent#1', 'urgent#2', 'a#2', 'a#3', 'b#1', 'b#2', 'b#3']);
+  });
+
+  test('about `limit` transfers run at once; the rest wait with their place, which moves up as one starts', async () => {
+    const s = new Scheduler(2);
+    const ts = Array.from({ length: 5 }, (_, i) => fake(`t${i}`, 1));
+    const moves: Lane[] = [];
+    s.watchQueue((lane) => moves.push(lane));
+    for (const t of ts) s.add(t);
+    // Each has one part: two start, the others keep their place in creation order.
+    expect(ts.map((t) => t.started.length)).toEqual([1, 1, 0, 0, 0]);
+    expect(ts.map((t) => s.queuePlace(t.id))).toEqual([undefined, undefined, 1, 2, 3]);
+    moves.length = 0;
+    ts[0]!.finishOne();
+    s.remove('t0');
+    await tick();
+    expect(ts.map((t) => t.started.length)).toEqual([1, 1, 1, 0, 0]);
+    expect(ts.map((t) => s.queuePlace(t.id))).toEqual([undefined, undefined, undefined, 1, 2]);
+    expect(moves.length).toBeGreaterThan(0);
+    expect(moves.every((l) => l === 'upload')).toBe(true);
+  });
+
+  test('a waiting transfer gets a slot only when no started one has a part ready (no slot sits idle)', async () => {
+    const s = new Scheduler(2);
+    const a = fake('a', 10);
+    const b = fake('b', 10);
+    s.add(a);
+    s.add(b);
+    // a has parts ready for both slots: b waits, first in line.
+    expect([a.started.length, b.started.length, s.queuePlace('b')]).toEqual([2, 0, 1]);
+    a.ready = false;
+    a.finishOne();
+    await tick();
+    // a has nothing ready now: the free slot goes to b, which starts.
+    expect([a.started.length, b.started.length, s.queuePlace('b')]).toEqual([2, 1, undefined]);
+    a.ready = true;
+    a.finishOne();
+    b.finishOne();
+    await tick();
+    // Both started now: a, the older, gets the freed slots first.
+    expect([a.started.length, b.started.length]).toEqual([4, 1]);
+  });
+
+  test('a transfer that had begun (a resume, a restart) goes on before those that wait; a higher priority waits first in line', () => {
+    const s = new Scheduler(1);
+    const fresh = fake('fresh', 5);
+    const resumed = fake('resumed', 5, { begun: true });
+    const urgent = fake('urgent', 5, { priority: 1 });
+    s.add(fresh);
+    expect(fresh.started.length).toBe(1);
+    s.add(resumed);
+    s.add(urgent);
+    expect([s.queuePlace('fresh'), s.queuePlace('resumed'), s.queuePlace('urgent')]).toEqual([undefined, undefined, 1]);
   });
 
   test('a transfer with nothing ready is skipped until wake()', async () => {
@@ -116,6 +172,8 @@ describe('Scheduler', () => {
       id: 'f',
       lane: 'upload',
       priority: 0,
+      createdAt: '2025-01-01T00:00:00.000Z',
+      begun: false,
       nextPart: () => (calls++ < 1 ? { run: () => Promise.reject(new Error('boom')) } : undefined),
     };
     const other = fake('o', 5);

@@ -29,6 +29,10 @@ describe('what main knows of the transfers', () => {
     expect(w.apply([up('b', 'complete', 4 * GiB)])).toEqual([]); // the same state again is no news
     expect(w.apply([up('a', 'error', GiB, 4 * GiB, { error: 'disk full' })])).toEqual([{ kind: 'failed', transfer: expect.objectContaining({ error: 'disk full' }) }]);
     expect(w.overall()).toEqual({ active: 0, fraction: undefined });
+    // One the user canceled did not fail: no notification.
+    expect(w.apply([up('c', 'transferring', GiB)])).toEqual([]);
+    expect(w.apply([up('c', 'error', GiB, 4 * GiB, { error: 'Canceled', canceled_at: '2026-01-01T00:00:00.000Z' })])).toEqual([]);
+    expect(w.overall()).toEqual({ active: 0, fraction: undefined });
   });
 });
 

@@ -36,6 +36,11 @@ const routes: AgentRouteModule = (app, services) => {
     downloads.resume(req.params.download_id),
   );
 
+  // Ferry: stops the download at once and keeps it in the history as canceled.
+  app.post('/downloads/:download_id/cancel', { schema: { params: DownloadParams, response: { 200: DownloadRecord } } }, async (req) =>
+    downloads.cancel(req.params.download_id),
+  );
+
   app.delete(
     '/downloads/:download_id',
     { schema: { params: DownloadParams, querystring: DeleteDownloadQuery, response: { 200: DownloadRecord } } },

@@ -44,6 +44,11 @@ const routes: AgentRouteModule = (app, services) => {
     uploads.resume(req.params.upload_id),
   );
 
+  // Ferry: stops the upload at once and keeps it in the history as canceled.
+  app.post('/uploads/:upload_id/cancel', { schema: { params: UploadParams, response: { 200: UploadRecord } } }, async (req) =>
+    uploads.cancel(req.params.upload_id),
+  );
+
   app.delete('/uploads', { schema: { querystring: DeleteUploadsQuery, response: { 200: UploadList } } }, async (req) =>
     uploads.removeMany(req.query.states ? (req.query.states.split(',') as UploadState[]) : undefined),
   );
