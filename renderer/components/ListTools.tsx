@@ -50,10 +50,11 @@ export interface Bulk {
   /** How many of each the actions would act on: a button with nothing to do says so. */
   pausable: number;
   resumable: number;
-  complete: number;
+  /** Complete or canceled. */
+  finished: number;
   pauseAll(): void;
   resumeAll(): void;
-  clearCompleted(): void;
+  clearFinished(): void;
 }
 
 export function BulkActions({ bulk }: { bulk: Bulk }) {
@@ -61,7 +62,7 @@ export function BulkActions({ bulk }: { bulk: Bulk }) {
     <div role="group" aria-label="All transfers" className="bulk">
       <Act count={bulk.pausable} onClick={bulk.pauseAll}>Pause all</Act>
       <Act count={bulk.resumable} onClick={bulk.resumeAll}>Resume all</Act>
-      <Act count={bulk.complete} onClick={bulk.clearCompleted}>Clear completed</Act>
+      <Act count={bulk.finished} onClick={bulk.clearFinished}>Clear completed</Act>
     </div>
   );
 }
@@ -72,8 +73,9 @@ export interface SelectionActions extends Bulk {
 }
 
 /**
- * The selected rows' actions. Remove takes only the complete ones: ending a
- * running transfer goes through its own Cancel (and whatever it asks first).
+ * The selected rows' actions. Remove takes only the finished ones (complete or
+ * canceled): ending a running transfer goes through its own Cancel (and whatever
+ * it asks first).
  */
 export function SelectedActions({ sel }: { sel: SelectionActions }) {
   return (
@@ -81,7 +83,7 @@ export function SelectedActions({ sel }: { sel: SelectionActions }) {
       <span className="selected-count">{sel.count} selected</span>
       <Act count={sel.pausable} onClick={sel.pauseAll}>Pause</Act>
       <Act count={sel.resumable} onClick={sel.resumeAll}>Resume</Act>
-      <Act count={sel.complete} onClick={sel.clearCompleted}>{sel.complete > 0 ? `Remove ${sel.complete} complete` : 'Remove complete'}</Act>
+      <Act count={sel.finished} onClick={sel.clearFinished}>{sel.finished > 0 ? `Remove ${sel.finished} finished` : 'Remove finished'}</Act>
       <button type="button" onClick={sel.clear}>Clear selection</button>
     </div>
   );

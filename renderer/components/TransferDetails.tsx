@@ -32,7 +32,8 @@ function SpeedGraph({ meter }: { meter: Meter }) {
   if (h.length < 2) return <p className="muted">The speed graph starts once the transfer has run a few seconds.</p>;
   const w = 600, ht = 80;
   const t0 = h[0]!.t, t1 = h.at(-1)!.t, span = Math.max(1, t1 - t0);
-  const ticks = speedTicks(Math.max(...h.map((p) => p.rate), 1));
+  // At least 1 KiB/s at the top: a stalled transfer's flat line still gets a scale that reads.
+  const ticks = speedTicks(Math.max(...h.map((p) => p.rate), 1024));
   const top = ticks.at(-1)! || 1;
   const y = (rate: number) => ht - (rate / top) * ht;
   const points = h.map((p) => `${(((p.t - t0) / span) * w).toFixed(1)},${y(p.rate).toFixed(1)}`).join(' ');

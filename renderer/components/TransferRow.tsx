@@ -11,11 +11,11 @@ import { nameOf, status } from './transferStatus.js';
 import { CancelTransfer } from './CancelTransfer.js';
 import { TransferDetails } from './TransferDetails.js';
 import { Icon, type IconName } from './icons.js';
-import { STATE_WORDS, detailOf, queuePosition, shownState, timesOf, type Shown } from './transferFacts.js';
+import { STATE_WORDS, detailOf, isResumable, queuePosition, shownState, timesOf, type Shown } from './transferFacts.js';
 
 export interface Slot { ref: Ref<HTMLLIElement>; index: number; style: CSSProperties }
 
-const STATE_ICONS: Record<Shown, IconName> = { transferring: 'spin', queued: 'clock', paused: 'pause', complete: 'check', error: 'alert', idle: 'spin' };
+const STATE_ICONS: Record<Shown, IconName> = { transferring: 'spin', queued: 'clock', paused: 'pause', complete: 'check', error: 'alert', canceled: 'cross', idle: 'spin' };
 
 export const rowKey = (t: Transfer) => `${t.direction}:${transferId(t)}`;
 
@@ -57,7 +57,7 @@ export function TransferRow({ t, meter, slot, selected, tabbable, onPick, onFocu
   const times = timesOf(t);
   return (
     <li className="slot" role="none" ref={slot.ref} data-index={slot.index} style={slot.style}>
-      <div role="row" className={`row state-${t.state}`} data-transfer={rowKey(t)} tabIndex={tabbable ? 0 : -1} aria-rowindex={slot.index + 1} aria-selected={selected}
+      <div role="row" className={`row state-${t.state} shown-${shown}`} data-transfer={rowKey(t)} tabIndex={tabbable ? 0 : -1} aria-rowindex={slot.index + 1} aria-selected={selected}
         aria-label={`${t.direction === 'upload' ? 'Upload' : 'Download'} ${name}`} onClick={onPick} onFocus={(e) => e.target === e.currentTarget && onFocusRow()}>
         <div role="gridcell" className="cell-icons">
           <Icon name={t.direction === 'upload' ? 'up' : 'down'} label={t.direction === 'upload' ? 'Upload' : 'Download'} className="direction" />
@@ -75,7 +75,7 @@ export function TransferRow({ t, meter, slot, selected, tabbable, onPick, onFocu
         </div>
         <div role="gridcell" className="actions">
           {t.state === 'transferring' && <button type="button" className="icon-button" aria-label="Pause" title="Pause" onClick={() => act('pause')}><Icon name="pause" /></button>}
-          {(t.state === 'paused' || t.state === 'error') && <button type="button" className="icon-button" aria-label="Resume" title="Resume" onClick={() => act('resume')}><Icon name="play" /></button>}
+          {isResumable(t) && <button type="button" className="icon-button" aria-label="Resume" title="Resume" onClick={() => act('resume')}><Icon name="play" /></button>}
           {t.direction === 'upload' && t.state === 'complete' && t.type === 'team' && <button type="button" className="icon-button" aria-label="Copy link" title="Copy link" onClick={copyLink}><Icon name="link" /></button>}
           {shownIn && <button type="button" className="icon-button" aria-label="Show in folder" title="Show in folder" onClick={() => void transport.desktop!('app.showInFolder', { path: shownIn })}><Icon name="folder" /></button>}
           <CancelTransfer t={t} name={name} onProblem={setNote} />

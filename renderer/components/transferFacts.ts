@@ -11,11 +11,18 @@ export const queuePosition = (t: Transfer): number | undefined => {
   return t.state === 'transferring' && typeof q === 'number' ? q : undefined;
 };
 
-export type Shown = 'transferring' | 'queued' | 'paused' | 'complete' | 'error' | 'idle';
-export const shownState = (t: Transfer): Shown => (queuePosition(t) !== undefined ? 'queued' : t.state);
+/** Canceled (helper "states" keeps a canceled transfer as state `error` with `canceled_at`): finished, not failed. */
+export const isCanceled = (t: Transfer) => t.state === 'error' && typeof (t as { canceled_at?: string }).canceled_at === 'string';
+
+export type Shown = 'transferring' | 'queued' | 'paused' | 'complete' | 'error' | 'canceled' | 'idle';
+export const shownState = (t: Transfer): Shown => (queuePosition(t) !== undefined ? 'queued' : isCanceled(t) ? 'canceled' : t.state);
 export const STATE_WORDS: Record<Shown, string> = {
-  transferring: 'Transferring', queued: 'Queued', paused: 'Paused', complete: 'Complete', error: 'Failed', idle: 'Finishing',
+  transferring: 'Transferring', queued: 'Queued', paused: 'Paused', complete: 'Complete', error: 'Failed', canceled: 'Canceled', idle: 'Finishing',
 };
+/** Done with: complete, or canceled. "Clear completed" and Remove take these; the others end through Cancel. */
+export const isFinished = (t: Transfer) => t.state === 'complete' || isCanceled(t);
+/** What Resume can start again: paused, or failed (a canceled one stays canceled). */
+export const isResumable = (t: Transfer) => t.state === 'paused' || (t.state === 'error' && !isCanceled(t));
 
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 
@@ -25,6 +32,8 @@ export function detailOf(t: Transfer): string {
   if (t.direction === 'upload') {
     if (t.name !== t.package_name) parts.push(t.name);
     parts.push(plural(t.items.length, 'file'));
+    const to = t.recipients ?? [];
+    if (to.length > 0) parts.push(`to ${to[0]}${to.length > 1 ? ` and ${to.length - 1} more` : ''}`);
   } else {
     parts.push(plural(t.items.length, 'file'), `into ${t.dst_folder}`);
   }
@@ -73,9 +82,8 @@ export function found(t: Transfer, query: string): boolean {
   if (!q) return true;
   const has = (s: string | undefined) => s !== undefined && s.toLowerCase().includes(q);
   if (has(nameOf(t))) return true;
-  if (t.direction === 'upload' ? has(t.name) || t.items.some((i) => has(i.name)) : t.items.some((i) => has(i.path))) return true;
-  const recipients = (t as { recipients?: string[] }).recipients;
-  return Array.isArray(recipients) && recipients.some(has);
+  if (t.direction === 'upload') return has(t.name) || t.items.some((i) => has(i.name)) || (t.recipients ?? []).some(has);
+  return t.items.some((i) => has(i.path));
 }
 
 export type Order = 'newest' | 'oldest' | 'name' | 'size' | 'state';
@@ -87,7 +95,7 @@ export const ORDERS: { id: Order; label: string }[] = [
   { id: 'state', label: 'State' },
 ];
 /** Running first, then waiting, then what needs a look, then done. */
-const STATE_RANK: Record<Shown, number> = { transferring: 0, idle: 1, queued: 2, paused: 3, error: 4, complete: 5 };
+const STATE_RANK: Record<Shown, number> = { transferring: 0, idle: 1, queued: 2, paused: 3, error: 4, complete: 5, canceled: 6 };
 const byName = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
 const newestFirst = (a: Transfer, b: Transfer) => b.created_at.localeCompare(a.created_at);
 
@@ -110,7 +118,7 @@ export interface Totals {
   queued: number;
   paused: number;
   failed: number;
-  /** Of the transfers not yet complete. */
+  /** Of the transfers not finished (complete or canceled). */
   done: number;
   size: number;
 }
@@ -126,7 +134,7 @@ export function totals(transfers: Transfer[], rateOf: (t: Transfer) => number | 
     } else if (shown === 'queued') s.queued++;
     else if (shown === 'paused') s.paused++;
     else if (shown === 'error') s.failed++;
-    if (t.state !== 'complete') {
+    if (!isFinished(t)) {
       s.done += t.progress;
       s.size += t.size;
     }

@@ -13,10 +13,11 @@ import { StatusLine } from '../components/StatusLine.js';
 import { BulkActions, ListTools, SelectedActions, type Bulk, type Filter } from '../components/ListTools.js';
 import { TransferRow, rowKey } from '../components/TransferRow.js';
 import { useRowSelection } from '../components/useRowSelection.js';
-import { compare, found, totals, type Order } from '../components/transferFacts.js';
+import { compare, found, isCanceled, isFinished, isResumable, totals, type Order } from '../components/transferFacts.js';
 
+/** Active: running, queued, paused or finishing; Failed: in error, not canceled (a canceled one shows under All). */
 const matches = (t: Transfer, f: Filter) =>
-  f === 'all' || (f === 'active' ? t.state === 'transferring' || t.state === 'paused' || t.state === 'idle' : f === 'complete' ? t.state === 'complete' : t.state === 'error');
+  f === 'all' || (f === 'active' ? t.state === 'transferring' || t.state === 'paused' || t.state === 'idle' : f === 'complete' ? t.state === 'complete' : t.state === 'error' && !isCanceled(t));
 
 /** Rows are two lines; the estimate only places rows not yet measured. */
 const ROW_ESTIMATE = 46;
@@ -130,25 +131,25 @@ export function Transfers() {
   };
   const pause = (ts: Transfer[]) => run(ts.filter((t) => t.state === 'transferring').map((t) =>
     t.direction === 'upload' ? call('uploads.pause', { upload_id: t.upload_id }) : call('downloads.pause', { download_id: t.download_id })));
-  const resume = (ts: Transfer[]) => run(ts.filter((t) => t.state === 'paused' || t.state === 'error').map((t) =>
+  const resume = (ts: Transfer[]) => run(ts.filter(isResumable).map((t) =>
     t.direction === 'upload' ? call('uploads.resume', { upload_id: t.upload_id }) : call('downloads.resume', { download_id: t.download_id })));
-  // Only complete ones: a running transfer ends through its own Cancel.
-  const removeComplete = (ts: Transfer[]) => run(ts.filter((t) => t.state === 'complete').map((t) =>
+  // Only finished ones (complete or canceled): a running transfer ends through its own Cancel.
+  const removeFinished = (ts: Transfer[]) => run(ts.filter(isFinished).map((t) =>
     t.direction === 'upload' ? call('uploads.remove', { upload_id: t.upload_id }) : call('downloads.remove', { download_id: t.download_id })));
   const countOf = (ts: Transfer[]) => ({
     pausable: ts.filter((t) => t.state === 'transferring').length,
-    resumable: ts.filter((t) => t.state === 'paused' || t.state === 'error').length,
-    complete: ts.filter((t) => t.state === 'complete').length,
+    resumable: ts.filter(isResumable).length,
+    finished: ts.filter(isFinished).length,
   });
   const bulk: Bulk = {
     ...countOf(all),
     pauseAll: () => void run([call('uploads.pauseAll', {}), call('downloads.pauseAll', {})]),
     resumeAll: () => void run([call('uploads.resumeAll', {}), call('downloads.resumeAll', {})]),
-    clearCompleted: () => void removeComplete(all),
+    clearFinished: () => void removeFinished(all),
   };
   const picked = selection.shown.map((k) => transfers[k]!).filter(Boolean);
   const actions = picked.length > 0
-    ? <SelectedActions sel={{ ...countOf(picked), count: picked.length, pauseAll: () => void pause(picked), resumeAll: () => void resume(picked), clearCompleted: () => void removeComplete(picked), clear: selection.clear }} />
+    ? <SelectedActions sel={{ ...countOf(picked), count: picked.length, pauseAll: () => void pause(picked), resumeAll: () => void resume(picked), clearFinished: () => void removeFinished(picked), clear: selection.clear }} />
     : <BulkActions bulk={bulk} />;
 
   return (

@@ -15,6 +15,8 @@ import { start } from './global-setup.js';
 test.describe.configure({ mode: 'serial' });
 
 const BATCH = 30;
+/** The batch, and one e-mailed upload made before it. */
+const ALL = BATCH + 1;
 let page: Page;
 let service: ChildProcess;
 let agent: ChildProcess;
@@ -41,7 +43,7 @@ interface Upload { upload_id: string; package_name: string; state: string }
 const uploads = () => rest<Upload[]>('GET', '/uploads');
 /** Each upload's state by its Package name. */
 const states = async () => Object.fromEntries((await uploads()).map((u) => [u.package_name, u.state]));
-const send = (name: string, file: string) => rest<Upload>('POST', '/uploads', { team_id: teamId, paths: [path.join(dir, file)], package_name: name });
+const send = (name: string, file: string, recipients?: string[]) => rest<Upload>('POST', '/uploads', { team_id: teamId, paths: [path.join(dir, file)], package_name: name, recipients });
 
 const grid = () => page.getByRole('grid', { name: 'Transfers' });
 const row = (name: string) => grid().getByRole('row', { name: `Upload ${name}`, exact: true });
@@ -83,9 +85,10 @@ test.beforeAll(async ({ browser }) => {
     '--chunk-size', String(5 * 1024 * 1024), '--concurrency', '1'], 'ferry agent ready');
   const login = await rest<{ teams: { id: string }[] }>('POST', '/login', owner);
   teamId = login.teams[0]!.id;
-  // 30 uploads of the same file, each its own Package: batch-1 … batch-30, one after the other (newest last).
+  // One upload e-mailed to Rita, then 30 of the same file, each its own Package: batch-1 … batch-30, one after the other (newest last).
+  await send('Mailed', 'm.bin', ['rita@example.com']);
   for (let i = 1; i <= BATCH; i++) await send(`batch-${i}`, 'm.bin');
-  await expect.poll(async () => (await uploads()).filter((u) => u.state === 'complete').length, { timeout: 60_000 }).toBe(BATCH);
+  await expect.poll(async () => (await uploads()).filter((u) => u.state === 'complete').length, { timeout: 60_000 }).toBe(ALL);
   page = await (await browser.newContext({ viewport: { width: 1280, height: 720 } })).newPage();
   await page.goto(appUrl);
   await expect(page.getByRole('heading', { name: 'Transfers' })).toBeVisible();
@@ -130,17 +133,20 @@ test('the header stays in view while the rows scroll', async () => {
   await page.mouse.wheel(0, -4000);
 });
 
-test('find: the search filters by Package name and by file name; nothing found says so', async () => {
+test('find: the search filters by Package name, by file name and by recipient; an e-mailed row shows to whom; nothing found says so', async () => {
   const find = page.getByRole('searchbox', { name: 'Find transfers' });
   await find.fill('batch-7');
   await expect(grid()).toHaveAttribute('aria-rowcount', '1');
   await expect(row('batch-7')).toBeVisible();
   await find.fill('M.BIN');
-  await expect(grid()).toHaveAttribute('aria-rowcount', String(BATCH));
+  await expect(grid()).toHaveAttribute('aria-rowcount', String(ALL));
+  await find.fill('rita@');
+  await expect(grid()).toHaveAttribute('aria-rowcount', '1');
+  await expect(row('Mailed')).toContainText('to rita@example.com');
   await find.fill('nothing like it');
   await expect(page.getByText('No transfer matches “nothing like it”.')).toBeVisible();
   await find.fill('');
-  await expect(grid()).toHaveAttribute('aria-rowcount', String(BATCH));
+  await expect(grid()).toHaveAttribute('aria-rowcount', String(ALL));
 });
 
 test('order: by name (numbers as numbers), oldest first, newest first', async () => {
@@ -148,7 +154,7 @@ test('order: by name (numbers as numbers), oldest first, newest first', async ()
   await order.selectOption({ label: 'Name' });
   await expect.poll(async () => (await shownNames()).slice(0, 3)).toEqual(['batch-1', 'batch-2', 'batch-3']);
   await order.selectOption({ label: 'Oldest first' });
-  await expect.poll(async () => (await shownNames()).slice(0, 3)).toEqual(['batch-1', 'batch-2', 'batch-3']);
+  await expect.poll(async () => (await shownNames()).slice(0, 3)).toEqual(['Mailed', 'batch-1', 'batch-2']);
   expect((await shownNames()).includes('batch-10')).toBe(true);
   await order.selectOption({ label: 'Newest first' });
   await expect.poll(async () => (await shownNames())[0]).toBe(`batch-${BATCH}`);
@@ -192,10 +198,19 @@ test('select with Shift+click and act on the selection; select with the keyboard
   await selectedGroup().getByRole('button', { name: 'Pause', exact: true }).click();
   await expect.poll(held).toEqual({ 'held-1': 'paused', 'held-2': 'paused', 'held-3': 'paused', 'held-4': 'transferring' });
 
+  // The one still transferring: its speed graph has a time axis and a speed axis.
+  await row('held-4').getByRole('button', { name: 'Details of held-4' }).click();
+  const graph = row('held-4').getByRole('figure');
+  await expect(graph.getByRole('img', { name: /^Speed over the last \d+ min, up to / })).toBeVisible({ timeout: 30_000 });
+  await expect(graph.locator('.graph-x')).toContainText('now');
+  await expect(graph.locator('.graph-y')).toContainText('KiB/s');
+  await accessible('transfer-details');
+  await row('held-4').getByRole('button', { name: 'Details of held-4' }).click();
+
   // Ctrl+A selects every row shown.
   await row('held-2').focus();
   await page.keyboard.press('ControlOrMeta+a');
-  await expect(selectedGroup()).toContainText(`${BATCH + 4} selected`);
+  await expect(selectedGroup()).toContainText(`${ALL + 4} selected`);
   await accessible('transfers-selected');
   await page.keyboard.press('Escape');
 

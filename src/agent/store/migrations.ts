@@ -5,7 +5,8 @@ import { downloadsMigration, downloadsRecoverableMigration } from './downloadSto
 import { automationsMigration } from './automationStore.js';
 import { gatewaysMigration } from './gatewayStore.js';
 import { uploadLinksMigration } from './uploadLinkStore.js';
+import { uploadRecipientsMigration } from './recipientsMigration.js';
 
 export interface Migration { version: number; name: string; sql: string }
 
-export const migrations: Migration[] = [sessionMigration, uploadsMigration, downloadsMigration, downloadsRecoverableMigration, automationsMigration, gatewaysMigration, uploadLinksMigration];
+export const migrations: Migration[] = [sessionMigration, uploadsMigration, downloadsMigration, downloadsRecoverableMigration, automationsMigration, gatewaysMigration, uploadLinksMigration, uploadRecipientsMigration];

@@ -69,6 +69,8 @@ export interface UploadRow {
   size: number;
   error: string | null;
   error_recoverable: number;
+  /** An e-mailed upload's recipients as JSON; null otherwise (and in rows made before the column). */
+  recipients?: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -91,7 +93,7 @@ export interface UploadFileRow {
 
 export interface PartRow { part_number: number; etag: string; size: number }
 
-export type NewUpload = Omit<UploadRow, 'error' | 'error_recoverable' | 'created_at' | 'updated_at'>;
+export type NewUpload = Omit<UploadRow, 'error' | 'error_recoverable' | 'recipients' | 'created_at' | 'updated_at'> & { recipients?: string[] };
 export type NewUploadFile = Pick<UploadFileRow, 'kind' | 'local_path' | 'rel_dir' | 'name' | 'size' | 'mtime_ms'>;
 
 const now = () => new Date().toISOString();
@@ -103,9 +105,9 @@ export function insertUpload(db: AgentDb, u: NewUpload, files: NewUploadFile[]):
   );
   db.transaction(() => {
     db.sql(
-      `INSERT INTO uploads (id, type, state, package_id, package_token, name, package_name, priority, chunk_size, auto_finalize, delete_after, size, created_at, updated_at)
-       VALUES (@id, @type, @state, @package_id, @package_token, @name, @package_name, @priority, @chunk_size, @auto_finalize, @delete_after, @size, @at, @at)`,
-    ).run({ ...u, at });
+      `INSERT INTO uploads (id, type, state, package_id, package_token, name, package_name, priority, chunk_size, auto_finalize, delete_after, size, recipients, created_at, updated_at)
+       VALUES (@id, @type, @state, @package_id, @package_token, @name, @package_name, @priority, @chunk_size, @auto_finalize, @delete_after, @size, @recipients, @at, @at)`,
+    ).run({ ...u, recipients: u.recipients?.length ? JSON.stringify(u.recipients) : null, at });
     files.forEach((f, i) => addFile.run(u.id, i, f.kind, f.local_path, f.rel_dir, f.name, f.size, f.mtime_ms));
   })();
 }
@@ -209,5 +211,6 @@ export function uploadRecord(db: AgentDb, id: string): UploadRecord | undefined 
     created_at: u.created_at,
     updated_at: u.updated_at,
     ...(u.error ? { error: u.error } : {}),
+    ...(u.recipients ? { recipients: JSON.parse(u.recipients) as string[] } : {}),
   };
 }

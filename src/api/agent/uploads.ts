@@ -98,6 +98,8 @@ export const UploadRecord = Type.Object({
   error: Type.Optional(Type.String()),
   /** Present while a transferring upload waits for the service or the store. */
   waiting: Type.Optional(Waiting),
+  /** Ferry: an e-mailed Team upload's recipients, as sent; absent for a link-type or Portal upload. */
+  recipients: Type.Optional(Type.Array(Type.String())),
 });
 export type UploadRecord = Static<typeof UploadRecord>;
 
