@@ -122,6 +122,10 @@ test('rows are named by their Package, with the file as detail; at least 12 fit 
   await expect(page.getByRole('status').filter({ hasText: 'active' })).toHaveText('0 active · 0 queued · 0 failed');
   await expect(page).toHaveTitle('Ferry');
   await accessible('transfers-30');
+  // A narrow window: the status line, tools and rows wrap, nothing is cut off.
+  await page.setViewportSize({ width: 720, height: 720 });
+  await accessible('transfers-narrow');
+  await page.setViewportSize({ width: 1280, height: 720 });
 });
 
 test('the header stays in view while the rows scroll', async () => {
@@ -228,4 +232,8 @@ test('Clear completed removes the complete transfers and nothing else', async ()
   await expect(grid()).toHaveAttribute('aria-rowcount', '4');
   await expect.poll(async () => Object.keys(await states()).sort()).toEqual(['held-1', 'held-2', 'held-3', 'held-4']);
   await expect(allGroup().getByRole('button', { name: 'Clear completed' })).toHaveAttribute('aria-disabled', 'true');
+  // None left: the screen says how to start one.
+  for (const u of await uploads()) await rest('DELETE', `/uploads/${u.upload_id}`);
+  await expect(page.getByText('No transfers yet.')).toBeVisible();
+  await accessible('transfers-empty');
 });
