@@ -165,9 +165,8 @@ test('order: by name (numbers as numbers), oldest first, newest first', async ()
 });
 
 test('select with Shift+click and act on the selection; select with the keyboard and Pause acts on exactly those; Pause all, Resume all; the status line counts and the tab title', async () => {
-  // Four large uploads, paused at once, then the service stopped: whatever is resumed stays transferring.
-  for (let i = 1; i <= 4; i++) await send(`held-${i}`, 'held.bin');
-  await rest('POST', '/uploads/pause');
+  // Four large uploads, each paused as soon as it is made, then the service stopped: whatever is resumed stays transferring.
+  for (let i = 1; i <= 4; i++) await rest('POST', `/uploads/${(await send(`held-${i}`, 'held.bin')).upload_id}/pause`);
   const held = async () => Object.fromEntries(Object.entries(await states()).filter(([k]) => k.startsWith('held-')));
   expect(await held()).toEqual({ 'held-1': 'paused', 'held-2': 'paused', 'held-3': 'paused', 'held-4': 'paused' });
   service.kill('SIGSTOP');
