@@ -192,7 +192,7 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
         auto_finalize: ctx.config.autoFinalize ? 1 : 0,
         delete_after: o.delete_after ?? null,
         size: plan.size,
-        recipients: o.recipients,
+        recipients: o.recipients?.length ? JSON.stringify(o.recipients) : null,
       },
       plan.entries.map((e) => ({ kind: e.kind, local_path: e.localPath, rel_dir: e.relDir, name: e.name, size: e.size, mtime_ms: e.mtimeMs })),
     );

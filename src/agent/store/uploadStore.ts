@@ -67,10 +67,10 @@ export interface UploadRow {
   auto_finalize: number;
   delete_after: number | null;
   size: number;
+  /** An e-mailed upload's recipients as a JSON array; null otherwise (and in rows made before the column). */
+  recipients?: string | null;
   error: string | null;
   error_recoverable: number;
-  /** An e-mailed upload's recipients as JSON; null otherwise (and in rows made before the column). */
-  recipients?: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -93,7 +93,7 @@ export interface UploadFileRow {
 
 export interface PartRow { part_number: number; etag: string; size: number }
 
-export type NewUpload = Omit<UploadRow, 'error' | 'error_recoverable' | 'recipients' | 'created_at' | 'updated_at'> & { recipients?: string[] };
+export type NewUpload = Omit<UploadRow, 'error' | 'error_recoverable' | 'created_at' | 'updated_at'>;
 export type NewUploadFile = Pick<UploadFileRow, 'kind' | 'local_path' | 'rel_dir' | 'name' | 'size' | 'mtime_ms'>;
 
 const now = () => new Date().toISOString();
@@ -107,7 +107,7 @@ export function insertUpload(db: AgentDb, u: NewUpload, files: NewUploadFile[]):
     db.sql(
       `INSERT INTO uploads (id, type, state, package_id, package_token, name, package_name, priority, chunk_size, auto_finalize, delete_after, size, recipients, created_at, updated_at)
        VALUES (@id, @type, @state, @package_id, @package_token, @name, @package_name, @priority, @chunk_size, @auto_finalize, @delete_after, @size, @recipients, @at, @at)`,
-    ).run({ ...u, recipients: u.recipients?.length ? JSON.stringify(u.recipients) : null, at });
+    ).run({ ...u, recipients: u.recipients ?? null, at });
     files.forEach((f, i) => addFile.run(u.id, i, f.kind, f.local_path, f.rel_dir, f.name, f.size, f.mtime_ms));
   })();
 }
@@ -208,9 +208,9 @@ export function uploadRecord(db: AgentDb, id: string): UploadRecord | undefined 
     state: u.state,
     type: u.type,
     items,
+    ...(u.recipients ? { recipients: JSON.parse(u.recipients) as string[] } : {}),
     created_at: u.created_at,
     updated_at: u.updated_at,
     ...(u.error ? { error: u.error } : {}),
-    ...(u.recipients ? { recipients: JSON.parse(u.recipients) as string[] } : {}),
   };
 }
