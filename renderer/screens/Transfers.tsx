@@ -1,131 +1,202 @@
-// Every transfer, newest first: name, direction, a progress bar with its values,
-// speed and time left (or why it waits or failed), and its actions. The list is
-// windowed: only the rows in view (and a few around) are in the page, so
-// thousands of transfers scroll as smoothly as ten.
-import { useRef, useState, type CSSProperties, type Ref } from 'react';
+// Every transfer, as a transfer manager shows them: a status line (speeds,
+// overall progress, counts), find and order, actions on all or on the rows
+// selected, and a dense grid of rows. The header stays in view while the rows
+// scroll. The grid is windowed: only the rows in view (and a few around) are in
+// the page, so thousands of transfers scroll as smoothly as ten; it says how many
+// rows there are (aria-rowcount) and where each is (aria-rowindex).
+import { useCallback, useEffect, useMemo, useReducer, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useApp } from '../store/context.js';
-import { transferId, type Transfer } from '../store/index.js';
+import type { Transfer } from '../store/index.js';
 import { Meter } from '../format.js';
-import { nameOf, status } from '../components/transferStatus.js';
-import { CancelTransfer } from '../components/CancelTransfer.js';
-import { TransferDetails } from '../components/TransferDetails.js';
+import { StatusLine } from '../components/StatusLine.js';
+import { BulkActions, ListTools, SelectedActions, type Bulk, type Filter } from '../components/ListTools.js';
+import { TransferRow, rowKey } from '../components/TransferRow.js';
+import { useRowSelection } from '../components/useRowSelection.js';
+import { compare, found, isCanceled, isFinished, isResumable, totals, type Order } from '../components/transferFacts.js';
 
-type Filter = 'all' | 'active' | 'complete' | 'failed';
-const FILTERS: { id: Filter; label: string }[] = [
-  { id: 'all', label: 'All' },
-  { id: 'active', label: 'Active' },
-  { id: 'complete', label: 'Complete' },
-  { id: 'failed', label: 'Failed' },
-];
-
+/** Active: running, queued, paused or finishing; Failed: in error, not canceled (a canceled one shows under All). */
 const matches = (t: Transfer, f: Filter) =>
-  f === 'all' || (f === 'active' ? t.state === 'transferring' || t.state === 'paused' || t.state === 'idle' : f === 'complete' ? t.state === 'complete' : t.state === 'error');
+  f === 'all' || (f === 'active' ? t.state === 'transferring' || t.state === 'paused' || t.state === 'idle' : f === 'complete' ? t.state === 'complete' : t.state === 'error' && !isCanceled(t));
 
-interface Slot { ref: Ref<HTMLLIElement>; index: number; of: number; style: CSSProperties }
+/** Rows are two lines; the estimate only places rows not yet measured. */
+const ROW_ESTIMATE = 46;
 
-function Row({ t, meter, slot }: { t: Transfer; meter: Meter; slot: Slot }) {
-  const call = useApp((s) => s.call);
-  const transport = useApp((s) => s.transport);
-  const [note, setNote] = useState<string>();
-  const [open, setOpen] = useState(false);
-  meter.add(Date.now(), t.progress);
-  const pct = t.size > 0 ? Math.floor((t.progress / t.size) * 100) : t.state === 'complete' ? 100 : 0;
-  const name = nameOf(t);
-  const act = async (what: 'pause' | 'resume') => {
-    const r = t.direction === 'upload' ? await call(`uploads.${what}` as const, { upload_id: t.upload_id }) : await call(`downloads.${what}` as const, { download_id: t.download_id });
-    setNote(r.ok ? undefined : r.error.message);
-  };
-  const copyLink = async () => {
-    if (t.direction !== 'upload') return;
-    // The transfer's own Link, the same at every click: its download limit counts for everyone it goes to.
-    const r = await call('uploads.transferLink', { upload_id: t.upload_id });
-    if (!r.ok) return setNote(r.error.message);
-    await navigator.clipboard?.writeText(r.value.url).catch(() => undefined);
-    setNote(`Link copied: ${r.value.url}`);
-  };
-  return (
-    <li className="slot" ref={slot.ref} data-index={slot.index} data-transfer={`${t.direction}:${transferId(t)}`} tabIndex={-1} style={slot.style} aria-setsize={slot.of} aria-posinset={slot.index + 1}
-      aria-label={`${t.direction === 'upload' ? 'Upload' : 'Download'} ${name}`}>
-      <div className={`row state-${t.state}`}>
-      <div className="row-head">
-        <span className="direction" aria-hidden="true">{t.direction === 'upload' ? '↑' : '↓'}</span>
-        <span className="name" title={name}>{name}</span>
-        <span className="actions">
-          <button type="button" aria-expanded={open} aria-label={`Details of ${name}`} onClick={() => setOpen(!open)}>Details</button>
-          {t.state === 'transferring' && <button type="button" onClick={() => act('pause')}>Pause</button>}
-          {(t.state === 'paused' || (t.state === 'error' && !t.canceled_at)) && <button type="button" onClick={() => act('resume')}>Resume</button>}
-          {t.direction === 'upload' && t.state === 'complete' && t.type === 'team' && <button type="button" onClick={copyLink}>Copy link</button>}
-          {transport.desktop && t.direction === 'download' && t.items.some((i) => i.local_path) && (
-            <button type="button" onClick={() => void transport.desktop!('app.showInFolder', { path: t.items.find((i) => i.local_path)!.local_path })}>Show in folder</button>
-          )}
-          <CancelTransfer t={t} name={name} onProblem={setNote} />
-        </span>
-      </div>
-      <div className="status">{status(t, meter.rate())}</div>
-      <div className="bar" role="progressbar" aria-label={`Progress of ${name}`} aria-valuemin={0} aria-valuemax={100} aria-valuenow={pct}>
-        <div className="fill" style={{ width: `${pct}%` }} />
-      </div>
-      {note && <div className="note" role="status">{note}</div>}
-      {open && <TransferDetails t={t} meter={meter} />}
-      </div>
-    </li>
-  );
-}
+/** A click on these acts on them, not on the row's selection. */
+const OWN_CLICK = 'button, a, input, select, textarea, label, summary, .cell-more';
 
 export function Transfers() {
   const transfers = useApp((s) => s.transfers);
+  const call = useApp((s) => s.call);
   const go = useApp((s) => s.go);
+  const browser = useApp((s) => !s.transport.desktop);
   const [filter, setFilter] = useState<Filter>('all');
+  const [query, setQuery] = useState('');
+  const [order, setOrder] = useState<Order>('newest');
+  const [problem, setProblem] = useState<string>();
   const meters = useRef(new Map<string, Meter>());
-  const list = Object.values(transfers)
-    .filter((t) => matches(t, filter))
-    .sort((a, b) => b.created_at.localeCompare(a.created_at));
-  const listRef = useRef<HTMLUListElement>(null);
-  const keyOf = (t: Transfer) => `${t.direction}:${transferId(t)}`;
-  // The place's own scroll box scrolls the list, below the header.
-  const rows = useVirtualizer({
-    count: list.length,
-    getScrollElement: () => listRef.current?.closest<HTMLElement>('.place-view') ?? null,
-    estimateSize: () => 84,
-    overscan: 6,
-    scrollMargin: listRef.current?.offsetTop ?? 0,
-    getItemKey: (i) => keyOf(list[i]!),
-  });
+  const all = Object.values(transfers);
+
+  // Every transfer's meter gets its sample here, shown or not (the status line sums them all),
+  // and once a second while one runs, so that a transfer that stalls reads as slowing to nothing.
+  const [, tick] = useReducer((n: number) => n + 1, 0);
+  const running = all.some((t) => t.state === 'transferring');
+  useEffect(() => {
+    if (!running) return;
+    const timer = setInterval(tick, 1000);
+    return () => clearInterval(timer);
+  }, [running]);
   const meterOf = (t: Transfer) => {
-    const k = keyOf(t);
+    const k = rowKey(t);
     let m = meters.current.get(k);
     if (!m) meters.current.set(k, (m = new Meter()));
     return m;
   };
+  const now = Date.now();
+  for (const t of all) meterOf(t).add(now, t.progress);
+  const sum = totals(all, (t) => (t.state === 'transferring' ? meterOf(t).rate() : undefined));
+
+  // Built again only when the records, the filter, the search or the order change, not at each tick.
+  const list = useMemo(() => Object.values(transfers).filter((t) => matches(t, filter) && found(t, query)).sort(compare(order)), [transfers, filter, query, order]);
+  const keysJoined = list.map(rowKey).join('\n');
+  const keys = useMemo(() => (keysJoined ? keysJoined.split('\n') : []), [keysJoined]);
+  const itemKey = useCallback((i: number) => keys[i]!, [keys]);
+  const selection = useRowSelection(keys);
+  const [current, setCurrent] = useState<string>();
+
+  const listRef = useRef<HTMLUListElement>(null);
+  const headRef = useRef<HTMLElement>(null);
+  // The place's own scroll box scrolls the grid, below the header that stays in view.
+  const rows = useVirtualizer({
+    count: list.length,
+    getScrollElement: () => listRef.current?.closest<HTMLElement>('.place-view') ?? null,
+    estimateSize: () => ROW_ESTIMATE,
+    overscan: 8,
+    scrollMargin: listRef.current?.offsetTop ?? 0,
+    scrollPaddingStart: headRef.current?.offsetHeight ?? 0,
+    getItemKey: itemKey,
+  });
+  // A transfer's details opened by its address: its row is drawn and in view, once the list has it.
+  const detailsOf = useApp((s) => s.detailsOf);
+  const scrolledTo = useRef<string>();
+  useEffect(() => {
+    if (!detailsOf || scrolledTo.current === detailsOf) return;
+    const i = keys.indexOf(detailsOf);
+    if (i < 0) return;
+    scrolledTo.current = detailsOf;
+    rows.scrollToIndex(i, { align: 'start' });
+  }, [detailsOf, keys, rows]);
+  const shownItems = rows.getVirtualItems();
+  // Tab reaches one row: the one last focused, or the first drawn.
+  const tabbable = current !== undefined && shownItems.some((i) => i.key === current) ? current : (shownItems[0]?.key as string | undefined);
+
+  /** Moves focus to row `i`, drawing it first when it is out of view. */
+  const focusRow = (i: number) => {
+    const key = keys[i];
+    if (key === undefined) return;
+    setCurrent(key);
+    rows.scrollToIndex(i, { align: 'auto' });
+    let frames = 0;
+    const attempt = () => {
+      const el = listRef.current?.querySelector<HTMLElement>(`[data-transfer="${CSS.escape(key)}"]`);
+      if (el) return el.focus({ preventScroll: true });
+      if (++frames < 30) requestAnimationFrame(attempt);
+    };
+    attempt();
+  };
+
+  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    const row = e.target as HTMLElement;
+    if (row.getAttribute('role') !== 'row') return; // keys inside a row's buttons and details are theirs
+    const key = row.dataset.transfer!;
+    const i = keys.indexOf(key);
+    const mod = e.ctrlKey || e.metaKey;
+    const to = e.key === 'ArrowDown' ? i + 1 : e.key === 'ArrowUp' ? i - 1 : e.key === 'Home' ? 0 : e.key === 'End' ? keys.length - 1 : undefined;
+    if (to !== undefined) {
+      e.preventDefault();
+      const j = Math.max(0, Math.min(keys.length - 1, to));
+      if (e.shiftKey) selection.extendTo(keys[j]!, key);
+      focusRow(j);
+    } else if (e.key === ' ') {
+      e.preventDefault();
+      selection.toggle(key);
+    } else if (mod && e.key.toLowerCase() === 'a') {
+      e.preventDefault();
+      selection.all();
+    } else if (e.key === 'Escape' && selection.shown.length > 0) {
+      e.preventDefault();
+      selection.clear();
+    }
+  };
+  const onPick = (t: Transfer) => (e: MouseEvent<HTMLElement>) => {
+    if ((e.target as HTMLElement).closest(OWN_CLICK)) return;
+    const key = rowKey(t);
+    selection.pick(key, { toggle: e.ctrlKey || e.metaKey, range: e.shiftKey });
+    setCurrent(key);
+    if (e.shiftKey) window.getSelection()?.removeAllRanges(); // a Shift+click selects rows, not their text
+  };
+
+  /** Runs the calls, and says the first problem, if any. */
+  const run = async (calls: Promise<{ ok: boolean; error?: { message: string } }>[]) => {
+    const answers = await Promise.all(calls);
+    setProblem(answers.find((a) => !a.ok)?.error?.message);
+  };
+  const pause = (ts: Transfer[]) => run(ts.filter((t) => t.state === 'transferring').map((t) =>
+    t.direction === 'upload' ? call('uploads.pause', { upload_id: t.upload_id }) : call('downloads.pause', { download_id: t.download_id })));
+  const resume = (ts: Transfer[]) => run(ts.filter(isResumable).map((t) =>
+    t.direction === 'upload' ? call('uploads.resume', { upload_id: t.upload_id }) : call('downloads.resume', { download_id: t.download_id })));
+  // Only finished ones (complete or canceled): a running transfer ends through its own Cancel.
+  const removeFinished = (ts: Transfer[]) => run(ts.filter(isFinished).map((t) =>
+    t.direction === 'upload' ? call('uploads.remove', { upload_id: t.upload_id }) : call('downloads.remove', { download_id: t.download_id })));
+  const countOf = (ts: Transfer[]) => ({
+    pausable: ts.filter((t) => t.state === 'transferring').length,
+    resumable: ts.filter(isResumable).length,
+    finished: ts.filter(isFinished).length,
+  });
+  const bulk: Bulk = {
+    ...countOf(all),
+    pauseAll: () => void run([call('uploads.pauseAll', {}), call('downloads.pauseAll', {})]),
+    resumeAll: () => void run([call('uploads.resumeAll', {}), call('downloads.resumeAll', {})]),
+    clearFinished: () => void removeFinished(all),
+  };
+  const picked = selection.shown.map((k) => transfers[k]!).filter(Boolean);
+  const actions = picked.length > 0
+    ? <SelectedActions sel={{ ...countOf(picked), count: picked.length, pauseAll: () => void pause(picked), resumeAll: () => void resume(picked), clearFinished: () => void removeFinished(picked), clear: selection.clear }} />
+    : <BulkActions bulk={bulk} />;
+
   return (
-    <section aria-labelledby="place-title">
-      <header className="place-head">
-        <h1 id="place-title">Transfers</h1>
-        <div role="group" aria-label="Show" className="filters">
-          {FILTERS.map((f) => (
-            <button key={f.id} type="button" aria-pressed={filter === f.id} onClick={() => setFilter(f.id)}>
-              {f.label}
-            </button>
-          ))}
+    <section aria-labelledby="place-title" className="transfers">
+      <header className="place-head transfers-head" ref={headRef}>
+        <div className="head-line">
+          <h1 id="place-title">Transfers</h1>
+          <StatusLine totals={sum} browser={browser} />
         </div>
+        <ListTools find={{ query, order, filter, setQuery, setOrder, setFilter }} actions={actions} />
+        {problem && <p className="note error-text" role="status">{problem}</p>}
       </header>
       {list.length === 0 ? (
         <div className="empty">
-          <p>{filter === 'all' ? 'No transfers yet.' : 'None here.'}</p>
-          <p className="muted">
-            Start one from <button type="button" className="link" onClick={() => go('send')}>Send</button> or{' '}
-            <button type="button" className="link" onClick={() => go('receive')}>Receive</button>.
-          </p>
+          <p>{all.length === 0 ? 'No transfers yet.' : query.trim() ? `No transfer matches “${query.trim()}”.` : 'None here.'}</p>
+          {all.length === 0 && (
+            <p className="muted">
+              Start one from <button type="button" className="link" onClick={() => go('send')}>Send</button> or{' '}
+              <button type="button" className="link" onClick={() => go('receive')}>Receive</button>.
+            </p>
+          )}
         </div>
       ) : (
-        <ul className="rows" aria-label="Transfers" ref={listRef} style={{ height: rows.getTotalSize() }}>
-          {rows.getVirtualItems().map((item) => {
-            const t = list[item.index]!;
-            const style = { transform: `translateY(${item.start - rows.options.scrollMargin}px)` };
-            return <Row key={item.key} t={t} meter={meterOf(t)} slot={{ ref: rows.measureElement, index: item.index, of: list.length, style }} />;
-          })}
-        </ul>
+        <div role="grid" aria-label="Transfers" aria-multiselectable="true" aria-rowcount={list.length} className="grid" onKeyDown={onKeyDown}>
+          <ul className="rows" role="none" ref={listRef} style={{ height: rows.getTotalSize() }}>
+            {shownItems.map((item) => {
+              const t = list[item.index]!;
+              const style = { transform: `translateY(${item.start - rows.options.scrollMargin}px)` };
+              return (
+                <TransferRow key={item.key} t={t} meter={meterOf(t)} slot={{ ref: rows.measureElement, index: item.index, style }}
+                  selected={selection.has(item.key as string)} tabbable={tabbable === item.key} onPick={onPick(t)} onFocusRow={() => setCurrent(item.key as string)} />
+              );
+            })}
+          </ul>
+        </div>
       )}
     </section>
   );

@@ -120,7 +120,7 @@ test('send a folder through "Choose files" (Ctrl+O opens it; a drop in a browser
   await page.getByRole('button', { name: 'Send', exact: true }).last().click();
 
   await expect(page.getByRole('heading', { name: 'Transfers' })).toBeVisible();
-  const row = page.getByRole('listitem', { name: 'Upload Dailies' });
+  const row = page.getByRole('row', { name: 'Upload Dailies' });
   const bar = row.getByRole('progressbar', { name: 'Progress of Dailies' });
   await expect(bar).toHaveAttribute('aria-valuenow', '100', { timeout: 60_000 });
   await expect(row).toContainText('Complete');
@@ -160,7 +160,7 @@ test('receive the Link into a folder: the files arrive byte-identical', async ()
   await photograph('receive');
   await page.getByRole('button', { name: 'Download' }).click();
   await expect(page.getByRole('heading', { name: 'Transfers' })).toBeVisible();
-  const row = page.getByRole('listitem', { name: `Download ${PACKAGE}` });
+  const row = page.getByRole('row', { name: `Download ${PACKAGE}` });
   await expect(row.getByRole('progressbar')).toHaveAttribute('aria-valuenow', '100', { timeout: 60_000 });
   await expect(row).toContainText('Complete');
   for (const [rel, data] of sent) {
@@ -180,7 +180,7 @@ test('a large transfer paused and resumed, then the agent killed and started aga
   await addFolder('big');
   await page.getByRole('button', { name: 'Send', exact: true }).last().click();
 
-  const row = page.getByRole('listitem', { name: 'Upload big' });
+  const row = page.getByRole('row', { name: 'Upload big' });
   const bar = row.getByRole('progressbar');
   const pct = async () => Number(await bar.getAttribute('aria-valuenow'));
   await expect.poll(pct, { intervals: [50] }).toBeGreaterThan(0);
@@ -239,7 +239,7 @@ test('a watch folder: made on Automations (a missing name is said), it sends a s
   await expect(row.getByRole('table', { name: 'Packages of Camera cards' })).toContainText('Card 1');
   await photograph('automations');
   await place('Transfers').click();
-  await expect(page.getByRole('listitem', { name: 'Upload Card 1' })).toBeVisible();
+  await expect(page.getByRole('row', { name: 'Upload Card 1' })).toBeVisible();
 
   // Off: the row says so.
   await place('Automations').click();

@@ -76,7 +76,7 @@ async function copied(click: () => Promise<void>): Promise<string> {
   return text;
 }
 
-const row = () => page.getByRole('listitem', { name: 'Upload Limited' });
+const row = () => page.getByRole('row', { name: 'Upload Limited' });
 
 test('"Copy link" copies the same Link at every click; with a download limit of 1, one receive gets the files and the next is refused', async () => {
   const folder = path.join(tmp(), 'Limited');
@@ -108,7 +108,7 @@ test('"Copy link" copies the same Link at every click; with a download limit of 
   const dst = path.join(tmp(), 'Received limited');
   await page.getByLabel('Destination folder').fill(dst);
   await page.getByRole('button', { name: 'Download' }).click();
-  const got = page.getByRole('listitem', { name: 'Download Limited' });
+  const got = page.getByRole('row', { name: 'Download Limited' });
   await expect(got).toContainText('Complete', { timeout: 60_000 });
   // A Package that is one folder of its name lands once.
   expect(await fs.readFile(path.join(dst, 'Limited', 'cut.txt'), 'utf8')).toBe('the final cut\n');

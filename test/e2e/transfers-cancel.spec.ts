@@ -83,13 +83,13 @@ test('a queued upload says Queued and its place; Cancel asks (Keep transferring 
   await fs.writeFile(next, 'waits its turn\n');
 
   await api('POST', '/uploads', { team_id: teamId, paths: [long] });
-  const row = page.getByRole('listitem', { name: 'Upload long.mov' });
+  const row = page.getByRole('row', { name: 'Upload long.mov' });
   const bar = row.getByRole('progressbar');
   const pct = async () => Number(await bar.getAttribute('aria-valuenow'));
   await expect.poll(pct, { intervals: [50] }).toBeGreaterThan(0);
 
   await api('POST', '/uploads', { team_id: teamId, paths: [next] });
-  const queued = page.getByRole('listitem', { name: 'Upload next.txt' });
+  const queued = page.getByRole('row', { name: 'Upload next.txt' });
   await expect(queued).toContainText('Queued · 1st in line');
   await look('queued');
 
@@ -117,7 +117,7 @@ test('a queued upload says Queued and its place; Cancel asks (Keep transferring 
   // "Cancel transfer": the row says Canceled with what was sent, and keeps its place in the list.
   await cancel.click();
   await dialog.getByRole('button', { name: 'Cancel transfer' }).click();
-  await expect(row).toContainText(/ of 2(\.0+)? GiB · Canceled$/);
+  await expect(row.locator('.status')).toHaveText(/ of 2(\.0+)? GiB · Canceled$/);
   await expect(row).not.toContainText('Failed');
   expect(await pct()).toBeLessThan(100);
   await expect(row.getByRole('button', { name: 'Resume' })).toHaveCount(0);

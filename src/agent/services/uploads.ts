@@ -184,7 +184,7 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
     type: UploadRow['type'],
     pkg: Package,
     plan: UploadPlan,
-    o: { chunk_size?: number; priority?: number; delete_after?: number; id?: string },
+    o: { chunk_size?: number; priority?: number; delete_after?: number; id?: string; recipients?: string[] },
   ): UploadRecord {
     const id = o.id ?? newUploadId();
     insertUpload(
@@ -202,6 +202,7 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
         auto_finalize: ctx.config.autoFinalize ? 1 : 0,
         delete_after: o.delete_after ?? null,
         size: plan.size,
+        recipients: o.recipients?.length ? JSON.stringify(o.recipients) : null,
       },
       plan.entries.map((e) => ({ kind: e.kind, local_path: e.localPath, rel_dir: e.relDir, name: e.name, size: e.size, mtime_ms: e.mtimeMs })),
     );
@@ -235,7 +236,7 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
         },
         { auth },
       ).catch(fromHosted);
-      return begin('team', pkg, plan, { chunk_size: body.chunk_size, priority: body.priority, delete_after: body.delete_after, id: made.id });
+      return begin('team', pkg, plan, { chunk_size: body.chunk_size, priority: body.priority, delete_after: body.delete_after, id: made.id, recipients: body.recipients });
     },
 
     /**

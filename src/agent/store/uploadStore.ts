@@ -68,6 +68,8 @@ export interface UploadRow {
   auto_finalize: number;
   delete_after: number | null;
   size: number;
+  /** An e-mailed upload's recipients as a JSON array; null otherwise (and in rows made before the column). */
+  recipients?: string | null;
   error: string | null;
   error_recoverable: number;
   /** Set once canceled (then state error, error "Canceled"). */
@@ -106,9 +108,9 @@ export function insertUpload(db: AgentDb, u: NewUpload, files: NewUploadFile[]):
   );
   db.transaction(() => {
     db.sql(
-      `INSERT INTO uploads (id, type, state, package_id, package_token, name, package_name, priority, chunk_size, auto_finalize, delete_after, size, created_at, updated_at)
-       VALUES (@id, @type, @state, @package_id, @package_token, @name, @package_name, @priority, @chunk_size, @auto_finalize, @delete_after, @size, @at, @at)`,
-    ).run({ ...u, at });
+      `INSERT INTO uploads (id, type, state, package_id, package_token, name, package_name, priority, chunk_size, auto_finalize, delete_after, size, recipients, created_at, updated_at)
+       VALUES (@id, @type, @state, @package_id, @package_token, @name, @package_name, @priority, @chunk_size, @auto_finalize, @delete_after, @size, @recipients, @at, @at)`,
+    ).run({ ...u, recipients: u.recipients ?? null, at });
     files.forEach((f, i) => addFile.run(u.id, i, f.kind, f.local_path, f.rel_dir, f.name, f.size, f.mtime_ms));
   })();
 }
@@ -215,6 +217,7 @@ export function uploadRecord(db: AgentDb, id: string): UploadRecord | undefined 
     state: u.state,
     type: u.type,
     items,
+    ...(u.recipients ? { recipients: JSON.parse(u.recipients) as string[] } : {}),
     created_at: u.created_at,
     updated_at: u.updated_at,
     ...(u.error ? { error: u.error } : {}),

@@ -93,6 +93,8 @@ export const UploadRecord = Type.Object({
   state: UploadStateSchema,
   type: Type.Union([Type.Literal('team'), Type.Literal('portal')]),
   items: Type.Array(UploadItem),
+  /** Ferry: an e-mailed Team upload's recipients, as sent; absent for a link-type or Portal upload. */
+  recipients: Type.Optional(Type.Array(Type.String())),
   created_at: Type.String(),
   updated_at: Type.String(),
   error: Type.Optional(Type.String()),
