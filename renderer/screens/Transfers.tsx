@@ -78,7 +78,7 @@ export function Transfers() {
   });
   // A transfer's details opened by its address: its row is drawn and in view, once the list has it.
   const detailsOf = useApp((s) => s.detailsOf);
-  const scrolledTo = useRef<string>();
+  const scrolledTo = useRef<string | undefined>(undefined);
   useEffect(() => {
     if (!detailsOf || scrolledTo.current === detailsOf) return;
     const i = keys.indexOf(detailsOf);
