@@ -109,7 +109,7 @@ export function Receive() {
           <input type="checkbox" checked={packageFolder} onChange={(e) => setPackageFolder(e.target.checked)} /> Create package folder
         </label>
         <FormProblem problem={error} placed={PLACED} />
-        <div className="primary-row">
+        <div className="form-foot">
           <button type="submit" className="primary" disabled={why !== undefined} aria-describedby="receive-why">Download</button>
           {why && <span id="receive-why" className="muted">{why}</span>}
         </div>
