@@ -183,7 +183,7 @@ export function AutomationForm({ editing, onDone }: { editing?: AutomationRecord
       )}
       <label className="inline"><input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} /> Enabled</label>
       <FormProblem problem={error} placed={PLACED} />
-      <div className="row-buttons">
+      <div className="form-foot">
         <button type="submit" className="primary" disabled={busy}>{editing ? 'Save' : 'Create'}</button>
         <button type="button" onClick={onDone}>Cancel</button>
       </div>

@@ -40,7 +40,7 @@ function ConfirmCancel({ t, name, onKeep, onCancel }: { t: Transfer; name: strin
     <dialog ref={dialog} className="chooser confirm" aria-modal="true" aria-labelledby={title} aria-describedby={text} onCancel={(e) => (e.preventDefault(), onKeep())}>
       <h2 id={title}>Cancel the {t.direction} of {name}?</h2>
       <p id={text}>{consequence(t)}</p>
-      <div className="dialog-actions">
+      <div className="form-foot">
         <button type="button" ref={keep} onClick={onKeep}>
           Keep transferring
         </button>

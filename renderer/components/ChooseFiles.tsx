@@ -100,12 +100,12 @@ export function ChooseFiles({ folderOnly = false, onAdd, onCancel }: { folderOnl
           </li>
         ))}
       </ul>
-      <div className="dialog-actions">
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
+      <div className="form-foot">
         <button type="button" className="primary" onClick={add} disabled={!folderOnly && picked.size === 0}>
           Add
+        </button>
+        <button type="button" onClick={onCancel}>
+          Cancel
         </button>
       </div>
     </dialog>,

@@ -7,6 +7,7 @@ import { FolderField } from '../components/FolderField.js';
 import { bytes } from '../format.js';
 import { PackageFiles, PackageSummary, filesWord } from '../components/PackagePreview.js';
 import { FieldProblem, FormProblem, invalidProps, type Problem } from '../components/FieldProblem.js';
+import { AgentErrorCode } from '../../src/api/agent/errors.js';
 
 /** The fields of downloads.create this form shows a problem beside. */
 const PLACED = ['url', 'password', 'dst_folder'] as const;
@@ -19,7 +20,7 @@ function linkProblem(e: { code: number; message: string; field?: string }, passw
   if (e.message.startsWith('the Link needs a password')) {
     return { field: 'password', message: password ? 'Wrong password for this Link. Try again.' : 'This Link needs a password. Enter it, then Show files.' };
   }
-  if (e.code === 262151) return { field: 'url', message: "The Link's server cannot be reached. Check the Link and your connection, then try again." };
+  if (e.code === AgentErrorCode.upstream) return { field: 'url', message: "The Link's server cannot be reached. Check the Link and your connection, then try again." };
   return { field: e.field ?? 'url', message: e.message };
 }
 
@@ -99,7 +100,7 @@ export function Receive() {
           <input type="checkbox" checked={packageFolder} onChange={(e) => setPackageFolder(e.target.checked)} /> Create package folder
         </label>
         <FormProblem problem={error} placed={PLACED} />
-        <div className="primary-row">
+        <div className="form-foot">
           <button type="submit" className="primary" disabled={why !== undefined} aria-describedby="receive-why">
             {preview && picked.size > 0 ? `Download ${filesWord(picked.size)}, ${bytes(chosenSize)}` : 'Download'}
           </button>

@@ -207,7 +207,7 @@ export function Send() {
         <label>Description<textarea value={description} onChange={(e) => setDescription(e.target.value)} rows={2} {...invalidProps(error, ['package_description'], 'send-description-problem')} /></label>
         <FieldProblem problem={error} names={['package_description']} id="send-description-problem" />
         <FormProblem problem={error} placed={PLACED} />
-        <div className="primary-row">
+        <div className="form-foot">
           <button type="submit" className="primary" disabled={busy || why !== undefined} aria-describedby="send-why">Send</button>
           {why && <span id="send-why" className="muted">{why}</span>}
         </div>

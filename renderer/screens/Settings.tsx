@@ -1,43 +1,13 @@
 // Settings: the agent's (server, transfers, the local API for scripts), which
 // it keeps in its config.yml; the app's own (desktop only); the theme; signing
 // out. A setting fixed where the agent was started shows why it cannot change.
+// A value that cannot be saved is said beside its field; a save that fails for
+// another reason, at the form's foot.
 import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
-import type { AgentSettings, SettingsChange } from '../../src/api/agent/settings.js';
 import { useApp } from '../store/context.js';
 import { applyTheme } from '../theme.js';
-
-const MiB = 1024 * 1024;
-
-interface Draft { concurrency: string; chunkMiB: string; auto_finalize: boolean; local_api: boolean; listen: string; local_api_key: string }
-
-const draftOf = (s: AgentSettings): Draft => ({
-  concurrency: String(s.concurrency),
-  chunkMiB: String(Math.round(s.chunk_size / MiB)),
-  auto_finalize: s.auto_finalize,
-  local_api: s.local_api,
-  listen: s.listen,
-  local_api_key: s.local_api_key ?? '',
-});
-
-/** What the draft changes, or why it cannot be saved. */
-function changeOf(s: AgentSettings, d: Draft): SettingsChange | string {
-  const change: SettingsChange = {};
-  const concurrency = Number(d.concurrency);
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) return 'Concurrency is a whole number from 1 to 64.';
-  const chunk = Number(d.chunkMiB);
-  if (!Number.isInteger(chunk) || chunk < 5 || chunk > 5120) return 'Chunk size is a whole number of MiB from 5 to 5120.';
-  if (concurrency !== s.concurrency) change.concurrency = concurrency;
-  if (chunk * MiB !== s.chunk_size) change.chunk_size = chunk * MiB;
-  if (d.auto_finalize !== s.auto_finalize) change.auto_finalize = d.auto_finalize;
-  if (d.local_api !== s.local_api) change.local_api = d.local_api;
-  if (d.listen.trim() !== s.listen) change.listen = d.listen.trim();
-  const key = d.local_api_key.trim() || null;
-  if (key !== s.local_api_key) {
-    if (key !== null && key.length < 16) return 'The local API key is at least 16 characters.';
-    change.local_api_key = key;
-  }
-  return change;
-}
+import { FieldProblem, FormProblem, isAbout, type Problem } from '../components/FieldProblem.js';
+import { changeOf, draftOf, isProblem, placeOf, PLACED, type Draft } from './settingsDraft.js';
 
 /** 32 random characters for the local API key. */
 function newKey(): string {
@@ -45,12 +15,25 @@ function newKey(): string {
   return btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_');
 }
 
-function Field({ id, label, locked, children, hint }: { id: string; label: string; locked?: string; hint?: ReactNode; children: (describedBy: string | undefined) => ReactNode }) {
-  const describedBy = locked || hint ? `${id}-note` : undefined;
+interface FieldProps {
+  id: string;
+  label: string;
+  locked?: string;
+  hint?: ReactNode;
+  /** The setting's name, and the form's problem: shown here when it is about this setting. */
+  name?: string;
+  problem?: Problem;
+  children: (a: { 'aria-describedby'?: string; 'aria-invalid'?: true }) => ReactNode;
+}
+
+function Field({ id, label, locked, children, hint, name, problem }: FieldProps) {
+  const about = name !== undefined && isAbout(problem, [name]);
+  const describedBy = [about ? `${id}-problem` : undefined, locked || hint ? `${id}-note` : undefined].filter(Boolean).join(' ') || undefined;
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
-      {children(describedBy)}
+      {children({ 'aria-describedby': describedBy, ...(about ? { 'aria-invalid': true as const } : {}) })}
+      {name !== undefined && <FieldProblem problem={problem} names={[name]} id={`${id}-problem`} />}
       {(locked || hint) && <p className="muted small note" id={`${id}-note`}>{locked ? `Fixed: ${locked}.` : hint}</p>}
     </div>
   );
@@ -65,7 +48,8 @@ export function Settings() {
   const transport = useApp((s) => s.transport);
   const [theme, setTheme] = useState(() => localStorage.getItem('ferry.theme') ?? 'system');
   const [draft, setDraft] = useState<Draft>();
-  const [note, setNote] = useState<{ ok: boolean; text: string }>();
+  const [saved, setSaved] = useState<string>();
+  const [problem, setProblem] = useState<Problem>();
   const [busy, setBusy] = useState(false);
   const [desktop, setDesktop] = useState<{ closeToTray: boolean; notifications: boolean; startAtLogin: boolean }>();
 
@@ -82,21 +66,24 @@ export function Settings() {
   };
   const edit = (change: Partial<Draft>) => {
     setDraft((d) => d && { ...d, ...change });
-    setNote(undefined);
+    setSaved(undefined);
+    setProblem(undefined);
   };
 
   const save = async (e: FormEvent) => {
     e.preventDefault();
     if (!settings || !draft) return;
     const change = changeOf(settings, draft);
-    if (typeof change === 'string') return setNote({ ok: false, text: change });
-    if (Object.keys(change).length === 0) return setNote({ ok: true, text: 'Nothing to save.' });
+    setProblem(undefined);
+    if (isProblem(change)) return (setSaved(undefined), setProblem(change));
+    if (Object.keys(change).length === 0) return setSaved('Nothing to save.');
     const restarts = ['local_api', 'listen', 'local_api_key'].some((k) => k in change);
     setBusy(true);
-    setNote(restarts ? { ok: true, text: 'Saving; the agent starts again…' } : undefined);
+    setSaved(restarts ? 'Saving; the agent starts again…' : undefined);
     const error = await saveSettings(change);
     setBusy(false);
-    setNote(error ? { ok: false, text: error } : { ok: true, text: restarts ? 'Saved. The agent started again with the new settings.' : 'Saved.' });
+    setSaved(error ? undefined : restarts ? 'Saved. The agent started again with the new settings.' : 'Saved.');
+    setProblem(error && placeOf(error, change));
   };
 
   const locked = settings?.locked ?? {};
@@ -123,20 +110,20 @@ export function Settings() {
             <fieldset className="group">
               <legend>Server</legend>
               <Field id="set-server" label="Server" locked={settings.this_computer ? undefined : locked.hosted_url} hint={settings.this_computer ? 'The service running on this computer.' : undefined}>
-                {(d) => <input id="set-server" value={settings.hosted_url} readOnly aria-describedby={d} />}
+                {(a) => <input id="set-server" value={settings.hosted_url} readOnly {...a} />}
               </Field>
               {!locked.hosted_url && !locked.this_computer && (
-                <div className="row-buttons"><button type="button" onClick={() => void signOut()}>Change server…</button></div>
+                <div className="field-actions"><button type="button" onClick={() => void signOut()}>Change server…</button></div>
               )}
             </fieldset>
 
             <fieldset className="group">
               <legend>Transfers</legend>
-              <Field id="set-concurrency" label="Concurrency" locked={locked.concurrency} hint="Parts in flight at once, uploads and downloads together (1 to 64).">
-                {(d) => <input id="set-concurrency" type="number" min={1} max={64} step={1} value={draft.concurrency} disabled={!!locked.concurrency} aria-describedby={d} onChange={(e) => edit({ concurrency: e.target.value })} />}
+              <Field id="set-concurrency" label="Concurrency" locked={locked.concurrency} hint="Parts in flight at once, uploads and downloads together (1 to 64)." name="concurrency" problem={problem}>
+                {(a) => <input id="set-concurrency" type="number" min={1} max={64} step={1} value={draft.concurrency} disabled={!!locked.concurrency} {...a} onChange={(e) => edit({ concurrency: e.target.value })} />}
               </Field>
-              <Field id="set-chunk" label="Chunk size" locked={locked.chunk_size} hint="MiB per part of a new upload (5 to 5120).">
-                {(d) => <input id="set-chunk" type="number" min={5} max={5120} step={1} value={draft.chunkMiB} disabled={!!locked.chunk_size} aria-describedby={d} onChange={(e) => edit({ chunkMiB: e.target.value })} />}
+              <Field id="set-chunk" label="Chunk size" locked={locked.chunk_size} hint="MiB per part of a new upload (5 to 5120)." name="chunk_size" problem={problem}>
+                {(a) => <input id="set-chunk" type="number" min={5} max={5120} step={1} value={draft.chunkMiB} disabled={!!locked.chunk_size} {...a} onChange={(e) => edit({ chunkMiB: e.target.value })} />}
               </Field>
               <label className="inline">
                 <input type="checkbox" checked={draft.auto_finalize} disabled={!!locked.auto_finalize} onChange={(e) => edit({ auto_finalize: e.target.checked })} /> Auto-finalize
@@ -150,20 +137,23 @@ export function Settings() {
                 <input type="checkbox" checked={draft.local_api} disabled={!!locked.local_api} aria-describedby={locked.local_api ? 'set-api-note' : undefined} onChange={(e) => edit({ local_api: e.target.checked })} /> Local API on
               </label>
               {locked.local_api && <p className="muted small note" id="set-api-note">Fixed: {locked.local_api}.</p>}
-              <Field id="set-listen" label="Local API address" locked={locked.listen} hint="HOST:PORT. An address other computers reach needs a key.">
-                {(d) => <input id="set-listen" value={draft.listen} disabled={!!locked.listen || apiOff} aria-describedby={d} spellCheck={false} onChange={(e) => edit({ listen: e.target.value })} />}
+              <Field id="set-listen" label="Local API address" locked={locked.listen} hint="HOST:PORT. An address other computers reach needs a key." name="listen" problem={problem}>
+                {(a) => <input id="set-listen" value={draft.listen} disabled={!!locked.listen || apiOff} {...a} spellCheck={false} onChange={(e) => edit({ listen: e.target.value })} />}
               </Field>
-              <Field id="set-key" label="Local API key" locked={locked.local_api_key} hint="Requests send it as X-API-Key. Empty: none needed on this computer.">
-                {(d) => (
+              <Field id="set-key" label="Local API key" locked={locked.local_api_key} hint="Requests send it as X-API-Key. Empty: none needed on this computer." name="local_api_key" problem={problem}>
+                {(a) => (
                   <div className="with-button">
-                    <input id="set-key" value={draft.local_api_key} disabled={!!locked.local_api_key || apiOff} aria-describedby={d} spellCheck={false} autoComplete="off" onChange={(e) => edit({ local_api_key: e.target.value })} />
+                    <input id="set-key" value={draft.local_api_key} disabled={!!locked.local_api_key || apiOff} {...a} spellCheck={false} autoComplete="off" onChange={(e) => edit({ local_api_key: e.target.value })} />
                     <button type="button" disabled={!!locked.local_api_key || apiOff} onClick={() => edit({ local_api_key: newKey() })}>New key</button>
                   </div>
                 )}
               </Field>
             </fieldset>
-            {note && (note.ok ? <p className="saved" role="status">{note.text}</p> : <p className="error" role="alert">{note.text}</p>)}
-            <div className="row-buttons"><button type="submit" className="primary" disabled={busy}>Save</button></div>
+            <FormProblem problem={problem} placed={PLACED} />
+            <div className="form-foot">
+              <button type="submit" className="primary" disabled={busy}>Save</button>
+              {saved && <span className="saved" role="status">{saved}</span>}
+            </div>
           </>
         ) : (
           <p className="muted">Loading the agent's settings…</p>
@@ -177,8 +167,11 @@ export function Settings() {
             <label className="inline"><input type="checkbox" checked={desktop.notifications} onChange={(e) => void setApp({ notifications: e.target.checked })} /> Notifications</label>
           </fieldset>
         )}
-        <p className="muted">Signed in as {session?.user.email}.</p>
-        <div className="row-buttons"><button type="button" onClick={() => void signOut()}>Sign out</button></div>
+        <fieldset className="group">
+          <legend>Account</legend>
+          <p className="muted">Signed in as {session?.user.email}.</p>
+          <div className="field-actions"><button type="button" onClick={() => void signOut()}>Sign out</button></div>
+        </fieldset>
       </form>
     </section>
   );

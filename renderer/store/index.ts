@@ -11,6 +11,10 @@ import type { GatewayRecord } from '../../src/api/agent/storageGateway.js';
 import type { Answer, Channel, RequestOf, ResponseOf, TransferEvent, TransfersSnapshot } from '../../src/ipc/contract.js';
 import type { Connection, Transport } from '../transport/types.js';
 import { hashOf, parseRoute, type Place, type Route } from './route.js';
+import { AgentErrorCode } from '../../src/api/agent/errors.js';
+import { signInError, type FormError } from './signInError.js';
+
+export { signInError, type FormError } from './signInError.js';
 
 export type { Place } from './route.js';
 
@@ -65,13 +69,13 @@ export interface State {
   loadGateways(): Promise<void>;
   /** A gateway's record as it now is; `disconnected` (the unregister answer) or `deleted` (its event) means unregistered. */
   applyGateway(g: GatewayRecord | { id: string; deleted: true }): void;
-  /** Changes settings; after a change that starts the agent again, resolves once it is back. Answers an error in words, if any. */
-  saveSettings(change: SettingsChange): Promise<string | undefined>;
-  /** Signs in, first moving the agent to `server` when it is another one. */
-  signIn(email: string, password: string, server?: string): Promise<string | undefined>;
-  signInWithKey(key: string, server?: string): Promise<string | undefined>;
+  /** Changes settings; after a change that starts the agent again, resolves once it is back. Answers a problem in words (and its field), if any. */
+  saveSettings(change: SettingsChange): Promise<FormError | undefined>;
+  /** Signs in, first moving the agent to `server` when it is another one. A problem names the form's field: server, email, password, api_key. */
+  signIn(email: string, password: string, server?: string): Promise<FormError | undefined>;
+  signInWithKey(key: string, server?: string): Promise<FormError | undefined>;
   /** "Try it on this computer". */
-  tryThisComputer(): Promise<string | undefined>;
+  tryThisComputer(): Promise<FormError | undefined>;
   signOut(): Promise<void>;
   applySnapshot(s: TransfersSnapshot): void;
   applyEvents(batch: TransferEvent[]): void;
@@ -79,14 +83,6 @@ export interface State {
 
 const keyOf = (type: 'upload' | 'download', id: string) => `${type}:${id}`;
 
-/** A sign-in error in words a person understands. */
-export function signInError(e: { code: number; message: string }): string {
-  if (e.code === 262146) return 'Wrong email or password. Try again.';
-  if (e.code === 262151 || e.code === 262144) return 'The server cannot be reached. Check its address and your connection.';
-  return e.message;
-}
-
-const API_KEY_NEEDED = 262147;
 
 /**
  * Whether the record shown is newer than one that arrives: an answer can come after
@@ -102,7 +98,7 @@ export function createStore(transport: Transport) {
   /** Every request goes through here: an agent that wants its API key locks the window until it has it. */
   const invoke: Transport['invoke'] = async (channel, request) => {
     const a = await transport.invoke(channel, request);
-    if (!a.ok && a.error.code === API_KEY_NEEDED) set({ locked: true });
+    if (!a.ok && a.error.code === AgentErrorCode.apiKey) set({ locked: true });
     return a;
   };
   /** Resolves once the agent, about to start again, has gone and is connected again (false when it does not come back in time). */
@@ -120,19 +116,21 @@ export function createStore(transport: Transport) {
         resolve(ok);
       }
     });
-  const agentBack = async (r: { restarting: boolean }, waiting: Promise<boolean>): Promise<string | undefined> => {
-    if (r.restarting && !(await waiting)) return 'The agent did not come back after starting again. Is it running?';
+  const agentBack = async (r: { restarting: boolean }, waiting: Promise<boolean>): Promise<FormError | undefined> => {
+    if (r.restarting && !(await waiting)) return { message: 'The agent did not come back after starting again. Is it running?' };
     return undefined;
   };
   /** Moves the agent to another server before a sign-in, when it is one. */
-  const useServer = async (server: string | undefined): Promise<string | undefined> => {
+  const useServer = async (server: string | undefined): Promise<FormError | undefined> => {
     const url = server?.trim().replace(/\/+$/, '');
     if (!url) return undefined;
-    if (!/^https?:\/\/[^\s/]+/.test(url)) return 'The server is a web address, like https://ferry.example.com.';
+    if (!/^https?:\/\/[^\s/]+/.test(url)) return { message: 'The server is a web address, like https://ferry.example.com.', field: 'server' };
     const current = get().settings ?? (await invoke('settings.get', {}).then((r) => (r.ok ? r.value : undefined)));
     // The server in use (the service on this computer too) is no move: signing in again after a sign-out goes straight to it.
     if (current && current.hosted_url.replace(/\/+$/, '') === url) return undefined;
-    return get().saveSettings({ hosted_url: url });
+    // Whatever stops the move is about the server field.
+    const refused = await get().saveSettings({ hosted_url: url });
+    return refused && { message: refused.message, field: 'server' };
   };
   /** Moves to a route, with an entry in the history when the address changes. */
   const route = (r: Route, extra: Partial<State> = {}) => {
@@ -209,7 +207,7 @@ export function createStore(transport: Transport) {
       const r = await invoke('settings.update', change);
       if (!r.ok) {
         void waiting.catch(() => undefined);
-        return r.error.message;
+        return r.error.field ? { message: r.error.message, field: r.error.field } : { message: r.error.message };
       }
       set({ settings: r.value.settings });
       if (!r.value.restarting) return undefined;
@@ -228,7 +226,7 @@ export function createStore(transport: Transport) {
     async tryThisComputer() {
       const waiting = restarted();
       const r = await invoke('session.thisComputer', {});
-      if (!r.ok) return r.error.message;
+      if (!r.ok) return { message: r.error.message };
       const error = await agentBack(r.value, waiting);
       if (error) return error;
       await get().loadSettings();
@@ -240,7 +238,7 @@ export function createStore(transport: Transport) {
       const moved = await useServer(server);
       if (moved) return moved;
       const r = await invoke('session.loginWithApiKey', { api_key: key });
-      if (!r.ok) return r.error.code === 262146 ? 'The server refused this API key.' : signInError(r.error);
+      if (!r.ok) return signInError(r.error, true);
       set({ session: r.value });
       return undefined;
     },

@@ -8,7 +8,7 @@ import type {
 import type { CreateDownloadBody, CreatedDownload, DownloadRecord } from '../api/agent/downloads.js';
 import type { EventType, StreamEvent } from '../api/agent/events.js';
 import type { AutomationFields, AutomationPackage, AutomationRecord, AutomationType } from '../api/agent/automations.js';
-import type { GatewayRecord, RegisterGatewayBody, UpdateGatewayBody } from '../api/agent/storageGateway.js';
+import type { GatewayRecord, NewConnectionAnswer, NewConnectionBody, RegisterGatewayBody, UpdateGatewayBody } from '../api/agent/storageGateway.js';
 
 export const DEFAULT_AGENT_URL = 'http://127.0.0.1:8080/api/v1';
 
@@ -150,6 +150,7 @@ export class AgentClient {
   listGateways = () => this.request<GatewayRecord[]>('GET', '/storage_gateway/list');
   updateGateway = (body: UpdateGatewayBody) => this.request<GatewayRecord>('POST', '/storage_gateway/update', { body });
   unregisterGateway = (id: string) => this.request<GatewayRecord>('POST', '/storage_gateway/unregister', { body: { id } });
+  newGatewayConnection = (body: NewConnectionBody) => this.request<NewConnectionAnswer>('POST', '/storage_gateway/connections', { body });
 
   /**
    * Opens GET /events. Resolves once the agent has subscribed the stream (its

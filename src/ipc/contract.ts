@@ -11,7 +11,7 @@ import { CreateDownloadBody, CreatedDownload, DownloadList, DownloadRecord, Link
 import { FolderListing, PathsMeasure } from '../api/agent/folders.js';
 import { About } from '../api/agent/system.js';
 import { AgentSettings, SettingsAnswer, SettingsChange, ThisComputerAnswer } from '../api/agent/settings.js';
-import { GatewayList, GatewayRecord, RegisterGatewayBody, UnregisterGatewayBody, UpdateGatewayBody } from '../api/agent/storageGateway.js';
+import { GatewayList, GatewayRecord, NewConnectionAnswer, NewConnectionBody, RegisterGatewayBody, UnregisterGatewayBody, UpdateGatewayBody } from '../api/agent/storageGateway.js';
 import { AutomationList, AutomationPackageList, AutomationParams, AutomationRecord, CREATE_BODIES, UPDATE_BODIES } from '../api/agent/automations.js';
 
 const Empty = Type.Object({});
@@ -82,6 +82,7 @@ export const channels = {
   'gateways.register': channel(RegisterGatewayBody, GatewayRecord),
   'gateways.update': channel(UpdateGatewayBody, GatewayRecord),
   'gateways.unregister': channel(UnregisterGatewayBody, GatewayRecord),
+  'gateways.createConnection': channel(NewConnectionBody, NewConnectionAnswer),
 
   'system.about': channel(Empty, About),
   'settings.get': channel(Empty, AgentSettings),

@@ -73,6 +73,7 @@ export function createHandlers(services: AgentServices, ctx: Pick<AgentContext, 
     'gateways.register': (r) => gateways.register(r),
     'gateways.update': (r) => gateways.update(r),
     'gateways.unregister': (r) => gateways.unregister(r.id),
+    'gateways.createConnection': (r) => gateways.newConnection(r),
 
     'system.about': async () => system.about(),
     'settings.get': async () => settings.get(),

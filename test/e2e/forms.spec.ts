@@ -1,8 +1,12 @@
 // The app's forms as a keyboard user meets them: the folder picker's Path field
 // on every screen that has one (it sits inside the screen's form), and where
-// focus goes when the picker closes, after Send and after a screen change.
+// focus goes when the picker closes, after Send and after a screen change; bad
+// input on every form (Send, Receive, Automations, Storage gateway, Settings,
+// Sign-in) said in words beside the field that can fix it; a storage gateway
+// whose connection is made on the server from the app.
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
+import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
@@ -26,14 +30,29 @@ const active = () =>
     return { tag: a?.tagName.toLowerCase(), text: a?.textContent ?? '', transfer: a?.getAttribute('data-transfer') ?? '' };
   })()`) as Promise<{ tag?: string; text: string; transfer: string }>;
 
-test.beforeAll(async ({ browser }) => {
-  dir = path.join(process.env.FERRY_E2E_TMP!, 'forms');
-  await fs.mkdir(path.join(dir, 'reel'), { recursive: true });
-  await fs.writeFile(path.join(dir, 'reel', 'a.txt'), 'forms\n');
+/** A port free now on 127.0.0.1. */
+async function freePort(): Promise<number> {
   const srv = net.createServer();
   await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
   const port = (srv.address() as net.AddressInfo).port;
   await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}
+
+/** Stops an agent this file started. */
+async function stop(a: ChildProcess | undefined): Promise<void> {
+  if (a && a.exitCode === null && a.signalCode === null) {
+    const gone = new Promise((r) => a.once('exit', r));
+    a.kill('SIGTERM');
+    await gone;
+  }
+}
+
+test.beforeAll(async ({ browser }) => {
+  dir = path.join(process.env.FERRY_E2E_TMP!, 'forms');
+  await fs.mkdir(path.join(dir, 'reel'), { recursive: true });
+  await fs.writeFile(path.join(dir, 'reel', 'a.txt'), 'forms\n');
+  const port = await freePort();
   appUrl = `http://127.0.0.1:${port}`;
   agent = await start(['agent', '--ui', '--listen', `127.0.0.1:${port}`, '--hosted-url', process.env.FERRY_E2E_SERVICE!, '--config-dir', path.join(dir, 'agent')], 'ferry agent ready');
   // Signed in through the agent's REST API: the sign-in screen is app.spec's subject (and this file's
@@ -52,11 +71,7 @@ test.beforeAll(async ({ browser }) => {
 
 test.afterAll(async () => {
   await page?.context().close();
-  if (agent && agent.exitCode === null && agent.signalCode === null) {
-    const gone = new Promise((r) => agent.once('exit', r));
-    agent.kill('SIGTERM');
-    await gone;
-  }
+  await stop(agent);
 });
 
 /** Each screen with a folder field, and how its form is opened. */
@@ -202,6 +217,25 @@ const BAD_INPUT: { form: string; fill(): Promise<void>; submit: string; field: s
     submit: 'Create', field: 'Recipients', message: '"bob@" is not an email address.',
   },
   {
+    form: 'Storage gateway: a new connection on the server without a name',
+    fill: async () => {
+      await place('Storage gateway').click();
+      await page.getByRole('button', { name: 'New connection on the server' }).click();
+      await page.getByLabel('Name', { exact: true }).fill('  ');
+    },
+    submit: 'Make the connection', field: 'Name', message: 'Give the connection a name.',
+  },
+  {
+    form: 'Settings: concurrency 0',
+    fill: () => settingsWith({ Concurrency: '0' }),
+    submit: 'Save', field: 'Concurrency', message: 'Concurrency is a whole number from 1 to 64.',
+  },
+  {
+    form: 'Settings: a chunk size under 5 MiB',
+    fill: () => settingsWith({ 'Chunk size': '3' }),
+    submit: 'Save', field: 'Chunk size', message: 'Chunk size is a whole number of MiB from 5 to 5120.',
+  },
+  {
     form: 'Storage gateway: a connection ID with a space',
     fill: async () => {
       await place('Storage gateway').click();
@@ -215,13 +249,34 @@ const BAD_INPUT: { form: string; fill(): Promise<void>; submit: string; field: s
   },
   {
     form: 'Settings: a local API key too short',
-    fill: async () => {
-      await place('Settings').click();
-      await page.getByLabel('Local API key').fill('short');
-    },
-    submit: 'Save', field: '', message: 'The local API key is at least 16 characters.',
+    fill: () => settingsWith({ 'Local API key': 'short' }),
+    submit: 'Save', field: 'Local API key', message: 'The local API key is at least 16 characters.',
+  },
+  {
+    form: 'Settings: a local API key with a space',
+    fill: () => settingsWith({ 'Local API key': 'a key with spaces in it' }),
+    submit: 'Save', field: 'Local API key', message: 'The local API key holds letters, digits and punctuation only: no spaces or accents.',
   },
 ];
+
+/** The agent's settings as this file's agent started (read once). */
+let initial: { concurrency: number; chunk_size: number } | undefined;
+
+/**
+ * Settings, each field as the agent has it but those of `change` (by label). The
+ * local API address is not among them: a page served by the agent cannot change it.
+ */
+async function settingsWith(change: Record<string, string>): Promise<void> {
+  initial ??= (await (await fetch(`${appUrl}/api/v1/settings`)).json()) as NonNullable<typeof initial>;
+  await place('Settings').click();
+  const values: Record<string, string> = {
+    Concurrency: String(initial.concurrency),
+    'Chunk size': String(initial.chunk_size / 1024 / 1024),
+    'Local API key': '',
+    ...change,
+  };
+  for (const [label, value] of Object.entries(values)) await page.getByLabel(label, { exact: true }).fill(value);
+}
 
 /** Send with the folder `reel` chosen. */
 async function chooseReel(): Promise<void> {
@@ -289,4 +344,94 @@ test('a local API key set in Settings: the page that set it stays in; another br
   await expect(page.getByRole('status').filter({ hasText: 'Saved. The agent started again with the new settings.' })).toBeVisible();
   await page.reload();
   await expect(page.getByRole('heading', { name: 'Transfers' })).toBeVisible();
+});
+
+test('Storage gateway: "New connection on the server" makes the connection, which fills the Register form (the secret shown once, with Copy); registered, it connects', async () => {
+  const root = path.join(dir, 'nas');
+  await fs.mkdir(root, { recursive: true });
+  await place('Transfers').click();
+  await place('Storage gateway').click();
+  await page.getByRole('button', { name: 'New connection on the server' }).click();
+  const making = page.getByRole('form', { name: 'New connection on the server' });
+  await expect(making.getByLabel('Name', { exact: true })).toBeFocused();
+  await making.getByLabel('Name', { exact: true }).fill('Made in the app');
+  await making.getByRole('button', { name: 'Make the connection' }).click();
+
+  const form = page.getByRole('form', { name: 'Register a gateway' });
+  await expect(form.getByRole('status')).toHaveText('The connection Made in the app was made on the server: its ID and secret are filled in below.');
+  await expect(making).toHaveCount(0);
+  await expect(form.getByLabel('Connection ID')).toHaveValue(/^\S+$/);
+  const secret = form.getByLabel('Secret', { exact: true });
+  await expect(secret).toHaveAttribute('type', 'text');
+  await expect(secret).toHaveValue(/^[A-Za-z0-9_-]{43}$/);
+  await expect(secret).toHaveAccessibleDescription(/shows this secret once/);
+  await expect(form.getByRole('button', { name: 'Copy' })).toBeVisible();
+  await expect(form.getByLabel('Name', { exact: true })).toHaveValue('Made in the app');
+  // The folder is what is left to give: focus is there.
+  const folder = form.getByRole('textbox', { name: 'Folder', exact: true });
+  await expect(folder).toBeFocused();
+  await folder.fill(root);
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.screenshot({ path: path.join('.test-results', `forms-gateway-made-${scheme}.png`) });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await form.getByRole('button', { name: 'Register' }).click();
+  const row = page.getByRole('listitem', { name: 'Made in the app' });
+  await expect(row).toContainText(`Receives Packages into ${root}`);
+  await expect(row.getByRole('status')).toHaveText('Connected', { timeout: 30_000 });
+  await row.getByRole('button', { name: 'Unregister' }).click();
+  await expect(page.getByText('No storage gateway on this computer.')).toBeVisible();
+});
+
+test('Sign-in: an empty field, an email that is no address, a server that is no address, cannot be reached or is no Ferry server, a wrong password: each said in words beside its field', async ({ browser }) => {
+  // An agent of its own, signed out, whose server is not fixed where it started.
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const signedOut = await start(['agent', '--ui', '--listen', `127.0.0.1:${port}`, '--config-dir', path.join(dir, 'signed-out')], 'ferry agent ready');
+  // A web server that is no Ferry server: every request is 404.
+  const other = http.createServer((_req, res) => res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found'));
+  await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+  const notFerry = `http://127.0.0.1:${(other.address() as net.AddressInfo).port}`;
+  const context = await browser.newContext();
+  const p = await context.newPage();
+  try {
+    await p.goto(url);
+    await expect(p.getByRole('heading', { name: 'Use a server' })).toBeVisible();
+    const form = p.getByRole('form', { name: 'Use a server' });
+    const service = process.env.FERRY_E2E_SERVICE!;
+    const email = process.env.FERRY_E2E_EMAIL!;
+    const cases: { what: string; fields: Record<string, string>; field: string; message: string; key?: boolean }[] = [
+      { what: 'no server', fields: { Server: '', Email: email, Password: 'x' }, field: 'Server', message: "Give the server's address, like https://ferry.example.com." },
+      { what: 'no email', fields: { Server: service, Email: '', Password: 'x' }, field: 'Email', message: 'Give your email.' },
+      { what: 'an email that is no address', fields: { Server: service, Email: 'bob@', Password: 'x' }, field: 'Email', message: '"bob@" is not an email address.' },
+      { what: 'no password', fields: { Server: service, Email: email, Password: '' }, field: 'Password', message: 'Give your password.' },
+      { what: 'a server that is no address', fields: { Server: 'ferry.example.com', Email: email, Password: 'x' }, field: 'Server', message: 'The server is a web address, like https://ferry.example.com.' },
+      { what: 'a server that cannot be reached', fields: { Server: 'http://127.0.0.1:9', Email: email, Password: 'x' }, field: 'Server', message: 'The server cannot be reached. Check its address and your connection.' },
+      { what: 'a web server that is no Ferry server', fields: { Server: notFerry, Email: email, Password: 'x' }, field: 'Server', message: 'No Ferry server answers at this address. Check it.' },
+      { what: 'a wrong password', fields: { Server: service, Email: email, Password: 'not the password' }, field: 'Password', message: 'Wrong email or password. Try again.' },
+      { what: 'no API key', fields: { Server: service, 'API key': '' }, field: 'API key', message: 'Give the API key.', key: true },
+    ];
+    for (const c of cases) {
+      if (c.key) await form.getByRole('button', { name: 'Use an API key instead' }).click();
+      for (const [label, value] of Object.entries(c.fields)) await form.getByLabel(label, { exact: true }).fill(value);
+      await form.getByRole('button', { name: 'Sign in' }).click();
+      const alert = form.getByRole('alert');
+      await expect(alert, c.what).toHaveText(c.message, { timeout: 30_000 });
+      const input = form.getByLabel(c.field, { exact: true });
+      await expect(input, c.what).toHaveAttribute('aria-invalid', 'true');
+      await expect(input, c.what).toHaveAccessibleDescription(c.message);
+      await expect(form, c.what).not.toContainText(/must |request\/|ECONNREFUSED|262\d\d\d/);
+      if (c.what === 'a wrong password') {
+        for (const scheme of ['light', 'dark'] as const) {
+          await p.emulateMedia({ colorScheme: scheme });
+          await p.screenshot({ path: path.join('.test-results', `forms-sign-in-problem-${scheme}.png`) });
+        }
+      }
+    }
+  } finally {
+    await context.close();
+    await new Promise<void>((r) => other.close(() => r()));
+    await stop(signedOut);
+  }
 });

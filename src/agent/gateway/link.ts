@@ -25,6 +25,7 @@ import type { GatewayState } from '../../api/agent/storageGateway.js';
 import { bodyValidator } from '../../http/validation.js';
 import { backoffMs, describe, type RetryPolicy } from '../engine/retry.js';
 import type { GatewayRow } from '../store/gatewayStore.js';
+import { networkWords } from './networkWords.js';
 
 /** A refusal to answer the service with: a code of the protocol and why. */
 export class GatewayFailure extends Error {
@@ -61,9 +62,11 @@ const CLOSE_GRACE_MS = 2000;
 interface Ended {
   /** The socket opened and the service welcomed it. */
   welcomed: boolean;
-  /** Why it ended, for last_error. */
+  /** Why it ended, for last_error: words a person reads. */
   why: string;
   refused: boolean;
+  /** The technical code behind `why` (ECONNREFUSED, a close code), for the log. */
+  code?: string;
 }
 
 export const connectUrl = (serviceUrl: string) => `${serviceUrl.replace(/\/+$/, '')}${GATEWAY_CONNECT_PATH}`;
@@ -83,7 +86,10 @@ export function gatewayHeaders(g: Pick<GatewayRow, 'id' | 'secret' | 'permission
  * credentials: 'ok' (it answers 426, upgrade required), or why not; `refused`
  * when it says the credentials (or the protocol) are wrong.
  */
-export async function probeGateway(g: Pick<GatewayRow, 'id' | 'secret' | 'permissions' | 'service_url'>, version: string): Promise<{ ok: true } | { ok: false; refused: boolean; why: string }> {
+export async function probeGateway(
+  g: Pick<GatewayRow, 'id' | 'secret' | 'permissions' | 'service_url'>,
+  version: string,
+): Promise<{ ok: true } | { ok: false; refused: boolean; why: string; code: string }> {
   try {
     const res = await request(connectUrl(g.service_url), { method: 'GET', headers: gatewayHeaders(g, version), headersTimeout: PROBE_MS, bodyTimeout: PROBE_MS });
     const text = await res.body.text();
@@ -96,10 +102,10 @@ export async function probeGateway(g: Pick<GatewayRow, 'id' | 'secret' | 'permis
       // not JSON: the text as is
     }
     const refused = res.statusCode === 401 || res.statusCode === 400;
-    return { ok: false, refused, why: `the service answered ${res.statusCode}: ${message}` };
+    return { ok: false, refused, why: `the service answered ${res.statusCode}: ${message}`, code: String(res.statusCode) };
   } catch (err) {
-    const code = (err as { code?: string }).code;
-    return { ok: false, refused: false, why: `the service cannot be reached (${code ?? describe(err)})` };
+    const { words, code } = networkWords(err, g.service_url);
+    return { ok: false, refused: false, why: `the service cannot be reached: ${words}`, code };
   }
 }
 
@@ -172,7 +178,7 @@ export class GatewayLink {
       const delay = ended.refused ? this.deps.policy.maxMs : backoffMs(failures, this.deps.policy);
       const at = new Date(Date.now() + delay).toISOString();
       this.set(ended.refused ? 'refused' : 'waiting', { lastError: ended.why, nextAttemptAt: at, connectedAt: null });
-      this.deps.log.info({ gateway: this.g.id, why: ended.why, retry_in_ms: delay }, 'the storage gateway is not connected');
+      this.deps.log.info({ gateway: this.g.id, why: ended.why, code: ended.code, retry_in_ms: delay }, 'the storage gateway is not connected');
       await new Promise<void>((resolve) => {
         const timer = setTimeout(done, delay);
         function done() {
@@ -262,13 +268,14 @@ export class GatewayLink {
         if (!opened) {
           // The handshake failed: a plain GET says whether the service refuses us or cannot be reached.
           void probeGateway(this.g, this.deps.version).then((p) =>
-            resolve(p.ok ? { welcomed, refused: false, why: 'the socket could not be opened' } : { welcomed, refused: p.refused, why: p.why }),
+            resolve(p.ok ? { welcomed, refused: false, why: 'the socket could not be opened' } : { welcomed, refused: p.refused, why: p.why, code: p.code }),
           );
           return;
         }
         if (ev.code === GatewayClose.revoked) return resolve({ welcomed, refused: true, why: `the service let the gateway go: ${ev.reason || 'revoked'}` });
         if (ev.code === GatewayClose.replaced) return resolve({ welcomed: false, refused: false, why: `another gateway connected with this id (${ev.reason || 'replaced'})` });
-        resolve({ welcomed, refused: false, why: ev.reason ? `the socket closed: ${ev.reason} (${ev.code})` : `the socket closed (${ev.code})` });
+        // 1006: no close frame (the service stopped, the network dropped); the code stays in the log.
+        resolve({ welcomed, refused: false, why: ev.reason ? `the service closed the connection: ${ev.reason}` : 'the connection to the service dropped', code: String(ev.code) });
       });
     });
   }

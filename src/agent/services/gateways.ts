@@ -4,13 +4,17 @@
 // service by a WebSocket the agent opens and keeps open (gateway/link.ts).
 // `w` gateways receive deliveries into the root (gateway/receive.ts); `r`
 // gateways serve files of the root as Packages (gateway/serve.ts). Every change
-// of a gateway's state is on the /events feed (type `gateway`).
+// of a gateway's state is on the /events feed (type `gateway`). A signed-in
+// Owner or Admin can also make the connection itself on the service from here.
 import path from 'node:path';
 import type { AgentContext } from '../context.js';
 import type { GatewayOp, OpArgs } from '../../api/hosted/storageGateway.js';
-import type { GatewayRecord, RegisterGatewayBody, UpdateGatewayBody } from '../../api/agent/storageGateway.js';
+import type { GatewayRecord, NewConnectionAnswer, NewConnectionBody, RegisterGatewayBody, UpdateGatewayBody } from '../../api/agent/storageGateway.js';
+import type { CloudConnection, CreateCloudConnectionBody } from '../../api/hosted/cloudConnections.js';
+import { HostedApiError } from '../../client/http.js';
+import { fromHosted, type SessionService } from './session.js';
 import { SECRET_MASK } from '../../api/agent/storageGateway.js';
-import { AgentError, conflict, invalid, notFound } from '../errors.js';
+import { AgentError, conflict, invalid, notFound, upstream } from '../errors.js';
 import { AgentErrorCode } from '../../api/agent/errors.js';
 import * as store from '../store/gatewayStore.js';
 import { GatewayLink, GatewayFailure, probeGateway, type Handler } from '../gateway/link.js';
@@ -40,7 +44,16 @@ async function checkRoot(root: string, permissions: 'r' | 'w'): Promise<string> 
   return (await checkRequestPath(root, { field: 'root_path', kind: 'folder', write: permissions === 'w' })).abs;
 }
 
-export function createGatewaysService(ctx: AgentContext) {
+/** A refusal of the service's, in words: a member may not make connections. */
+function connectionRefusal(err: unknown): never {
+  if (err instanceof HostedApiError && err.status === 403) {
+    throw new AgentError(403, AgentErrorCode.forbidden, 'Only an Owner or an Admin of the Team can make a storage gateway connection. Ask one of them for a connection ID and secret.');
+  }
+  if (err instanceof HostedApiError && err.status === 404) throw invalid('That Team is not one of yours.', 'team_id');
+  return fromHosted(err);
+}
+
+export function createGatewaysService(ctx: AgentContext, session: SessionService) {
   const tuning = engineTuning(process.env, ctx.config.retryForMs);
   const version = buildInfo().version;
   const links = new Map<string, GatewayLink>();
@@ -170,6 +183,23 @@ export function createGatewaysService(ctx: AgentContext) {
       const rec = record(g);
       ctx.events.publish('gateway', rec);
       return rec;
+    },
+
+    /** POST /storage_gateway/connections: a storage gateway connection made on the service, for the session's Team; its secret is answered this once. */
+    async newConnection(body: NewConnectionBody): Promise<NewConnectionAnswer> {
+      const auth = session.credentials();
+      const teamId = body.team_id ?? (await session.teams())[0]?.id;
+      if (!teamId) throw invalid('You are in no Team on this server, so there is none to make the connection in.', 'team_id');
+      const create: Omit<CreateCloudConnectionBody, 'provider'> & { provider: 'storage_gateway' } = {
+        provider: 'storage_gateway',
+        authorization: {},
+        name: body.name,
+        direction: body.permissions === 'w' ? 'svc_to_cloud' : 'cloud_to_svc',
+      };
+      const c = await session.hosted.request<CloudConnection>('POST', `/v1/teams/${encodeURIComponent(teamId)}/cloud_connections`, { auth, body: create }).catch(connectionRefusal);
+      if (!c.secret) throw upstream('the service made the connection but answered no secret');
+      ctx.log.info({ connection: c.id, team: teamId }, 'made a storage gateway connection on the service');
+      return { id: c.id, secret: c.secret, name: c.name, permissions: body.permissions, team_id: teamId };
     },
 
     /** POST /storage_gateway/update: root_path and the ownership overrides (-1 removes one). Deliveries under way keep their root. */

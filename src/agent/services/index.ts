@@ -30,7 +30,7 @@ export function createServices(ctx: AgentContext, stop: (why: StopReason) => voi
   const session = createSessionService(ctx);
   const uploads = createUploadsService(ctx, session);
   const downloads = createDownloadsService(ctx);
-  const gateways = createGatewaysService(ctx);
+  const gateways = createGatewaysService(ctx, session);
   const retryNow = () => {
     uploads.retryNow();
     downloads.retryNow();

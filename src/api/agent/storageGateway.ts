@@ -1,6 +1,7 @@
 // Wire shapes of the agent's storage gateway routes (spec: Storage gateway):
-// register, list, unregister, update. The routes validate with these and the
-// CLI takes its types from them.
+// register, list, unregister, update, and (a Ferry addition) a new connection
+// made on the service. The routes validate with these and the CLI takes its
+// types from them.
 import { Type, type Static } from 'typebox';
 
 const NO_NUL = '^[^\\u0000]*$';
@@ -26,6 +27,29 @@ export const RegisterGatewayBody = Type.Object({
   group_id: Type.Optional(OwnerId),
 });
 export type RegisterGatewayBody = Static<typeof RegisterGatewayBody>;
+
+/**
+ * POST /storage_gateway/connections (Ferry addition): a storage gateway connection
+ * made on the service by the signed-in Owner or Admin, to register right after.
+ */
+export const NewConnectionBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 255, pattern: NO_NUL }),
+  /** As register's: w makes an svc_to_cloud connection (deliveries into the folder), r a cloud_to_svc one. */
+  permissions: Type.Union([Type.Literal('r'), Type.Literal('w')]),
+  /** The Team it belongs to; the session's first Team when not given. */
+  team_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$' })),
+});
+export type NewConnectionBody = Static<typeof NewConnectionBody>;
+
+/** The connection made: its id and its secret, which the service shows this once. */
+export const NewConnectionAnswer = Type.Object({
+  id: Type.String(),
+  secret: Type.String(),
+  name: Type.String(),
+  permissions: Type.Union([Type.Literal('r'), Type.Literal('w')]),
+  team_id: Type.String(),
+});
+export type NewConnectionAnswer = Static<typeof NewConnectionAnswer>;
 
 export const UpdateGatewayBody = Type.Object({
   id: GatewayId,

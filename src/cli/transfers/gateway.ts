@@ -1,5 +1,5 @@
 // `ferry gateway ...`: the agent's storage gateway routes from the command line
-// (register, ls, update, unregister), with --json like the other commands.
+// (connection, register, ls, update, unregister), with --json like the other commands.
 import path from 'node:path';
 import { commandGroup, type Command } from '../command.js';
 import type { GatewayRecord } from '../../api/agent/storageGateway.js';
@@ -10,9 +10,13 @@ const HELP = `usage: ferry gateway <action> [options]
 
 A storage gateway exposes a folder of this machine (a NAS or SAN mount) to the
 service as the storage of a cloud connection with provider storage_gateway. The
-connection's id and secret come from the service's answer when it is created.
+connection's id and secret come from the service's answer when it is created:
+"connection" makes one (an Owner or Admin of the Team, signed in on the agent).
 
 actions:
+  connection --name NAME --permissions r|w [--team ID]
+                          make a storage gateway connection on the service; prints its
+                          id and its secret, which the service shows this once
   register --id ID --name NAME --permissions r|w --root-path DIR [--secret S]
            [--user-id N] [--group-id N]
                           register a gateway (the secret may come from $FERRY_GATEWAY_SECRET);
@@ -86,6 +90,25 @@ function details(g: GatewayRecord): string {
 }
 
 const actions: Record<string, Command> = {
+  connection: clientCommand(
+    'gateway connection',
+    'usage: ferry gateway connection --name NAME --permissions r|w [--team ID]',
+    { name: { type: 'string' }, permissions: { type: 'string' }, team: { type: 'string' } },
+    async ({ client, print, values: v }) => {
+      const permissions = required(v, 'permissions');
+      if (permissions !== 'r' && permissions !== 'w') throw new UsageError(`--permissions must be r or w, got "${permissions}"`);
+      const c = await client.newGatewayConnection(defined({ name: required(v, 'name'), permissions, team_id: str(v, 'team') }));
+      print(
+        [
+          `made storage gateway connection ${c.id} (${c.name}) in Team ${c.team_id}`,
+          `secret: ${c.secret}`,
+          'The service shows this secret once. Register with:',
+          `  ferry gateway register --id ${c.id} --name '${c.name.replace(/'/g, "'\\''")}' --permissions ${c.permissions} --root-path DIR   (the secret in $FERRY_GATEWAY_SECRET)`,
+        ].join('\n'),
+        c,
+      );
+    },
+  ),
   register: clientCommand(
     'gateway register',
     'usage: ferry gateway register --id ID --name NAME --permissions r|w --root-path DIR [--secret S] [--user-id N] [--group-id N]',

@@ -510,6 +510,10 @@ function table(): Row[] {
     ], ['id', 'name', 'permissions', 'root_path', 'secret']),
     ...pathRows('POST /storage_gateway/register', 'POST', '/storage_gateway/register', { id: 'ccn_bad_input', name: 'NAS', permissions: 'w', root_path: tmp, secret: gateway.secret }, 'root_path', { write: true }),
     ...noInputGetRows('/storage_gateway/list'),
+    ...schemaRows('POST /storage_gateway/connections', '/storage_gateway/connections', { name: 'NAS', permissions: 'w' }, [
+      ['name', ''], ['name', 42], ['name', 'n'.repeat(256)], ['name', 'a\u0000b'],
+      ['permissions', 'rw'], ['permissions', null], ['team_id', ''], ['team_id', 'a/b'], ['team_id', 't'.repeat(101)], ['team_id', 7],
+    ], ['name', 'permissions']),
     ...schemaRows('POST /storage_gateway/unregister', '/storage_gateway/unregister', { id: gateway.id }, [
       ['id', 42], ['id', ''], ['id', 'a/b'], ['id', 'x'.repeat(101)], ['id', null],
     ], ['id']),

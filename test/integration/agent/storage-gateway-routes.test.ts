@@ -4,14 +4,17 @@
 // kept); a second registration of an id is 409; unknown ids are 404; update
 // changes root_path and the overrides (-1 removes one), applied to the next
 // deliveries, which the files' owner shows; every change is on /events; the
-// secret is never answered. Bad bodies are in bad-input.test.ts.
+// secret is never answered. A gateway that cannot reach its service says why in
+// words (last_error). POST /storage_gateway/connections makes the connection on
+// the service for an Owner or Admin, and tells a member why not. Bad bodies are
+// in bad-input.test.ts.
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startTestService, type TestService } from '../../helpers/hosted.js';
-import { ownerActor, type Actor } from '../../helpers/auth.js';
-import { openEventStream, startTestAgent, type TestAgent } from '../../helpers/agent.js';
+import { newActor, ownerActor, type Actor } from '../../helpers/auth.js';
+import { openEventStream, signInAgent, startTestAgent, type TestAgent } from '../../helpers/agent.js';
 import { AgentErrorCode } from '../../../src/api/agent/errors.js';
 import { connectionAttached, gatewayConnection, gatewayRecord, portalWith, registerGateway, sendToPortal, settledTransfers } from '../../helpers/gateway.js';
 import { skipBecause } from '../../helpers/skip.js';
@@ -69,7 +72,8 @@ describe('register', () => {
     try {
       const r = await call(other.url, 'POST', '/storage_gateway/register', { body: { id: 'ccn_later', name: 'Later', permissions: 'w', root_path: tmp, secret: 's' } });
       expect(r.status, JSON.stringify(r.body)).toBe(201);
-      expect(r.body.last_error ?? '').toMatch(/cannot be reached/);
+      // In words, not the socket's "connect ECONNREFUSED 127.0.0.1:9".
+      expect(r.body.last_error).toBe('the service cannot be reached: connection refused by 127.0.0.1:9');
       expect(r.body.service_url).toBe('http://127.0.0.1:9');
     } finally {
       await other.close();
@@ -110,6 +114,43 @@ describe('register', () => {
     expect(JSON.stringify(list.body)).not.toContain(conn.secret);
     events.close();
     expect((await post('/storage_gateway/unregister', { id: conn.id })).status).toBe(200);
+  });
+});
+
+describe('a new connection on the service', () => {
+  it('is made for an Owner, its id and secret register a gateway that connects', async () => {
+    const out = await post('/storage_gateway/connections', { name: 'From the app', permissions: 'w' });
+    expect(out.status).toBe(401);
+    await signInAgent(agent.url, svc);
+    const made = await post('/storage_gateway/connections', { name: 'From the app', permissions: 'r' });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    expect(made.body).toEqual({ id: expect.any(String), secret: expect.any(String), name: 'From the app', permissions: 'r', team_id: owner.teamId });
+    const conn = await call(svc.url, 'GET', `/v1/cloud_connections/${made.body.id}`, { headers: owner.h });
+    expect(conn.body).toMatchObject({ name: 'From the app', provider: 'storage_gateway', direction: 'cloud_to_svc', state: 'disconnected' });
+    const root = await dir('from-the-app');
+    await registerGateway(agent.url, { id: made.body.id, name: 'From the app', permissions: 'r', root_path: root, secret: made.body.secret });
+    expect((await connectionAttached(svc, owner, made.body.id, true)).gateway.connected).toBe(true);
+    await post('/storage_gateway/unregister', { id: made.body.id });
+    await call(agent.url, 'DELETE', '/login');
+  });
+
+  it('tells a member, in words, that only an Owner or an Admin can make one', async () => {
+    const member = await newActor(svc, 'gateway-member@example.com', { teamId: owner.teamId, role: 'member' });
+    const other = await startTestAgent(svc);
+    try {
+      const login = await call(other.url, 'POST', '/login', { body: { email: member.email, password: `password-${member.email}` } });
+      expect(login.status, JSON.stringify(login.body)).toBe(200);
+      const r = await call(other.url, 'POST', '/storage_gateway/connections', { body: { name: 'Not mine', permissions: 'w' } });
+      expect(r.status).toBe(403);
+      expect(r.body).toEqual({
+        code: AgentErrorCode.forbidden,
+        message: 'Only an Owner or an Admin of the Team can make a storage gateway connection. Ask one of them for a connection ID and secret.',
+      });
+      const list = await call(svc.url, 'GET', `/v1/teams/${owner.teamId}/cloud_connections`, { headers: owner.h });
+      expect(list.body.map((c: any) => c.name)).not.toContain('Not mine');
+    } finally {
+      await other.close();
+    }
   });
 });
 

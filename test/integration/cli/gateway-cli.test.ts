@@ -1,6 +1,7 @@
 // `ferry gateway` as a child process against a real service and agent:
 // register (the secret from the environment, a relative root made absolute),
-// ls and ls ID, update (root, owner set and removed), unregister; --json prints
+// ls and ls ID, update (root, owner set and removed), unregister; connection makes
+// the service-side connection for the signed-in Owner; --json prints
 // the agent's records; the agent's refusals exit 1 with its message, bad usage 2.
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -8,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { ferry } from '../../helpers/cli.js';
 import { startTestService, type TestService } from '../../helpers/hosted.js';
-import { startTestAgent, type TestAgent } from '../../helpers/agent.js';
+import { signInAgent, startTestAgent, type TestAgent } from '../../helpers/agent.js';
 import { ownerActor, type Actor } from '../../helpers/auth.js';
 import { connectionAttached, gatewayConnection, portalWith, sendToPortal, settledTransfers } from '../../helpers/gateway.js';
 import { waitFor } from '../../helpers/downloads.js';
@@ -38,6 +39,27 @@ afterAll(async () => {
 });
 
 describe('ferry gateway', () => {
+  test('connection: made on the service for the signed-in Owner, its id and secret register a gateway; signed out it exits 1; bad usage 2', async () => {
+    const out = await run(['gateway', 'connection', '--name', 'CLI made', '--permissions', 'w']);
+    expect(out.code, out.stdout).toBe(1);
+    expect((await run(['gateway', 'connection', '--name', 'CLI made', '--permissions', 'rw'])).code).toBe(2);
+    expect((await run(['gateway', 'connection', '--permissions', 'w'])).code).toBe(2);
+    await signInAgent(agent.url, svc);
+    const made = await run(['gateway', 'connection', '--name', 'CLI made', '--permissions', 'w', '--json']);
+    expect(made.code, made.stderr).toBe(0);
+    const c = JSON.parse(made.stdout);
+    expect(c).toEqual({ id: expect.any(String), secret: expect.any(String), name: 'CLI made', permissions: 'w', team_id: owner.teamId });
+    const text = await run(['gateway', 'connection', '--name', "Ed's NAS", '--permissions', 'r']);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/^made storage gateway connection \S+ \(Ed's NAS\) in Team /);
+    expect(text.stdout).toMatch(/^secret: [A-Za-z0-9_-]{43}$/m);
+    expect(text.stdout).toContain("--name 'Ed'\\''s NAS' --permissions r");
+    const reg = await run(['gateway', 'register', '--id', c.id, '--name', 'CLI made', '--permissions', 'w', '--root-path', path.join(tmp, 'nas'), '--json'], { FERRY_GATEWAY_SECRET: c.secret });
+    expect(reg.code, reg.stderr).toBe(0);
+    await connectionAttached(svc, owner, c.id, true);
+    expect((await run(['gateway', 'unregister', c.id])).code).toBe(0);
+  });
+
   test('register, ls, update, unregister, in text and --json', async () => {
     const conn = await gatewayConnection(svc, owner, { name: 'CLI NAS' });
 
