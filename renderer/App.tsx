@@ -2,7 +2,9 @@
 // place the user is at. Connection loss is one banner.
 import { useContext, useEffect, useRef } from 'react';
 import { StoreContext, useApp } from './store/context.js';
-import type { Place } from './store/index.js';
+import type { Place, State } from './store/index.js';
+import { historyStep } from './store/route.js';
+import { activeTitle } from './components/StatusLine.js';
 import { SignIn } from './screens/SignIn.js';
 import { Transfers } from './screens/Transfers.js';
 import { Send } from './screens/Send.js';
@@ -24,7 +26,7 @@ const PLACES: { id: Place; label: string }[] = [
 function Sidebar() {
   const place = useApp((s) => s.place);
   const go = useApp((s) => s.go);
-  const active = useApp((s) => Object.values(s.transfers).filter((t) => t.state === 'transferring').length);
+  const active = useApp(activeCount);
   const update = useApp((s) => s.update);
   return (
     <nav className="sidebar" aria-label="Places">
@@ -100,6 +102,39 @@ function Current() {
   }
 }
 
+/** Transfers moving now (a queued one waits its turn). */
+const activeCount = (s: State) => Object.values(s.transfers).filter((t) => t.state === 'transferring' && t.queue_position === undefined).length;
+
+/** In the desktop window, Back and Forward from the keyboard and the mouse, as a browser has them. */
+function useDesktopHistory(): void {
+  const desktop = useApp((s) => s.transport.desktop !== undefined);
+  useEffect(() => {
+    if (!desktop) return;
+    const step = (e: KeyboardEvent | MouseEvent) => {
+      const to = historyStep(e);
+      if (to === undefined || (e instanceof KeyboardEvent && e.target instanceof HTMLInputElement)) return;
+      e.preventDefault();
+      history.go(to);
+    };
+    window.addEventListener('keydown', step);
+    window.addEventListener('mouseup', step);
+    return () => {
+      window.removeEventListener('keydown', step);
+      window.removeEventListener('mouseup', step);
+    };
+  }, [desktop]);
+}
+
+/** In a browser tab, the title tells how many transfers run while another screen is open (Transfers' status line adds the speeds). */
+function useTabTitle(): void {
+  const browser = useApp((s) => !s.transport.desktop);
+  const place = useApp((s) => s.place);
+  const active = useApp(activeCount);
+  useEffect(() => {
+    if (browser && place !== 'transfers') document.title = activeTitle(active);
+  }, [browser, place, active]);
+}
+
 export function App() {
   const session = useApp((s) => s.session);
   const connection = useApp((s) => s.connection);
@@ -117,6 +152,8 @@ export function App() {
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
   }, [addFiles]);
+  useDesktopHistory();
+  useTabTitle();
   // A Link pasted anywhere opens Receive with it.
   useEffect(() => {
     const onPaste = (e: ClipboardEvent) => {

@@ -10,12 +10,14 @@ import type { Totals } from './transferFacts.js';
 
 const TITLE = 'Ferry';
 
+/** The tab's title without speeds: how many are active, else the app's name. */
+export const activeTitle = (active: number) => (active > 0 ? `${active} active · ${TITLE}` : TITLE);
+
 /** What the tab's title says: the speeds while something moves, else how many are active, else the app's name. */
 export function tabTitle(s: Totals): string {
   const moving = [s.up > 0 && `↑ ${speed(s.up)}`, s.down > 0 && `↓ ${speed(s.down)}`].filter(Boolean);
   if (moving.length > 0) return `${moving.join(' ')} · ${TITLE}`;
-  if (s.active > 0) return `${s.active} active · ${TITLE}`;
-  return TITLE;
+  return activeTitle(s.active);
 }
 
 export function StatusLine({ totals: s, browser }: { totals: Totals; browser: boolean }) {
@@ -24,8 +26,6 @@ export function StatusLine({ totals: s, browser }: { totals: Totals; browser: bo
     if (!browser) return;
     document.title = title;
   }, [browser, title]);
-  // Leaving Transfers gives the tab its plain name back: nothing there keeps it up to date.
-  useEffect(() => () => { if (browser) document.title = TITLE; }, [browser]);
   const counts = [`${s.active} active`, `${s.queued} queued`, ...(s.paused > 0 ? [`${s.paused} paused`] : []), `${s.failed} failed`].join(' · ');
   const pct = s.size > 0 ? Math.floor((s.done / s.size) * 100) : 100;
   return (

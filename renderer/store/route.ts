@@ -27,3 +27,17 @@ export function parseRoute(hash: string): Route {
 export function hashOf(r: Route): string {
   return r.place === 'transfers' && r.detailsOf ? `#/transfers/${r.detailsOf}` : `#/${r.place}`;
 }
+
+/**
+ * Back (-1) or Forward (1) for an input the desktop window gets: Alt+Left/Right
+ * (Cmd+[ and Cmd+] on macOS) and a mouse's back and forward buttons. A browser
+ * does this itself; Electron's window does not.
+ */
+export function historyStep(e: { key?: string; altKey?: boolean; metaKey?: boolean; ctrlKey?: boolean; shiftKey?: boolean; button?: number }): -1 | 1 | undefined {
+  if (e.button === 3) return -1;
+  if (e.button === 4) return 1;
+  if (e.ctrlKey || e.shiftKey) return undefined;
+  if (e.altKey && !e.metaKey) return e.key === 'ArrowLeft' ? -1 : e.key === 'ArrowRight' ? 1 : undefined;
+  if (e.metaKey && !e.altKey) return e.key === '[' ? -1 : e.key === ']' ? 1 : undefined;
+  return undefined;
+}

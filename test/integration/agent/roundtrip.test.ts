@@ -13,6 +13,7 @@ import { call, startTestService, type TestService } from '../../helpers/hosted.j
 import { ownerActor, type Actor } from '../../helpers/auth.js';
 import { signInAgent, startTestAgent, type TestAgent } from '../../helpers/agent.js';
 import { MiB, sha256 } from '../../helpers/flow.js';
+import { bytes } from '../../../src/format/sizes.js';
 import { startDownload, treeOf, waitForState } from '../../helpers/downloads.js';
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
@@ -142,7 +143,7 @@ describe('a folder tree, uploaded twice and downloaded back', () => {
       const mail = mails.find((t) => new RegExp(`^To: ${to.replace('.', '\\.')}$`, 'm').test(t));
       expect(mail, `mail to ${to}`).toBeDefined();
       expect(mail).toMatch(/^Subject: .*Roundtrip mailed/m);
-      expect(mail).toContain(`"Roundtrip mailed" (${Object.keys(files).length} files, 30 MiB)`);
+      expect(mail).toContain(`"Roundtrip mailed" (${Object.keys(files).length} files, ${bytes(total())})`);
       const m = /\/(lnk_[A-Za-z0-9]+)\?secret=([A-Za-z0-9_-]+)/.exec(mail!);
       expect(m, mail).not.toBeNull();
       secrets.add(m![2]!);
