@@ -41,6 +41,8 @@ export class QueueFeed {
       now.set(id, i + 1);
       if (this.sent.get(id) !== i + 1) this.moved(id);
     });
+    // Those out of the line (started, or no line any more) lose their place.
+    for (const id of this.sent.keys()) if (!now.has(id)) this.moved(id);
     this.sent = now;
   }
 }

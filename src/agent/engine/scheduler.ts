@@ -85,21 +85,24 @@ export class Scheduler {
     return lane ? this.lanes[lane].inFlight : this.lanes.upload.inFlight + this.lanes.download.inFlight;
   }
 
-  /** 1 for the next transfer of its direction to start, 2 for the one after...; undefined once started (or unknown here). */
+  /** 1 for the next transfer of its direction to start, 2 for the one after...; undefined once started, or while none waits its turn (or unknown here). */
   queuePlace(id: string): number | undefined {
     if (!this.places) {
       this.places = new Map();
-      for (const lane of Object.values(this.lanes)) {
-        let n = 0;
-        for (const t of lane.transfers) if (!lane.started.has(t.id)) this.places.set(t.id, ++n);
-      }
+      for (const name of Object.keys(this.lanes) as Lane[]) this.queue(name).forEach((t, i) => this.places!.set(t, i + 1));
     }
     return this.places.get(id);
   }
 
-  /** The waiting transfers of a direction, first in line first. */
+  /**
+   * The transfers of a direction waiting their turn, first in line first: those not
+   * started while another has. With none started, a transfer not started yet waits
+   * for nothing but its own preparation (its files registered, its first blueprints),
+   * which is no turn in a line.
+   */
   queue(name: Lane): string[] {
     const lane = this.lanes[name];
+    if (lane.started.size === 0) return [];
     return lane.transfers.filter((t) => !lane.started.has(t.id)).map((t) => t.id);
   }
 

@@ -153,6 +153,22 @@ describe('Scheduler', () => {
     expect([s.queuePlace('fresh'), s.queuePlace('resumed'), s.queuePlace('urgent')]).toEqual([undefined, undefined, 1]);
   });
 
+  test('with none started, a transfer still preparing (no part ready) has no place: it waits for nothing but itself', () => {
+    const s = new Scheduler(2);
+    const first = fake('first', 3);
+    first.ready = false;
+    const second = fake('second', 3);
+    second.ready = false;
+    s.add(first);
+    s.add(second);
+    expect([s.queuePlace('first'), s.queuePlace('second')]).toEqual([undefined, undefined]);
+    expect(s.queue('upload')).toEqual([]);
+    // Once one has started, the other waits its turn behind it.
+    first.ready = true;
+    s.wake();
+    expect([s.queuePlace('first'), s.queuePlace('second')]).toEqual([undefined, 1]);
+  });
+
   test('a transfer with nothing ready is skipped until wake()', async () => {
     const s = new Scheduler(2);
     const t = fake('t', 2);
