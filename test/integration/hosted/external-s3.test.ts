@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { startExternalBucket, type ExternalBucket } from '../../helpers/externalStore.js';
 import { ownerActor } from '../../helpers/auth.js';
-import { MiB, createPackage, downloadAll, finalizeFile, finalizePackage, makeLink, putParts, putWith, register, sha256, startUpload, uploadFile } from '../../helpers/flow.js';
+import { MiB, createPackage, downloadAll, fetchBytes, finalizeFile, finalizePackage, makeLink, putParts, putWith, register, sha256, startUpload, uploadFile } from '../../helpers/flow.js';
 import { call, startTestService, type TestService } from '../../helpers/hosted.js';
 import { SINGLE_PUT } from '../../../src/api/hosted/files.js';
 
@@ -103,4 +103,24 @@ test('part URLs sign the registered length there too: the external store refuses
   const larger = await finalizeFile(svc, pkg, reg.file.id, reg.upload_id!, parts, 2000);
   expect([larger.status, larger.body.code]).toEqual([409, 'size_mismatch']);
   expect((await finalizeFile(svc, pkg, reg.file.id, reg.upload_id!, parts, 1000)).status).toBe(204);
+});
+
+test('a download URL from the external store serves byte ranges (206) and names the file as the service asked', async () => {
+  const pkg = await createPackage(svc, await ownerActor(svc), { name: 'ranges from the customer bucket' });
+  const data = Buffer.from(Array.from({ length: 6 * MiB + 11 }, (_, i) => (i * 7) % 251));
+  const fileId = await uploadFile(svc, pkg, 'día 1.bin', '', data);
+  await finalizePackage(svc, pkg);
+  const d = await call(svc.url, 'GET', `/v1/packages/${pkg.id}/files/${fileId}/download`, { headers: pkg.h });
+  expect(d.status, JSON.stringify(d.body)).toBe(200);
+  expect(new URL(d.body.url).origin).toBe(new URL(store.url).origin);
+  // Across the parts' boundary (5 MiB), and the tail.
+  for (const [start, end] of [[5 * MiB - 3, 5 * MiB + 4], [data.length - 5, data.length - 1]] as const) {
+    const got = await fetchBytes(d.body.url, { headers: { range: `bytes=${start}-${end}` } });
+    expect(got.status).toBe(206);
+    expect(got.headers.get('content-range')).toBe(`bytes ${start}-${end}/${data.length}`);
+    expect(got.data.equals(data.subarray(start, end + 1))).toBe(true);
+  }
+  const whole = await fetchBytes(d.body.url);
+  expect(whole.headers.get('content-disposition')).toBe(`attachment; filename*=UTF-8''${encodeURIComponent('día 1.bin')}`);
+  expect(sha256(whole.data)).toBe(sha256(data));
 });
