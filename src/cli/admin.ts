@@ -33,7 +33,8 @@ actions:
                      prints the key's secret once
   store-credentials  the embedded S3 store's endpoint, access key and secret key
   bucket-cors --s3-endpoint URL --s3-bucket B --s3-access-key K --s3-secret-key S
-              [--s3-region R] [--s3-path-style] [--public-url URL] [--portal-domain D] [--cors-origin LIST]
+              [--s3-region R] [--s3-path-style] [--public-url URL | --listen HOST:PORT]
+              [--portal-domain D] [--cors-origin LIST]   (no --data-dir: it needs no database)
                      lets the service's browser origins (as "ferry serve" computes them from
                      the same settings or FERRY_* variables) PUT, POST, GET and HEAD on an
                      external bucket with any header and ETag exposed (PutBucketCors), for

@@ -1,10 +1,10 @@
 // The whole upload-and-download flow over real HTTP: register, multipart upload
 // through blueprints, finalize, Link with password, file list, downloads, ZIPs.
 import { randomBytes } from 'node:crypto';
-import { rgwUnderTest } from '../../helpers/externalStore.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startTestService, type TestService } from '../../helpers/hosted.js';
 import { ownerActor } from '../../helpers/auth.js';
+import { rgwUnderTest } from '../../helpers/externalStore.js';
 import {
   MiB, createPackage, fetchBytes, finalizeFile, finalizePackage, makeLink, putParts, readZip, register, sha256, startUpload, type Pkg,
 } from '../../helpers/flow.js';
