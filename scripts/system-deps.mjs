@@ -1,7 +1,8 @@
 // The system programs the test suites drive, checked before `npm test` runs
 // anything: Chromium (the app's Playwright tests), clamd (malware scanning),
-// nginx (the deployment suites), PostgreSQL (the hosted suites' second pass) and
-// rclone (a real S3 client). Missing ones are installed where that is possible
+// nginx (the deployment suites), PostgreSQL (the hosted suites' second pass),
+// rclone (a real S3 client) and Ceph's monitor, OSD and RADOS Gateway (a second,
+// real S3 store for the external-S3 suites). Missing ones are installed where that is possible
 // (root, with apt-get: Debian's packages, no service started); otherwise the run
 // stops at once with the one command that installs them.
 import { spawnSync } from 'node:child_process';
@@ -17,6 +18,10 @@ export const SYSTEM_DEPS = [
   { pkg: 'nginx', why: 'the deployment suites (several instances behind nginx)', present: () => onPath('nginx') || fs.existsSync('/usr/sbin/nginx') },
   { pkg: 'postgresql', why: 'the hosted suites on PostgreSQL', present: () => postgresBin() !== undefined },
   { pkg: 'rclone', why: 'a real S3 client against the embedded store', present: () => onPath('rclone') },
+  // A one-node Ceph cluster (scripts/ceph-cluster.mjs): a second, real S3 store for the external-S3 suites.
+  { pkg: 'ceph-mon', why: "Ceph's monitor (the external-S3 suites on the RADOS Gateway)", present: () => onPath('ceph-mon') && onPath('monmaptool') && onPath('ceph') },
+  { pkg: 'ceph-osd', why: "Ceph's object store daemon (the external-S3 suites on the RADOS Gateway)", present: () => onPath('ceph-osd') },
+  { pkg: 'radosgw', why: "Ceph's S3 gateway (the external-S3 suites on the RADOS Gateway)", present: () => onPath('radosgw') && onPath('radosgw-admin') },
 ];
 
 /** Installs what is missing when root with apt-get; answers the packages still missing. */

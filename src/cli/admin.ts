@@ -1,5 +1,6 @@
 // `ferry admin`: Teams, users, roles and API keys, written straight into a data
 // dir's database (the API has no invitation route). Safe while `ferry serve` runs.
+// Besides: the embedded store's keys, and an external bucket's CORS rule.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command, OptionSpec } from './command.js';
@@ -14,6 +15,8 @@ import { resetPassword } from '../hosted/services/sessions.js';
 import { MIN_PASSWORD_LENGTH } from '../api/hosted/auth.js';
 import { issueApiKey } from '../hosted/services/apiKeys.js';
 import { loadOrCreateStoreCredentials } from '../objectstore/index.js';
+import { applyBucketCors, CORS_METHODS } from '../hosted/storage/bucketCors.js';
+import { createS3Client } from '../hosted/storage/s3.js';
 
 const HELP = `usage: ferry admin <action> [options]
 
@@ -29,6 +32,13 @@ actions:
   create-api-key --email E --team TEAM [--name NAME]
                      prints the key's secret once
   store-credentials  the embedded S3 store's endpoint, access key and secret key
+  bucket-cors --s3-endpoint URL --s3-bucket B --s3-access-key K --s3-secret-key S
+              [--s3-region R] [--s3-path-style] [--public-url URL | --listen HOST:PORT]
+              [--portal-domain D] [--cors-origin LIST]   (no --data-dir: it needs no database)
+                     lets the service's browser origins (as "ferry serve" computes them from
+                     the same settings or FERRY_* variables) PUT, POST, GET and HEAD on an
+                     external bucket with any header and ETag exposed (PutBucketCors), for
+                     the Portal page; the bucket's other CORS rules are kept
 
 options of every action:
   --data-dir DIR     the service's data dir (default as for "ferry serve": $FERRY_DATA_DIR
@@ -51,6 +61,19 @@ const actionOptions: Record<string, OptionSpec> = {
   list: common,
   'create-api-key': { ...common, email: { type: 'string' }, team: { type: 'string' }, name: { type: 'string' } },
   'store-credentials': common,
+  'bucket-cors': {
+    json: { type: 'boolean' },
+    's3-endpoint': { type: 'string' },
+    's3-bucket': { type: 'string' },
+    's3-region': { type: 'string' },
+    's3-access-key': { type: 'string' },
+    's3-secret-key': { type: 'string' },
+    's3-path-style': { type: 'boolean' },
+    'public-url': { type: 'string' },
+    listen: { type: 'string' },
+    'portal-domain': { type: 'string' },
+    'cors-origin': { type: 'string' },
+  },
 };
 
 type Values = Record<string, string | boolean | undefined>;
@@ -202,6 +225,43 @@ async function storeCredentials(dataDir: string, out: Out): Promise<void> {
   );
 }
 
+/** Needs no database: the rule goes to the bucket, for the origins the service's settings give. */
+async function bucketCors(values: Values, out: Out): Promise<void> {
+  const flags = Object.fromEntries(Object.entries(values).filter(([k, v]) => k !== 'json' && v !== undefined)) as Record<string, string | boolean>;
+  let config;
+  try {
+    config = resolveHostedConfig(flags, process.env);
+  } catch (err) {
+    throw new UsageError(err instanceof Error ? err.message : String(err));
+  }
+  const s3 = config.s3;
+  if (!s3) throw new UsageError('bucket-cors is for an external store: give --s3-endpoint (or FERRY_S3_ENDPOINT) and its keys; the embedded store takes its origins at start (--cors-origin)');
+  const origins = config.corsOrigins;
+  const client = createS3Client(s3);
+  try {
+    const r = await applyBucketCors(client, s3.bucket, origins);
+    const data = { bucket: s3.bucket, endpoint: s3.endpoint, origins, methods: CORS_METHODS, result: r.state, ...('code' in r ? { code: r.code, step: r.step } : {}) };
+    switch (r.state) {
+      case 'unchanged':
+        return out.print(`bucket ${s3.bucket} already lets ${origins.join(', ')} ${CORS_METHODS.join(', ')} with any header and ETag exposed; nothing changed`, data);
+      case 'applied':
+        return out.print(
+          `bucket ${s3.bucket}: CORS rule "${r.rules[0]!.ID}" lets ${origins.join(', ')} ${CORS_METHODS.join(', ')} with any header and ETag exposed` +
+            (r.kept > 0 ? `; the bucket's ${r.kept} other rule${r.kept > 1 ? 's' : ''} kept after it` : ''),
+          data,
+        );
+      case 'denied':
+        throw new Failure(`bucket ${s3.bucket}: the store refused ${r.step} (${r.code}): these credentials may not ${r.step === 'PutBucketCors' ? 'change' : 'read'} the bucket's CORS; run this with the bucket owner's keys, or have its owner add the rule (see docs/deploy.md)`);
+      case 'unsupported':
+        throw new Failure(`bucket ${s3.bucket}: the store does not implement ${r.step} (${r.code}); set its CORS the store's own way: ${origins.join(', ')} need ${CORS_METHODS.join(', ')}, any header, ETag exposed`);
+      case 'failed':
+        throw new Failure(`bucket ${s3.bucket}: ${r.step} failed (${r.code})`);
+    }
+  } finally {
+    client.destroy();
+  }
+}
+
 export const admin: Command = {
   async run(args) {
     const [name, ...rest] = args;
@@ -224,6 +284,10 @@ export const admin: Command = {
       }
       const json = values.json === true;
       const out: Out = { print: (text, data) => console.log(json ? JSON.stringify(data, null, 2) : text) };
+      if (name === 'bucket-cors') {
+        await bucketCors(values, out);
+        return 0;
+      }
       const config = resolveHostedConfig({ 'data-dir': values['data-dir'] as string | undefined, database: values.database as string | undefined }, process.env);
       const dataDir = config.dataDir;
       if (name === 'store-credentials') {

@@ -1,8 +1,11 @@
 // `ferry serve`: the hosted service with its embedded object store (or an external one), in one of three roles.
 import type { Command } from './command.js';
 import { parseFlags, untilSignal } from './command.js';
-import { resolveHostedConfig } from '../hosted/config.js';
+import { resolveHostedConfig, type HostedConfig } from '../hosted/config.js';
 import { startHostedService } from '../hosted/server.js';
+import { checkBucketCors, corsCheckMessage } from '../hosted/storage/bucketCors.js';
+import { createS3Client } from '../hosted/storage/s3.js';
+import type { Logger } from 'pino';
 
 const HELP = `usage: ferry serve [options]
 
@@ -13,8 +16,10 @@ const HELP = `usage: ferry serve [options]
   --public-url URL          the address clients use (default http://LISTEN)
   --portal-domain DOMAIN    Portal pages also answer at SUBDOMAIN.DOMAIN (a wildcard DNS name
                             pointing at this service), besides PUBLIC_URL/p/SUBDOMAIN
-  --cors-origin LIST        more browser origins the embedded store accepts uploads from,
-                            comma-separated (https://app.example.com, https://*.example.com)
+  --cors-origin LIST        more browser origins the store accepts uploads from, comma-separated
+                            (https://app.example.com, https://*.example.com): the embedded store's
+                            setting; an external bucket's CORS is checked at start against them
+                            (and "ferry admin bucket-cors" applies them)
   --init-owner EMAIL:PASS   create the first owner and their Team if missing
   --smtp-host H --smtp-port N --smtp-secure --smtp-user U --smtp-pass P --smtp-from ADDR
                             send e-mail through SMTP (default: .eml files in DATA_DIR/outbox)
@@ -155,11 +160,28 @@ export const serveOptions = {
   'sealing-key-file': { type: 'string' },
 } as const;
 
+/**
+ * The Portal page uploads from the browser straight to the store: an external
+ * bucket needs a CORS rule for the service's origins. Said at start, not refused.
+ */
+async function logBucketCors(config: HostedConfig, log: Logger): Promise<void> {
+  const s3 = config.s3!;
+  const client = createS3Client(s3);
+  try {
+    const { warn, message } = corsCheckMessage(await checkBucketCors(client, s3.bucket, config.corsOrigins), s3.bucket, config.corsOrigins);
+    if (warn) log.warn({ bucket: s3.bucket, origins: config.corsOrigins }, message);
+    else log.info({ bucket: s3.bucket }, message);
+  } finally {
+    client.destroy();
+  }
+}
+
 export const serve: Command = {
   async run(args) {
     const { values } = parseFlags(args, serveOptions, HELP);
     const config = resolveHostedConfig(values);
     const running = await startHostedService(config);
+    if (config.s3 && config.role !== 'worker') await logBucketCors(config, running.ctx.log);
     // Listen for signals before saying we are ready, so a signal right after the ready line is handled.
     const signalled = untilSignal();
     running.ctx.log.info({ url: running.url, s3: running.s3Url, dataDir: config.dataDir, role: config.role }, 'ferry hosted service ready');

@@ -3,11 +3,9 @@
 // S3 client to look into it. With `proxied`, connections reach it through the
 // forwarding proxy of s3Proxy.ts, which can hold requests (to catch a transfer
 // mid-way) and records what was sent.
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { startObjectStore, type RunningObjectStore } from '../../src/objectstore/index.js';
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { RunningObjectStore } from '../../src/objectstore/index.js';
+import { startExternalBucket } from './externalStore.js';
 import { startS3Proxy, type S3Proxy } from './s3Proxy.js';
 
 export interface CustomerBucket {
@@ -16,7 +14,8 @@ export interface CustomerBucket {
   bucket: string;
   accessKey: string;
   secretKey: string;
-  store: RunningObjectStore;
+  /** The embedded store, when that is what runs (not in the RADOS Gateway pass). */
+  store?: RunningObjectStore;
   proxy?: S3Proxy;
   client: S3Client;
   /** The authorization of a generic_s3 connection to this bucket. */
@@ -30,20 +29,21 @@ export interface CustomerBucket {
 let seq = 0;
 
 export async function startCustomerBucket(opts: { bucket?: string; proxied?: boolean } = {}): Promise<CustomerBucket> {
-  const bucket = opts.bucket ?? 'customer-bucket';
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-customer-'));
-  const accessKey = `CUSTOMER${String(++seq).padStart(4, '0')}KEY`;
-  const secretKey = `customer-secret-${seq}-not-the-services-own`;
-  const store = await startObjectStore({ host: '127.0.0.1', port: 0, dataDir: dir, accessKey, secretKey, buckets: [bucket] });
-  const proxy = opts.proxied ? await startS3Proxy(store.url) : undefined;
-  const client = new S3Client({ endpoint: store.url, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: accessKey, secretAccessKey: secretKey } });
-  const url = proxy?.url ?? store.url;
+  const seqNo = ++seq;
+  const ext = await startExternalBucket({
+    bucket: opts.bucket ?? 'customer-bucket',
+    accessKey: `CUSTOMER${String(seqNo).padStart(4, '0')}KEY`,
+    secretKey: `customer-secret-${seqNo}-not-the-services-own`,
+  });
+  const { bucket, accessKey, secretKey, client } = ext;
+  const proxy = opts.proxied ? await startS3Proxy(ext.url) : undefined;
+  const url = proxy?.url ?? ext.url;
   return {
     url,
     bucket,
     accessKey,
     secretKey,
-    store,
+    ...(ext.store ? { store: ext.store } : {}),
     ...(proxy ? { proxy } : {}),
     client,
     authorization: (extra = {}) => ({ client_id: accessKey, client_secret: secretKey, destination: bucket, endpoint: url, region: 'default', ...extra }),
@@ -66,10 +66,8 @@ export async function startCustomerBucket(opts: { bucket?: string; proxied?: boo
       await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: data }));
     },
     async close() {
-      client.destroy();
       await proxy?.close();
-      await store.close();
-      await fs.rm(dir, { recursive: true, force: true });
+      await ext.close();
     },
   };
 }

@@ -1,5 +1,6 @@
 // Starts a real hosted service with its embedded store on ephemeral ports and a
-// temporary data dir, for integration tests. Call close() in afterAll.
+// temporary data dir, for integration tests (in the RADOS Gateway pass, with
+// its objects on the gateway: test/helpers/externalStore.ts). Call close() in afterAll.
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +10,7 @@ import { startHostedService, type RunningHosted } from '../../src/hosted/server.
 import { createTestDatabase, databaseForDataDir, dropTestDatabase, onPostgres } from './postgres.js';
 import { openDatabase, type OpenedDb } from '../../src/hosted/db/open.js';
 import { openPostgres } from '../../src/hosted/db/postgres.js';
+import { rgwUnderTest } from './externalStore.js';
 
 export interface TestService extends RunningHosted {
   dataDir: string;
@@ -39,6 +41,12 @@ export async function startTestService(flags: Flags = {}, dataDir?: string): Pro
   dataDir ??= await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-hosted-'));
   const owner = { email: 'owner@example.com', password: 'correct horse battery' };
   const pgDb = onPostgres() && flags.database === undefined ? await databaseForDataDir(dataDir) : undefined;
+  // In the RADOS Gateway pass, a service without a store of its test's choosing keeps its objects on the
+  // gateway, in a bucket named for its data dir (so a restart on that dir finds them; the service creates it).
+  const rgw = flags['s3-endpoint'] === undefined ? rgwUnderTest() : undefined;
+  const rgwFlags: Flags = rgw
+    ? { 's3-endpoint': rgw.url, 's3-bucket': `ferry-${path.basename(dataDir).toLowerCase().replace(/[^a-z0-9-]/g, '-')}`, 's3-access-key': rgw.accessKey, 's3-secret-key': rgw.secretKey, 's3-path-style': true }
+    : {};
   const config = resolveHostedConfig(
     {
       listen: '127.0.0.1:0',
@@ -46,6 +54,7 @@ export async function startTestService(flags: Flags = {}, dataDir?: string): Pro
       'data-dir': dataDir,
       'init-owner': `${owner.email}:${owner.password}`,
       ...(pgDb ? { database: pgDb.url } : {}),
+      ...rgwFlags,
       ...GENEROUS_LIMITS,
       ...flags,
     },

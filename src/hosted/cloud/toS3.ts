@@ -173,7 +173,9 @@ async function putInParts(copy: Copy, item: Item, configuredPartSize: number, co
   const Parts = [...done].sort((a, b) => a[0] - b[0]).map(([PartNumber, ETag]) => ({ PartNumber, ETag }));
   try {
     const r = await target.client.send(new CompleteMultipartUploadCommand({ Bucket: target.bucket, Key: item.dest_key!, UploadId: id, MultipartUpload: { Parts } }), { abortSignal: signal });
-    await completeItem(ctx.db, item, r.ETag ?? null, 0);
+    // Some stores (Ceph's RADOS Gateway 16) answer an empty <ETag/>: the object's own head then tells it.
+    const etag = r.ETag || (await target.client.send(new HeadObjectCommand({ Bucket: target.bucket, Key: item.dest_key! }), { abortSignal: signal })).ETag;
+    await completeItem(ctx.db, item, etag || null, 0);
   } catch (err) {
     // A complete that went through before the service stopped leaves no upload: the object is there.
     if (codeOf(err) !== 'NoSuchUpload') throw err;

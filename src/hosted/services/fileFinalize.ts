@@ -51,11 +51,21 @@ function checkStored(stored: StoredPart[], parts: { partNumber: number; etag: st
   if (total !== size) throw conflict(`the named parts hold ${total} bytes, not ${size}`, 'size_mismatch');
 }
 
-/** A refusal of the store that is the client's to fix (409), or the failure as it came. */
-function refused(err: unknown): unknown {
+/**
+ * A refusal of the store that is the client's to fix (409), or the failure as it came.
+ * `unnamed`: parts the store holds that the finalize leaves out. S3 discards them, but
+ * some stores (Ceph's RADOS Gateway) complete an upload only with every part it holds.
+ */
+function refused(err: unknown, unnamed: number[] = []): unknown {
   const { code, status } = storageFailure(err);
   if (isMissingUpload(err) || !status || status >= 500) return err;
-  return conflict(`storage refused to complete the upload: ${code ?? (err as Error).name}`, 'upload_rejected');
+  const why = `storage refused to complete the upload: ${code ?? (err as Error).name}`;
+  if (code !== 'InvalidPart' || unnamed.length === 0) return conflict(why, 'upload_rejected');
+  const list = unnamed.length > 5 ? `${unnamed.slice(0, 5).join(', ')}…` : unnamed.join(', ');
+  return conflict(
+    `${why}; it also holds part${unnamed.length > 1 ? 's' : ''} ${list}, which the finalize does not name, and this store completes an upload only with all its parts: name them, or upload the file again under a new upload`,
+    'upload_rejected',
+  );
 }
 
 /** Completes the upload if the named parts are stored, well-sized and sum to `size`; 409 otherwise. */
@@ -72,11 +82,13 @@ async function completeChecked(ctx: HostedContext, key: string, uploadId: string
       throw why;
     }
   }
-  checkStored(await storage.listParts(key, uploadId), parts, size);
+  const stored = await storage.listParts(key, uploadId);
+  checkStored(stored, parts, size);
   try {
     await storage.completeUpload(key, uploadId, parts);
   } catch (err) {
-    throw refused(err);
+    const named = new Set(parts.map((p) => p.partNumber));
+    throw refused(err, stored.map((p) => p.partNumber).filter((n) => !named.has(n)));
   }
 }
 

@@ -74,8 +74,9 @@ export interface Storage {
 
 const quote = (etag: string) => (etag.startsWith('"') ? etag : `"${etag}"`);
 
-export function createS3Storage(s: S3Settings, blueprintTtlSeconds: number): Storage {
-  const client = new S3Client({
+/** An SDK client of the store; also for the calls about the bucket itself (bucketCors.ts). */
+export function createS3Client(s: S3Settings): S3Client {
+  return new S3Client({
     endpoint: s.endpoint,
     region: s.region,
     forcePathStyle: s.pathStyle,
@@ -84,6 +85,10 @@ export function createS3Storage(s: S3Settings, blueprintTtlSeconds: number): Sto
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
   });
+}
+
+export function createS3Storage(s: S3Settings, blueprintTtlSeconds: number): Storage {
+  const client = createS3Client(s);
   const Bucket = s.bucket;
   let presigner: Promise<Presign> | undefined;
   const presign = async (method: PresignMethod, key: string, query: Record<string, string>, expiresIn = blueprintTtlSeconds, headers?: Record<string, string>) => {

@@ -1,5 +1,5 @@
 // svc_to_cloud against a real customer bucket (a second embedded S3 store on
-// 127.0.0.1 with its own credentials): a Portal's finalized Package goes to the
+// 127.0.0.1 with its own credentials; a bucket on Ceph's RADOS Gateway in that pass): a Portal's finalized Package goes to the
 // attached connection's bucket under target_directory_id, narrowed by the
 // attachment's filter, byte-identical, a large file in parts, with the
 // manifest when asked for; the manual transfer and its record; a failing
@@ -217,7 +217,7 @@ describe('the manual transfer', () => {
     expect(t.state, JSON.stringify(t)).toBe('complete');
     expect((await awsBucket.get(`To AWS (${pkg.id})/a.bin`)).equals(FILES[0]!.data)).toBe(true);
     const put = awsBucket.proxy!.seen.filter((s) => s.method === 'PUT');
-    expect(put.map((s) => decodeURIComponent(s.path))).toEqual([`/aws-bucket/To AWS (${pkg.id})/a.bin`]);
+    expect(put.map((s) => decodeURIComponent(s.path))).toEqual([`/${awsBucket.bucket}/To AWS (${pkg.id})/a.bin`]);
     expect(put[0]!.headers['x-amz-storage-class']).toBe('STANDARD_IA');
   });
 

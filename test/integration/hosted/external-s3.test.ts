@@ -1,39 +1,27 @@
 // The service pointed at an external S3-compatible store (a second, separately
-// started embedded store) instead of its own: blueprints, finalize and downloads
-// all go to that store, and no embedded store runs.
+// started embedded store; Ceph's RADOS Gateway in that pass) instead of its own:
+// blueprints, finalize and downloads all go to that store, and no embedded store runs.
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { startObjectStore, type RunningObjectStore } from '../../../src/objectstore/index.js';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { startExternalBucket, type ExternalBucket } from '../../helpers/externalStore.js';
 import { ownerActor } from '../../helpers/auth.js';
-import { MiB, createPackage, downloadAll, finalizeFile, finalizePackage, makeLink, putParts, putWith, register, sha256, startUpload, uploadFile } from '../../helpers/flow.js';
+import { MiB, createPackage, downloadAll, fetchBytes, finalizeFile, finalizePackage, makeLink, putParts, putWith, register, sha256, startUpload, uploadFile } from '../../helpers/flow.js';
 import { call, startTestService, type TestService } from '../../helpers/hosted.js';
 import { SINGLE_PUT } from '../../../src/api/hosted/files.js';
 
-const creds = { accessKey: 'CUSTOMERKEY0001', secretKey: 'customer-secret-not-the-services-own' };
-let storeDir: string;
-let store: RunningObjectStore;
+let store: ExternalBucket;
 let svc: TestService;
 
 beforeAll(async () => {
-  storeDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-external-s3-'));
-  store = await startObjectStore({ host: '127.0.0.1', port: 0, dataDir: storeDir, ...creds, buckets: ['customer-bucket'] });
-  svc = await startTestService({
-    's3-endpoint': store.url,
-    's3-bucket': 'customer-bucket',
-    's3-region': 'us-east-1',
-    's3-access-key': creds.accessKey,
-    's3-secret-key': creds.secretKey,
-    's3-path-style': true,
-  });
+  store = await startExternalBucket();
+  svc = await startTestService(store.serviceFlags());
 });
 
 afterAll(async () => {
   await svc?.close();
   await store?.close();
-  await fs.rm(storeDir, { recursive: true, force: true });
 });
 
 test('uploads and downloads go through the external store, and no embedded store starts', async () => {
@@ -48,15 +36,8 @@ test('uploads and downloads go through the external store, and no embedded store
   for (const f of files) await uploadFile(svc, pkg, f.name, f.path, f.data);
   await finalizePackage(svc, pkg);
 
-  const s3 = new S3Client({
-    endpoint: store.url,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials: { accessKeyId: creds.accessKey, secretAccessKey: creds.secretKey },
-  });
-  const listed = await s3.send(new ListObjectsV2Command({ Bucket: 'customer-bucket', Prefix: `packages/${pkg.id}/` }));
+  const listed = await store.client.send(new ListObjectsV2Command({ Bucket: store.bucket, Prefix: `packages/${pkg.id}/` }));
   expect(listed.KeyCount).toBe(2);
-  s3.destroy();
 
   const got = await downloadAll(svc, await makeLink(svc, pkg));
   expect(sha256(got.get('x/one.bin')!)).toBe(sha256(files[0]!.data));
@@ -122,4 +103,24 @@ test('part URLs sign the registered length there too: the external store refuses
   const larger = await finalizeFile(svc, pkg, reg.file.id, reg.upload_id!, parts, 2000);
   expect([larger.status, larger.body.code]).toEqual([409, 'size_mismatch']);
   expect((await finalizeFile(svc, pkg, reg.file.id, reg.upload_id!, parts, 1000)).status).toBe(204);
+});
+
+test('a download URL from the external store serves byte ranges (206) and names the file as the service asked', async () => {
+  const pkg = await createPackage(svc, await ownerActor(svc), { name: 'ranges from the customer bucket' });
+  const data = Buffer.from(Array.from({ length: 6 * MiB + 11 }, (_, i) => (i * 7) % 251));
+  const fileId = await uploadFile(svc, pkg, 'día 1.bin', '', data);
+  await finalizePackage(svc, pkg);
+  const d = await call(svc.url, 'GET', `/v1/packages/${pkg.id}/files/${fileId}/download`, { headers: pkg.h });
+  expect(d.status, JSON.stringify(d.body)).toBe(200);
+  expect(new URL(d.body.url).origin).toBe(new URL(store.url).origin);
+  // Across the parts' boundary (5 MiB), and the tail.
+  for (const [start, end] of [[5 * MiB - 3, 5 * MiB + 4], [data.length - 5, data.length - 1]] as const) {
+    const got = await fetchBytes(d.body.url, { headers: { range: `bytes=${start}-${end}` } });
+    expect(got.status).toBe(206);
+    expect(got.headers.get('content-range')).toBe(`bytes ${start}-${end}/${data.length}`);
+    expect(got.data.equals(data.subarray(start, end + 1))).toBe(true);
+  }
+  const whole = await fetchBytes(d.body.url);
+  expect(whole.headers.get('content-disposition')).toBe(`attachment; filename*=UTF-8''${encodeURIComponent('día 1.bin')}`);
+  expect(sha256(whole.data)).toBe(sha256(data));
 });
