@@ -39,7 +39,8 @@ function run(bin, args) {
   else execFileSync(cmd, args, { stdio: 'pipe' });
 }
 
-function freePort() {
+/** A port free now on 127.0.0.1. */
+export function freePort() {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.once('error', reject);

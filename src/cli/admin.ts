@@ -17,6 +17,9 @@ import { issueApiKey } from '../hosted/services/apiKeys.js';
 import { loadOrCreateStoreCredentials } from '../objectstore/index.js';
 import { applyBucketCors, CORS_METHODS } from '../hosted/storage/bucketCors.js';
 import { createS3Client } from '../hosted/storage/s3.js';
+import { serveOptions } from './serve.js';
+
+const pick = <T extends object, K extends keyof T>(o: T, keys: K[]) => Object.fromEntries(keys.map((k) => [k, o[k]])) as Pick<T, K>;
 
 const HELP = `usage: ferry admin <action> [options]
 
@@ -61,18 +64,10 @@ const actionOptions: Record<string, OptionSpec> = {
   list: common,
   'create-api-key': { ...common, email: { type: 'string' }, team: { type: 'string' }, name: { type: 'string' } },
   'store-credentials': common,
+  // The store and the origins, as `ferry serve` takes them.
   'bucket-cors': {
     json: { type: 'boolean' },
-    's3-endpoint': { type: 'string' },
-    's3-bucket': { type: 'string' },
-    's3-region': { type: 'string' },
-    's3-access-key': { type: 'string' },
-    's3-secret-key': { type: 'string' },
-    's3-path-style': { type: 'boolean' },
-    'public-url': { type: 'string' },
-    listen: { type: 'string' },
-    'portal-domain': { type: 'string' },
-    'cors-origin': { type: 'string' },
+    ...pick(serveOptions, ['s3-endpoint', 's3-bucket', 's3-region', 's3-access-key', 's3-secret-key', 's3-path-style', 'public-url', 'listen', 'portal-domain', 'cors-origin']),
   },
 };
 

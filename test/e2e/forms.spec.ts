@@ -10,7 +10,8 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { start } from './global-setup.js';
+import { start, stop } from './global-setup.js';
+import { freePort } from '../helpers/ports.js';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -29,24 +30,6 @@ const active = () =>
     const a = document.activeElement;
     return { tag: a?.tagName.toLowerCase(), text: a?.textContent ?? '', transfer: a?.getAttribute('data-transfer') ?? '' };
   })()`) as Promise<{ tag?: string; text: string; transfer: string }>;
-
-/** A port free now on 127.0.0.1. */
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
-
-/** Stops an agent this file started. */
-async function stop(a: ChildProcess | undefined): Promise<void> {
-  if (a && a.exitCode === null && a.signalCode === null) {
-    const gone = new Promise((r) => a.once('exit', r));
-    a.kill('SIGTERM');
-    await gone;
-  }
-}
 
 test.beforeAll(async ({ browser }) => {
   dir = path.join(process.env.FERRY_E2E_TMP!, 'forms');

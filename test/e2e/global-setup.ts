@@ -5,22 +5,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../helpers/ports.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** Each process's output, kept for reading after a failure (CI keeps .test-results). */
 const LOGS = path.join(root, '.test-results', 'e2e-logs');
-
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
 
 export function start(args: string[], ready: string, env: Record<string, string> = {}): Promise<ChildProcess> {
   const child = spawn(process.execPath, [path.join(root, 'bin', 'ferry.cjs'), ...args], { cwd: root, env: { ...process.env, NODE_NO_WARNINGS: '1', ...env } });
@@ -43,6 +35,15 @@ export function start(args: string[], ready: string, env: Record<string, string>
     child.stderr!.on('data', (d: Buffer) => (out += d));
     child.once('exit', (code) => reject(new Error(`ferry ${args[0]} exited (${code}):\n${out}`)));
   });
+}
+
+/** Stops a program a test started (SIGTERM), and waits for it to exit. */
+export async function stop(a: ChildProcess | undefined): Promise<void> {
+  if (a && a.exitCode === null && a.signalCode === null) {
+    const gone = new Promise((r) => a.once('exit', r));
+    a.kill('SIGTERM');
+    await gone;
+  }
 }
 
 export default async function globalSetup(): Promise<() => Promise<void>> {

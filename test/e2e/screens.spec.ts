@@ -10,7 +10,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
-import { start } from './global-setup.js';
+import { start, stop } from './global-setup.js';
 import { bytes } from '../../src/format/sizes.js';
 
 test.describe.configure({ mode: 'serial' });
@@ -76,11 +76,7 @@ test.beforeAll(async ({ browser }) => {
 
 test.afterAll(async () => {
   await page?.context().close();
-  if (agent && agent.exitCode === null && agent.signalCode === null) {
-    const gone = new Promise((r) => agent.once('exit', r));
-    agent.kill('SIGTERM');
-    await gone;
-  }
+  await stop(agent);
 });
 
 /** axe finds nothing serious on the screen, light and dark. */

@@ -6,11 +6,11 @@
 // transferring for as long as the test looks at them, whatever the machine's speed.
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
 import { start } from './global-setup.js';
+import { freePort } from '../helpers/ports.js';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -23,14 +23,6 @@ let agent: ChildProcess;
 let appUrl: string;
 let dir: string;
 let teamId: string;
-
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
 
 /** The agent's REST API. */
 async function rest<T>(method: string, p: string, body?: unknown): Promise<T> {
