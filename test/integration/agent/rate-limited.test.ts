@@ -18,8 +18,9 @@ let agent: TestAgent;
 let tmp: string;
 
 beforeAll(async () => {
-  // Four requests per Package token and second: one file takes about three (register, finalize, and the Package's finalize).
-  svc = await startTestService({ 'rate-limit-package': '4', 'rate-limit-window-ms': '1000' });
+  // Four requests per Package token in 3 s: one file takes about three (register, finalize, and the Package's finalize),
+  // so eight files go past it however slowly a loaded machine sends them, and the wait lasts long enough to be seen.
+  svc = await startTestService({ 'rate-limit-package': '4', 'rate-limit-window-ms': '3000' });
   owner = await ownerActor(svc);
   tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-ratelimited-'));
   agent = await startTestAgent(svc, { concurrency: '4' });
