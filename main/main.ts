@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { app, dialog, ipcMain, Menu, nativeImage, net, Notification, protocol, shell, Tray, utilityProcess, type BrowserWindow } from 'electron';
-import { AgentSupervisor, type AgentChild } from '../src/ipc/supervisor.js';
+import { AgentSupervisor, type AgentChild } from './supervisor.js';
 import { CONNECTION_EVENT, RECEIVE_EVENT, RESTART_TO_UPDATE, UPDATE_EVENT, ipcEvent, ipcRequest } from '../src/ipc/names.js';
 import type { TransferEvent, TransfersSnapshot } from '../src/ipc/contract.js';
 import { relay } from './ipcRelay.js';

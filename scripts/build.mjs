@@ -42,7 +42,7 @@ export async function buildDesktop(outdir = path.join(OUTDIR, 'desktop')) {
   const common = { bundle: true, platform: 'node', target: 'node22', logLevel: 'warning', external: ['electron'] };
   await build({ ...common, entryPoints: [path.join(root, 'main', 'main.ts')], outfile: path.join(outdir, 'main.cjs'), format: 'cjs', packages: 'external' });
   await build({ ...common, entryPoints: [path.join(root, 'main', 'preload.ts')], outfile: path.join(outdir, 'preload.cjs'), format: 'cjs' });
-  await build({ ...common, entryPoints: [path.join(root, 'src', 'ipc', 'agentProcess.ts')], outfile: path.join(outdir, 'agent.mjs'), format: 'esm', packages: 'external' });
+  await build({ ...common, entryPoints: [path.join(root, 'src', 'cli', 'agentProcess.ts')], outfile: path.join(outdir, 'agent.mjs'), format: 'esm', packages: 'external' });
 }
 
 /** The Portal upload page's script (web/portal/), served by the service (src/hosted/webAssets.ts). */

@@ -12,8 +12,8 @@
 import websocket from '@fastify/websocket';
 import { Type } from 'typebox';
 import { AgentErrorCode } from '../../api/agent/errors.js';
-import { createHandlers, dispatch } from '../../ipc/handlers.js';
-import { TransferCoalescer } from '../../ipc/coalesce.js';
+import { createHandlers, dispatch } from '../ui/handlers.js';
+import { TransferCoalescer } from '../ui/coalesce.js';
 import type { EventName, EventOf, TransferEvent } from '../../ipc/contract.js';
 import type { AgentContext } from '../context.js';
 import type { AgentServices } from '../services/index.js';

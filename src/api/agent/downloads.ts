@@ -65,7 +65,8 @@ export const DownloadItem = Type.Object({
 });
 export type DownloadItem = Static<typeof DownloadItem>;
 
-export const DownloadRecord = Type.Object({
+/** Ferry: a download without its file list (`?files=false`, the window, the event feed): the counts instead. */
+export const DownloadSummary = Type.Object({
   download_id: Type.String(),
   package_id: Type.String(),
   package_name: Type.String(),
@@ -75,7 +76,9 @@ export const DownloadRecord = Type.Object({
   progress: Type.Integer(),
   state: DownloadStateSchema,
   priority: Type.Integer(),
-  items: Type.Array(DownloadItem),
+  /** Ferry: how many entries it fetches (skipped ones included), and how many of them are complete. */
+  file_count: Type.Integer(),
+  files_done: Type.Integer(),
   created_at: Type.String(),
   updated_at: Type.String(),
   error: Type.Optional(Type.String()),
@@ -86,6 +89,10 @@ export const DownloadRecord = Type.Object({
   /** Ferry: when it was canceled (ISO 8601); its state is then `error` and its error "Canceled". */
   canceled_at: Type.Optional(Type.String()),
 });
+export type DownloadSummary = Static<typeof DownloadSummary>;
+
+/** The download record: the summary and every entry. */
+export const DownloadRecord = Type.Object({ ...DownloadSummary.properties, items: Type.Array(DownloadItem) });
 export type DownloadRecord = Static<typeof DownloadRecord>;
 
 export const DownloadList = Type.Array(DownloadRecord);

@@ -82,7 +82,8 @@ export const UploadItem = Type.Object({
 });
 export type UploadItem = Static<typeof UploadItem>;
 
-export const UploadRecord = Type.Object({
+/** Ferry: an upload without its file list (`?files=false`, the window, the event feed): the counts instead. */
+export const UploadSummary = Type.Object({
   upload_id: Type.String(),
   package_id: Type.String(),
   /** What the upload is called here: the first path's name (and how many more). */
@@ -92,7 +93,9 @@ export const UploadRecord = Type.Object({
   size: Type.Integer(),
   state: UploadStateSchema,
   type: Type.Union([Type.Literal('team'), Type.Literal('portal')]),
-  items: Type.Array(UploadItem),
+  /** Ferry: how many files (and empty folders) it holds, and how many of them are complete. */
+  file_count: Type.Integer(),
+  files_done: Type.Integer(),
   /** Ferry: an e-mailed Team upload's recipients, as sent; absent for a link-type or Portal upload. */
   recipients: Type.Optional(Type.Array(Type.String())),
   created_at: Type.String(),
@@ -105,6 +108,10 @@ export const UploadRecord = Type.Object({
   /** Ferry: when it was canceled (ISO 8601); its state is then `error` and its error "Canceled". */
   canceled_at: Type.Optional(Type.String()),
 });
+export type UploadSummary = Static<typeof UploadSummary>;
+
+/** The spec's upload record: the summary and every file. */
+export const UploadRecord = Type.Object({ ...UploadSummary.properties, items: Type.Array(UploadItem) });
 export type UploadRecord = Static<typeof UploadRecord>;
 
 export const UploadList = Type.Array(UploadRecord);

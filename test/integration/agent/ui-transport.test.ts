@@ -14,7 +14,7 @@ import { startTestAgent, type TestAgent } from '../../helpers/agent.js';
 import { ownerActor, type Actor } from '../../helpers/auth.js';
 import { MiB } from '../../helpers/flow.js';
 import { channels } from '../../../src/ipc/contract.js';
-import { createHandlers } from '../../../src/ipc/handlers.js';
+import { createHandlers } from '../../../src/agent/ui/handlers.js';
 
 let svc: TestService;
 let agent: TestAgent;

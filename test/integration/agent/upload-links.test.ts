@@ -9,7 +9,7 @@ import { call, startTestService, type TestService } from '../../helpers/hosted.j
 import { ownerActor, type Actor } from '../../helpers/auth.js';
 import { signInAgent, startTestAgent, type TestAgent } from '../../helpers/agent.js';
 import { createPackage, finalizePackage, makeLink, uploadFile } from '../../helpers/flow.js';
-import { createHandlers } from '../../../src/ipc/handlers.js';
+import { createHandlers } from '../../../src/agent/ui/handlers.js';
 
 let svc: TestService;
 let owner: Actor;

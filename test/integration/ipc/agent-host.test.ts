@@ -1,5 +1,5 @@
 // The hosted agent over a real port: the supervisor (main's side) starts the
-// agent's own process (src/ipc/agentProcess.ts, as the desktop app's
+// agent's own process (src/cli/agentProcess.ts, as the desktop app's
 // utilityProcess does, here a Node child with an IPC channel), sends requests and
 // hears events; killed with SIGKILL mid-upload, the agent is started again after
 // the back-off, the connection says "reconnecting" meanwhile, and the upload
@@ -13,7 +13,7 @@ import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { startTestService, type TestService } from '../../helpers/hosted.js';
 import { ownerActor, type Actor } from '../../helpers/auth.js';
 import { repoRoot } from '../../helpers/cli.js';
-import { AgentSupervisor, type AgentChild, type Connection } from '../../../src/ipc/supervisor.js';
+import { AgentSupervisor, type AgentChild, type Connection } from '../../../main/supervisor.js';
 import type { TransferEvent } from '../../../src/ipc/contract.js';
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 60_000 });
@@ -41,7 +41,7 @@ afterAll(async () => {
 /** The agent's process as the desktop app starts it, over Node's IPC channel instead of Electron's port. */
 function spawnAgent(): AgentChild {
   const flags = { listen: '127.0.0.1:0', 'hosted-url': svc.url, 'config-dir': path.join(tmp, 'agent'), 'chunk-size': String(5 * MiB), concurrency: '1', 'log-level': 'silent' };
-  const child = fork(path.join(repoRoot, 'src', 'ipc', 'agentProcess.ts'), [], {
+  const child = fork(path.join(repoRoot, 'src', 'cli', 'agentProcess.ts'), [], {
     execArgv: ['--require', path.join(repoRoot, 'bin', 'threadPool.cjs'), '--import', 'tsx'],
     env: { ...process.env, FERRY_AGENT_FLAGS: JSON.stringify(flags) },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],

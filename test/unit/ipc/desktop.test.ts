@@ -5,7 +5,7 @@
 import { describe, expect, test, vi } from 'vitest';
 import { channels, events } from '../../../src/ipc/contract.js';
 import { CHANNELS, EVENTS } from '../../../src/ipc/names.js';
-import { createHandlers } from '../../../src/ipc/handlers.js';
+import { createHandlers } from '../../../src/agent/ui/handlers.js';
 import type { AgentServices } from '../../../src/agent/services/index.js';
 import type { EventBus } from '../../../src/agent/events.js';
 

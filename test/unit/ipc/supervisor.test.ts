@@ -3,7 +3,7 @@
 // healthy run; a request the agent never answered is answered when it dies; a
 // request while it restarts waits for it; an exit to take new settings restarts at once.
 import { afterEach, expect, test, vi } from 'vitest';
-import { AgentSupervisor, type AgentChild } from '../../../src/ipc/supervisor.js';
+import { AgentSupervisor, type AgentChild } from '../../../main/supervisor.js';
 import { RESTART_EXIT, type MainMessage } from '../../../src/ipc/port.js';
 
 afterEach(() => vi.useRealTimers());

@@ -4,13 +4,13 @@
 // agent's utility process answering the window through main. A request is
 // checked against its channel's schema first; every error comes back as data.
 import type { Logger } from 'pino';
-import { AgentErrorCode } from '../api/agent/errors.js';
-import { bodyValidator } from '../http/validation.js';
-import { invalidMessage } from '../http/invalidMessage.js';
-import { AgentError } from '../agent/errors.js';
-import type { AgentContext } from '../agent/context.js';
-import type { AgentServices } from '../agent/services/index.js';
-import { channels, type Answer, type Channel, type RequestOf, type ResponseOf } from './contract.js';
+import { AgentErrorCode } from '../../api/agent/errors.js';
+import { bodyValidator } from '../../http/validation.js';
+import { invalidMessage } from '../../http/invalidMessage.js';
+import { AgentError } from '../errors.js';
+import type { AgentContext } from '../context.js';
+import type { AgentServices } from '../services/index.js';
+import { channels, type Answer, type Channel, type RequestOf, type ResponseOf } from '../../ipc/contract.js';
 
 export type Handlers = { [C in Channel]: (req: RequestOf<C>) => Promise<ResponseOf<C>> };
 

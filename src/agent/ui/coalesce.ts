@@ -2,7 +2,7 @@
 // gets at most 4 progress updates a second per transfer, sent together in one
 // batch per 100 ms at most. A change that matters (a new state, a wait that
 // begins or ends, a removal) is never held back past the next batch.
-import type { TransferEvent } from './contract.js';
+import type { TransferEvent } from '../../ipc/contract.js';
 
 export interface CoalesceOptions {
   /** Least time between two batches. */

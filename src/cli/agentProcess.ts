@@ -7,9 +7,9 @@
 // needs a new start exits with RESTART_EXIT, and main starts the process again.
 import pino from 'pino';
 import { resolveAgentConfig } from '../agent/config.js';
-import { startAgentRun } from '../cli/runAgent.js';
-import { hostAgent } from './agentHost.js';
-import { RESTART_EXIT, type Port } from './port.js';
+import { startAgentRun } from './runAgent.js';
+import { hostAgent } from '../agent/ui/agentHost.js';
+import { RESTART_EXIT, type Port } from '../ipc/port.js';
 
 interface ElectronParentPort {
   postMessage(message: unknown): void;

@@ -2,11 +2,11 @@
 // answers requests with the handler table, and pushes its events, coalesced at
 // the source, to main. Main moves no bytes: it relays these messages.
 import type { Logger } from 'pino';
-import type { RunningAgent, StopReason } from '../agent/index.js';
+import type { RunningAgent, StopReason } from '../index.js';
 import { createHandlers, dispatch } from './handlers.js';
 import { TransferCoalescer } from './coalesce.js';
-import type { EventOf, TransferEvent } from './contract.js';
-import type { MainMessage, Port } from './port.js';
+import type { EventOf, TransferEvent } from '../../ipc/contract.js';
+import type { MainMessage, Port } from '../../ipc/port.js';
 
 export interface HostedAgent {
   agent: RunningAgent;

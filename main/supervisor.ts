@@ -5,9 +5,9 @@
 // window hears "reconnecting" meanwhile, and transfers go on from SQLite.
 // Written against a small interface, so tests run it on a Node child process
 // and the desktop app on Electron's utilityProcess.
-import type { Answer, EventName, EventOf } from './contract.js';
-import { isHostMessage, RESTART_EXIT, type Port } from './port.js';
-import { AgentErrorCode } from '../api/agent/errors.js';
+import type { Answer, EventName, EventOf } from '../src/ipc/contract.js';
+import { isHostMessage, RESTART_EXIT, type Port } from '../src/ipc/port.js';
+import { AgentErrorCode } from '../src/api/agent/errors.js';
 
 export type Connection = 'connecting' | 'connected' | 'reconnecting';
 
