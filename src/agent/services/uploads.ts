@@ -27,9 +27,10 @@ import {
   listUploads,
   setUploadCanceled,
   setUploadState,
-  uploadRecord,
+  
   type UploadRow,
 } from '../store/uploadStore.js';
+import { uploadRecord } from '../store/uploadView.js';
 
 /** An upload's id, as the service makes them (and an automation chooses them before it asks for one). */
 export const newUploadId = () => `upl_${randomBytes(12).toString('hex')}`;

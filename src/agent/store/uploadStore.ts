@@ -5,7 +5,7 @@
 import type { AgentDb } from './db.js';
 import type { Migration } from './migrations.js';
 import { CANCELED } from './canceledMigration.js';
-import type { ItemState, UploadRecord, UploadState } from '../../api/agent/uploads.js';
+import type { UploadState } from '../../api/agent/uploads.js';
 
 export const uploadsMigration: Migration = {
   version: 2,
@@ -182,45 +182,4 @@ export function recordPart(db: AgentDb, id: string, idx: number, p: PartRow): vo
 export function markFileDone(db: AgentDb, id: string, idx: number): void {
   const stmt = db.sql('UPDATE upload_files SET done = 1 WHERE upload_id = ? AND idx = ?');
   db.soon(() => stmt.run(id, idx));
-}
-
-// ---- the upload as the REST API and the event feed show it ----
-
-function itemState(u: UploadRow, done: number, registered: boolean, progress: number): ItemState {
-  if (done) return 'complete';
-  if (u.state === 'paused' || u.state === 'error') return u.state;
-  return registered || progress > 0 ? 'transferring' : 'pending';
-}
-
-/** What an item shows, as rows of values: the record is rebuilt on every poll and event, for every file. */
-type ItemRow = [idx: number, localPath: string, relDir: string, name: string, size: number, done: number, fileId: string | null];
-
-export function uploadRecord(db: AgentDb, id: string): UploadRecord | undefined {
-  const u = getUpload(db, id);
-  if (!u) return undefined;
-  const byFile = progressByFile(db, id);
-  const rows = db
-    .sql('SELECT idx, local_path, rel_dir, name, size, done, file_id FROM upload_files WHERE upload_id = ? ORDER BY idx')
-    .raw(true)
-    .all(id) as ItemRow[];
-  const items = rows.map(([idx, localPath, relDir, name, size, done, fileId]) => {
-    const progress = done ? size : (byFile.get(idx) ?? 0);
-    return { path: localPath, name: relDir ? `${relDir}/${name}` : name, size, progress, state: itemState(u, done, fileId !== null, progress) };
-  });
-  return {
-    upload_id: u.id,
-    package_id: u.package_id,
-    name: u.name,
-    package_name: u.package_name,
-    progress: items.reduce((sum, i) => sum + i.progress, 0),
-    size: u.size,
-    state: u.state,
-    type: u.type,
-    items,
-    ...(u.recipients ? { recipients: JSON.parse(u.recipients) as string[] } : {}),
-    created_at: u.created_at,
-    updated_at: u.updated_at,
-    ...(u.error ? { error: u.error } : {}),
-    ...(u.canceled_at ? { canceled_at: u.canceled_at } : {}),
-  };
 }

@@ -1,0 +1,91 @@
+// An upload as the REST API and the event feed show it, read from SQLite: the
+// summary costs two aggregate queries whatever the file count; the files are read
+// whole (the spec's record) or a page at a time.
+import type { AgentDb } from './db.js';
+import { getUpload, type UploadRow } from './uploadStore.js';
+import type { ItemState, UploadRecord, UploadSummary } from '../../api/agent/uploads.js';
+import type { IndexedUploadItem, UploadFilesPage } from '../../api/agent/transfers.js';
+
+function itemState(u: UploadRow, done: number, registered: boolean, progress: number): ItemState {
+  if (done) return 'complete';
+  if (u.state === 'paused' || u.state === 'error') return u.state;
+  return registered || progress > 0 ? 'transferring' : 'pending';
+}
+
+/** What an item shows, as rows of values (a million of them must stay cheap). */
+type ItemRow = [idx: number, localPath: string, relDir: string, name: string, size: number, done: number, fileId: string | null, bytes: number | null];
+
+const ITEMS = `SELECT f.idx, f.local_path, f.rel_dir, f.name, f.size, f.done, f.file_id,
+    (SELECT SUM(p.size) FROM upload_parts p WHERE p.upload_id = f.upload_id AND p.file_idx = f.idx AND f.done = 0)
+  FROM upload_files f WHERE f.upload_id = ?`;
+
+function items(db: AgentDb, u: UploadRow, rows: ItemRow[]): IndexedUploadItem[] {
+  return rows.map(([idx, localPath, relDir, name, size, done, fileId, bytes]) => {
+    const progress = done ? size : (bytes ?? 0);
+    return { index: idx, path: localPath, name: relDir ? `${relDir}/${name}` : name, size, progress, state: itemState(u, done, fileId !== null, progress) };
+  });
+}
+
+export function uploadSummary(db: AgentDb, id: string): UploadSummary | undefined {
+  const u = getUpload(db, id);
+  return u && summaryOf(db, u);
+}
+
+function summaryOf(db: AgentDb, u: UploadRow): UploadSummary {
+  const [fileCount, filesDone, doneBytes] = db
+    .sql('SELECT COUNT(*), COALESCE(SUM(done), 0), COALESCE(SUM(CASE WHEN done THEN size ELSE 0 END), 0) FROM upload_files WHERE upload_id = ?')
+    .raw(true)
+    .get(u.id) as [number, number, number];
+  const [partBytes] = db
+    .sql('SELECT COALESCE(SUM(p.size), 0) FROM upload_parts p JOIN upload_files f ON f.upload_id = p.upload_id AND f.idx = p.file_idx WHERE p.upload_id = ? AND f.done = 0')
+    .raw(true)
+    .get(u.id) as [number];
+  return {
+    upload_id: u.id,
+    package_id: u.package_id,
+    name: u.name,
+    package_name: u.package_name,
+    progress: doneBytes + partBytes,
+    size: u.size,
+    state: u.state,
+    type: u.type,
+    file_count: fileCount,
+    files_done: filesDone,
+    ...(u.recipients ? { recipients: JSON.parse(u.recipients) as string[] } : {}),
+    created_at: u.created_at,
+    updated_at: u.updated_at,
+    ...(u.error ? { error: u.error } : {}),
+    ...(u.canceled_at ? { canceled_at: u.canceled_at } : {}),
+  };
+}
+
+/** The spec's record: the summary and every file. */
+export function uploadRecord(db: AgentDb, id: string): UploadRecord | undefined {
+  const u = getUpload(db, id);
+  if (!u) return undefined;
+  const rows = db.sql(`${ITEMS} ORDER BY f.idx`).raw(true).all(id) as ItemRow[];
+  return { ...summaryOf(db, u), items: items(db, u, rows).map(({ index: _, ...item }) => item) };
+}
+
+/** `limit` files after the index `after` (-1 or absent: from the first). */
+export function uploadFilesPage(db: AgentDb, id: string, after: number, limit: number): UploadFilesPage | undefined {
+  const u = getUpload(db, id);
+  if (!u) return undefined;
+  const rows = db.sql(`${ITEMS} AND f.idx > ? ORDER BY f.idx LIMIT ?`).raw(true).all(id, after, limit + 1) as ItemRow[];
+  const more = rows.length > limit;
+  const files = items(db, u, more ? rows.slice(0, limit) : rows);
+  return { files, next: more ? files[files.length - 1]!.index : null };
+}
+
+/** The files at these indexes, as a page shows them (for the feed's file changes). */
+export function uploadFilesAt(db: AgentDb, id: string, indexes: number[]): IndexedUploadItem[] {
+  const u = getUpload(db, id);
+  if (!u || indexes.length === 0) return [];
+  const out: IndexedUploadItem[] = [];
+  const stmt = db.sql(`${ITEMS} AND f.idx = ?`).raw(true);
+  for (const i of [...indexes].sort((a, b) => a - b)) {
+    const row = stmt.get(id, i) as ItemRow | undefined;
+    if (row) out.push(...items(db, u, [row]));
+  }
+  return out;
+}
