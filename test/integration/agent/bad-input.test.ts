@@ -340,6 +340,7 @@ function table(): Row[] {
     ], ['team_id', 'paths']),
     ...pathRows('POST /uploads', 'POST', '/uploads', uploadBase, 'paths', { write: false, list: true }),
     ...noInputGetRows('/uploads'),
+    ...queryRows('GET /uploads', 'GET', '/uploads', [['files=maybe', 'files that is not a boolean'], ['files=', 'files empty']]),
 
     // Portal uploads
     ...schemaRows('POST /portals/uploads', '/portals/uploads', portalBase, [
@@ -357,6 +358,12 @@ function table(): Row[] {
 
     // Uploads: one upload
     ...uploadIdRows(`GET /uploads/${ID}`, 'GET'),
+    ...queryRows(`GET /uploads/${ID}`, 'GET', up, [['files=no', 'files that is not a boolean']]),
+    ...uploadIdRows(`GET /uploads/${ID}/files`, 'GET', '/files'),
+    ...queryRows(`GET /uploads/${ID}/files`, 'GET', `${up}/files`, [
+      ['after=-2', 'after below -1'], ['after=x', 'after not a number'], ['after=1.5', 'after not whole'],
+      ['limit=0', 'a limit of 0'], ['limit=5001', 'a limit above 5,000'], ['limit=', 'limit empty'],
+    ]),
     ...pauseResumeRows('uploads', ID, up, uploadIdRows),
     ...bodyRows('DELETE /uploads', 'DELETE', '/uploads'),
     ...queryRows('DELETE /uploads', 'DELETE', '/uploads', [
@@ -407,7 +414,14 @@ function table(): Row[] {
     ], ['url', 'dst_folder']),
     ...pathRows('POST /downloads', 'POST', '/downloads', downloadBase, 'dst_folder', { write: true }),
     ...noInputGetRows('/downloads'),
+    ...queryRows('GET /downloads', 'GET', '/downloads', [['files=maybe', 'files that is not a boolean']]),
     ...downloadIdRows(`GET /downloads/${DID}`, 'GET'),
+    ...queryRows(`GET /downloads/${DID}`, 'GET', dl, [['files=2', 'files that is not a boolean']]),
+    ...downloadIdRows(`GET /downloads/${DID}/files`, 'GET', '/files'),
+    ...queryRows(`GET /downloads/${DID}/files`, 'GET', `${dl}/files`, [
+      ['after=-2', 'after below -1'], ['after=x', 'after not a number'], ['after=1.5', 'after not whole'],
+      ['limit=0', 'a limit of 0'], ['limit=5001', 'a limit above 5,000'], ['limit=', 'limit empty'],
+    ]),
     ...pauseResumeRows('downloads', DID, dl, downloadIdRows),
     ...bodyRows(`POST /downloads/${DID}/cancel`, 'POST', `${dl}/cancel`),
     ...downloadIdRows(`POST /downloads/${DID}/cancel`, 'POST', '/cancel'),

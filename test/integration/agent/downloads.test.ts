@@ -9,6 +9,8 @@ import { startTestAgent, type TestAgent } from '../../helpers/agent.js';
 import { startProxiedService, type ProxiedService } from '../../helpers/s3Proxy.js';
 import { MiB, makeLink, sha256 } from '../../helpers/flow.js';
 import type { AgentEvent } from '../../../src/agent/events.js';
+import { applyChange, keyOfChange, transferKey, type TransferSummary } from '../../../src/ipc/transfers.js';
+import type { TransferEvent } from '../../../src/ipc/contract.js';
 import { cachedBytes, watchEvictions } from '../../helpers/pageCache.js';
 import { agentCall, expectedTree, relOf, startDownload, treeOf, treePackage, waitFor, waitForState, type TreePackage } from '../../helpers/downloads.js';
 
@@ -52,8 +54,8 @@ describe('downloading a Package tree', () => {
       expect(item.local_path).toBe(path.join(to, 'Tree package', relOf(f)));
     }
     // The change feed carried the download to its end.
-    const mine = events.filter((e) => e.type === 'download' && (e.data as any).download_id === id);
-    expect(mine.at(-1)!.data).toMatchObject({ state: 'complete', progress: total });
+    const mine = events.filter((e): e is TransferEvent => e.type === 'download' && keyOfChange(e) === transferKey('download', id));
+    expect(mine.reduce<TransferSummary | undefined>(applyChange, undefined)).toMatchObject({ state: 'complete', progress: total });
   });
 
   test('without create_package_folder the tree lands in dst_folder itself', async () => {

@@ -125,7 +125,7 @@ describe('an upload and a download of many files', () => {
 
   test('the download\'s changes rebuild exactly its summary and its entries', async () => {
     const link = await call(agent.url, 'POST', `/uploads/${uploadId}/link`, { body: {} });
-    expect(link.status, JSON.stringify(link.body)).toBe(200);
+    expect(link.status, JSON.stringify(link.body)).toBe(201);
     const r = await call(agent.url, 'POST', '/downloads', { body: { url: link.body.url, dst_folder: path.join(tmp, 'received') } });
     expect(r.status, JSON.stringify(r.body)).toBe(201);
     const id = r.body.download_id;

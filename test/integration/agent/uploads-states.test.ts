@@ -18,7 +18,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { call, startTestService, type TestService } from '../../helpers/hosted.js';
 import { ownerActor, type Actor } from '../../helpers/auth.js';
-import { openEventStream, signInAgent, startTestAgent, type TestAgent } from '../../helpers/agent.js';
+import { openEventStream, signInAgent, startTestAgent, summariesOf, type TestAgent } from '../../helpers/agent.js';
 import { MiB } from '../../helpers/flow.js';
 import { startProxiedAgent, type ProxiedAgent, type ProxiedUploads } from './uploads-proxy.js';
 
@@ -332,7 +332,7 @@ describe('a failed automatic finalize', () => {
       expect(pkg.body).toMatchObject({ state: 'finalized', total_files: 1, size: 7 * MiB });
 
       // The feed saw: transferring, idle, error; resumed by itself: transferring, idle, complete.
-      const mine = () => events.received.filter((m) => m.json?.upload_id === id).map((m) => m.json.state as string);
+      const mine = () => summariesOf(events.received, 'upload', id).map((u) => u.state as string);
       await vi.waitFor(() => expect(mine().at(-1)).toBe('complete'), { timeout: 5_000 });
       const states = mine().filter((s, i, all) => s !== all[i - 1]);
       expect(states).toEqual(['transferring', 'idle', 'error', 'transferring', 'idle', 'complete']);

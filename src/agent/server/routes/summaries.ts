@@ -2,4 +2,5 @@
 // schema is the spec's record, with `items`, so the summary is sent as plain JSON.
 import type { FastifyReply } from 'fastify';
 
-export const summaries = (reply: FastifyReply, value: unknown): FastifyReply => reply.serializer((v: unknown) => JSON.stringify(v)).send(value);
+export const summaries = (reply: FastifyReply, value: unknown): FastifyReply =>
+  reply.type('application/json; charset=utf-8').serializer((v: unknown) => JSON.stringify(v)).send(value);
