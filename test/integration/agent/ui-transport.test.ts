@@ -196,7 +196,7 @@ describe('following transfers', () => {
       expect(ids.every((x: number) => x > cursor)).toBe(true);
       expect([...ids].sort((a, b) => a - b)).toEqual(ids);
       expect(mine().at(-1).data.progress).toBe(40 * MiB);
-      // (The spacing of batches is the coalescer's, proved on a fake clock in test/unit/ipc/coalesce.test.ts:
+      // (The spacing of batches is the coalescer's, proved on a fake clock in test/unit/agent/ui/coalesce.test.ts:
       // gaps seen here would shrink whenever this process stalls and the socket bunches them up.)
 
       const link = await ipc('uploads.link', { upload_id: id });

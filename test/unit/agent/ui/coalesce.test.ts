@@ -2,8 +2,8 @@
 // transfer, in at most one batch per 100 ms, whatever the rate of changes; state
 // changes, waits and removals are never held back past the next batch.
 import { afterEach, expect, test, vi } from 'vitest';
-import { TransferCoalescer } from '../../../src/agent/ui/coalesce.js';
-import type { TransferEvent } from '../../../src/ipc/contract.js';
+import { TransferCoalescer } from '../../../../src/agent/ui/coalesce.js';
+import type { TransferEvent } from '../../../../src/ipc/contract.js';
 
 afterEach(() => vi.useRealTimers());
 
