@@ -128,7 +128,10 @@ test('the window is locked down: no navigation, no new windows (web links go to 
 
   // The app's own settings are written to its data folder and read back at the next start.
   expect(await ask('app.setSettings', { closeToTray: false, startAtLogin: true })).toEqual({ ok: true, value: { closeToTray: false, notifications: true, startAtLogin: true } });
-  expect((await ask('app.setSettings', { closeToTray: 'no' })).ok).toBe(false);
+  expect(await ask('app.setSettings', { closeToTray: 'no' })).toEqual({ ok: false, error: { code: 262145, message: 'Close to tray is true or false.', field: 'closeToTray' } });
+  // Main's own channels are checked against the contract's schemas in the built bundle too; without an update, nothing restarts.
+  expect(await ask('app.showInFolder', {})).toEqual({ ok: false, error: { code: 262145, message: 'The folder is missing.', field: 'path' } });
+  expect(await ask('app.restartToUpdate')).toEqual({ ok: false, error: { code: 262150, message: 'No update is ready to install.' } });
   await quitMain();
   expect(JSON.parse(await fs.readFile(path.join(userData, 'settings.json'), 'utf8'))).toMatchObject({ closeToTray: false, notifications: true });
   main = startMain(userData);
