@@ -44,8 +44,10 @@ export function handleTrusted(door: Door, channel: string, answer: Answering): v
 
 /** A handler behind its request's schema: a request that does not fit answers 262145 in words, with the field at fault. */
 export function validated<Q>(schema: object, handler: (request: Q) => Promise<Answer<unknown>> | Answer<unknown>): Answering {
-  const validate = bodyValidator(schema);
+  // Compiled at the first request, not while main starts and opens the window.
+  let validate: ReturnType<typeof bodyValidator> | undefined;
   return (request) => {
+    validate ??= bodyValidator(schema);
     const req = request ?? {};
     if (!validate(req)) return { ok: false, error: { code: AgentErrorCode.badRequest, ...invalidMessage(validate.errors, req) } };
     return handler(req as Q);

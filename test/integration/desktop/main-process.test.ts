@@ -72,7 +72,8 @@ test('main opens the window, runs the agent beside it, relays to it, and stops i
   main = startMain(tmp);
 
   // One window, locked down, on the app's own scheme.
-  await vi.waitFor(() => expect(seen('loadURL')).toEqual(['app://ferry/index.html']));
+  // A process's start, on a machine that may be busy with other suites.
+  await vi.waitFor(() => expect(seen('loadURL')).toEqual(['app://ferry/index.html']), { timeout: 20_000 });
   expect(seen('window')).toEqual([{ width: 1100, height: 720, webPreferences: expect.objectContaining({ contextIsolation: true, sandbox: true, nodeIntegration: false, webSecurity: true }) }]);
   expect(seen('protocol')).toEqual(['app']);
   expect(seen('scheme')).toEqual(['ferry']);
@@ -102,7 +103,8 @@ test('main opens the window, runs the agent beside it, relays to it, and stops i
 test('the window is locked down: no navigation, no new windows (web links go to the browser), no permissions, app:// serves only the renderer\'s folder; Links handed over open Receive; the app\'s settings persist', async () => {
   const userData = path.join(tmp, 'locked-down');
   main = startMain(userData);
-  await vi.waitFor(() => expect(seen('loadURL')).toEqual(['app://ferry/index.html']));
+  // A process's start, on a machine that may be busy with other suites.
+  await vi.waitFor(() => expect(seen('loadURL')).toEqual(['app://ferry/index.html']), { timeout: 20_000 });
   await vi.waitFor(() => expect(seen('send').some((s) => s.channel === 'ferry:event:agent.connection' && s.payload === 'connected')).toBe(true), { timeout: 30_000 });
 
   expect(await probe({ probe: 'navigate', url: 'https://evil.example/' })).toEqual({ prevented: true });
@@ -135,7 +137,7 @@ test('the window is locked down: no navigation, no new windows (web links go to 
   await quitMain();
   expect(JSON.parse(await fs.readFile(path.join(userData, 'settings.json'), 'utf8'))).toMatchObject({ closeToTray: false, notifications: true });
   main = startMain(userData);
-  await vi.waitFor(() => expect(seen('loadURL')).toHaveLength(1));
+  await vi.waitFor(() => expect(seen('loadURL')).toHaveLength(1), { timeout: 20_000 });
   expect((await ask('app.getSettings')).value).toMatchObject({ closeToTray: false, notifications: true });
   await quitMain();
 });
