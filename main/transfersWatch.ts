@@ -2,6 +2,9 @@
 // overall progress and for a notification when one completes or fails. (Main moves
 // no bytes and keeps no state of its own: a snapshot after each connection, then events.)
 import type { TransferEvent } from '../src/ipc/contract.js';
+import { applyChange, keyOfChange, keyOfTransfer, withDirection, type TransferSummary } from '../src/ipc/transfers.js';
+import type { UploadSummary } from '../src/api/agent/uploads.js';
+import type { DownloadSummary } from '../src/api/agent/downloads.js';
 
 export interface Seen {
   key: string;
@@ -16,47 +19,45 @@ export interface Seen {
 
 export type Outcome = { kind: 'complete' | 'failed'; transfer: Seen };
 
-interface RecordData { upload_id?: string; download_id?: string; name?: string; package_name?: string; state?: string; progress?: number; size?: number; items?: unknown[]; error?: string; canceled_at?: string; deleted?: boolean }
-
-function seen(type: 'upload' | 'download', r: RecordData): Seen {
+function seen(t: TransferSummary): Seen {
   return {
-    key: `${type}:${r.upload_id ?? r.download_id}`,
-    direction: type,
-    name: (type === 'upload' ? r.name : r.package_name) ?? '',
-    state: r.state ?? '',
-    progress: r.progress ?? 0,
-    size: r.size ?? 0,
-    files: r.items?.length ?? 0,
-    ...(r.error ? { error: r.error } : {}),
+    key: keyOfTransfer(t),
+    direction: t.direction,
+    name: t.direction === 'upload' ? t.name : t.package_name,
+    state: t.state,
+    progress: t.progress,
+    size: t.size,
+    files: t.file_count,
+    ...(t.error ? { error: t.error } : {}),
   };
 }
 
 export class TransfersWatch {
-  private readonly all = new Map<string, Seen>();
+  private readonly all = new Map<string, TransferSummary>();
 
   /** Replaces what is known (after a (re)connection); reports no outcome. */
-  reset(uploads: RecordData[], downloads: RecordData[]): void {
+  reset(uploads: UploadSummary[], downloads: DownloadSummary[]): void {
     this.all.clear();
-    for (const u of uploads) this.put(seen('upload', u));
-    for (const d of downloads) this.put(seen('download', d));
+    for (const u of uploads) this.put(withDirection.upload(u));
+    for (const d of downloads) this.put(withDirection.download(d));
   }
 
   /** Applies a batch; answers the transfers that completed or failed in it. */
   apply(batch: TransferEvent[]): Outcome[] {
     const out: Outcome[] = [];
     for (const e of batch) {
-      const r = e.data as RecordData;
-      const next = seen(e.type, r);
-      const before = this.all.get(next.key);
-      if (r.deleted) {
-        this.all.delete(next.key);
+      const key = keyOfChange(e);
+      const before = this.all.get(key);
+      const next = applyChange(before, e);
+      if (!next) {
+        this.all.delete(key);
         continue;
       }
       this.put(next);
       if (before?.state === next.state) continue;
-      if (next.state === 'complete') out.push({ kind: 'complete', transfer: next });
+      if (next.state === 'complete') out.push({ kind: 'complete', transfer: seen(next) });
       // A transfer the user canceled did not fail: no notification says it did.
-      else if (next.state === 'error' && !r.canceled_at) out.push({ kind: 'failed', transfer: next });
+      else if (next.state === 'error' && !next.canceled_at) out.push({ kind: 'failed', transfer: seen(next) });
     }
     return out;
   }
@@ -73,7 +74,7 @@ export class TransfersWatch {
     return { active, fraction: active === 0 ? undefined : size > 0 ? done / size : 0 };
   }
 
-  private put(t: Seen): void {
-    this.all.set(t.key, t);
+  private put(t: TransferSummary): void {
+    this.all.set(keyOfTransfer(t), t);
   }
 }

@@ -1,10 +1,13 @@
 // A transfer's details: the speed of the last minutes (SVG, with axes) and
-// every file with its progress; for a complete Team upload, its Links.
+// its files with their progress, a page at a time; for a complete Team upload, its Links.
+import { useEffect, useRef, useState } from 'react';
+import { useApp } from '../store/context.js';
 import type { Transfer } from '../store/index.js';
 import { TransferLinks } from './TransferLinks.js';
 import { bytes, speed, type Meter } from '../format.js';
 
-const SHOWN = 200;
+/** Files shown at a time. */
+const PAGE = 200;
 
 /** Up to about four round speed ticks (in the unit the top speed reads in) from 0 to at least `top`. */
 export function speedTicks(top: number): number[] {
@@ -58,18 +61,61 @@ function SpeedGraph({ meter }: { meter: Meter }) {
   );
 }
 
-export function TransferDetails({ t, meter }: { t: Transfer; meter: Meter }) {
-  const files = t.direction === 'upload'
-    ? t.items.map((i) => ({ key: i.path, name: i.name, size: i.size, progress: i.progress, state: i.state }))
-    : t.items.map((i) => ({ key: i.file_id, name: i.path, size: i.size, progress: i.progress, state: i.state }));
+interface FileRow { key: string; name: string; size: number; progress: number; state: string }
+
+/** How often a page shown is read again while its transfer moves. */
+const REFRESH_MS = 1000;
+
+/** One page of the transfer's files, read from the agent (a transfer may hold a million), and read again as the transfer moves. */
+function useFilesPage(t: Transfer, page: number): { rows: FileRow[] | undefined; problem: string | undefined } {
+  const call = useApp((s) => s.call);
+  const [rows, setRows] = useState<FileRow[]>();
+  const [problem, setProblem] = useState<string>();
+  const readAt = useRef(0);
+  const id = t.direction === 'upload' ? t.upload_id : t.download_id;
+  const moved = `${t.state}|${t.files_done}|${t.progress}|${t.file_count}`;
+  useEffect(() => {
+    let live = true;
+    const load = async () => {
+      readAt.current = Date.now();
+      const after = page * PAGE - 1;
+      let read: { rows: FileRow[] } | { problem: string };
+      if (t.direction === 'upload') {
+        const a = await call('uploads.files', { upload_id: id, after, limit: PAGE });
+        read = a.ok ? { rows: a.value.files.map((i) => ({ key: String(i.index), name: i.name, size: i.size, progress: i.progress, state: i.state })) } : { problem: a.error.message };
+      } else {
+        const a = await call('downloads.files', { download_id: id, after, limit: PAGE });
+        read = a.ok ? { rows: a.value.files.map((i) => ({ key: String(i.index), name: i.path, size: i.size, progress: i.progress, state: i.state })) } : { problem: a.error.message };
+      }
+      if (!live) return;
+      setRows('rows' in read ? read.rows : rows);
+      setProblem('problem' in read ? read.problem : undefined);
+    };
+    // The first read at once; while the transfer moves, at most one read a second.
+    const wait = Math.max(0, readAt.current + REFRESH_MS - Date.now());
+    const timer = setTimeout(() => void load(), rows === undefined ? 0 : wait);
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [id, page, moved]);
+  return { rows, problem };
+}
+
+function FilesTable({ t }: { t: Transfer }) {
+  const [page, setPage] = useState(0);
+  const { rows, problem } = useFilesPage(t, page);
+  const count = t.file_count;
+  const pages = Math.max(1, Math.ceil(count / PAGE));
+  const first = page * PAGE;
+  const range = count === 0 ? 'No files' : `Files ${(first + 1).toLocaleString()}–${Math.min(first + PAGE, count).toLocaleString()} of ${count.toLocaleString()}`;
   return (
-    <div className="details">
-      <SpeedGraph meter={meter} />
+    <>
       <table className="files">
-        <caption className="muted">{files.length} file{files.length === 1 ? '' : 's'}</caption>
+        <caption className="muted">{range}</caption>
         <thead><tr><th scope="col">File</th><th scope="col">Size</th><th scope="col">Done</th><th scope="col">State</th></tr></thead>
         <tbody>
-          {files.slice(0, SHOWN).map((f) => (
+          {(rows ?? []).map((f) => (
             <tr key={f.key}>
               <td className="name" title={f.name}>{f.name}</td>
               <td className="size">{bytes(f.size)}</td>
@@ -79,7 +125,23 @@ export function TransferDetails({ t, meter }: { t: Transfer; meter: Meter }) {
           ))}
         </tbody>
       </table>
-      {files.length > SHOWN && <p className="muted">and {files.length - SHOWN} more</p>}
+      {problem && <p role="alert" className="problem">The files could not be read: {problem}</p>}
+      {pages > 1 && (
+        <nav className="pager" aria-label="Pages of files">
+          <button type="button" onClick={() => setPage(page - 1)} disabled={page === 0}>Previous {PAGE}</button>
+          <span className="muted">Page {(page + 1).toLocaleString()} of {pages.toLocaleString()}</span>
+          <button type="button" onClick={() => setPage(page + 1)} disabled={page + 1 >= pages}>Next {PAGE}</button>
+        </nav>
+      )}
+    </>
+  );
+}
+
+export function TransferDetails({ t, meter }: { t: Transfer; meter: Meter }) {
+  return (
+    <div className="details">
+      <SpeedGraph meter={meter} />
+      <FilesTable t={t} />
       {t.direction === 'upload' && t.type === 'team' && t.state === 'complete' && <TransferLinks uploadId={t.upload_id} name={t.package_name} />}
     </div>
   );

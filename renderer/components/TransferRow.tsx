@@ -53,7 +53,7 @@ export function TransferRow({ t, meter, slot, selected, tabbable, onPick, onFocu
     await navigator.clipboard?.writeText(r.value.url).catch(() => undefined);
     setNote(`Link copied: ${r.value.url}`);
   };
-  const shownIn = transport.desktop && t.direction === 'download' ? t.items.find((i) => i.local_path)?.local_path : undefined;
+  const shownIn = transport.desktop && t.direction === 'download' ? t.dst_folder : undefined;
   const line = status(t, meter.rate());
   const detail = detailOf(t);
   const times = timesOf(t);

@@ -27,11 +27,11 @@ export function detailOf(t: Transfer): string {
   const parts: string[] = [];
   if (t.direction === 'upload') {
     if (t.name !== t.package_name) parts.push(t.name);
-    parts.push(plural(t.items.length, 'file'));
+    parts.push(plural(t.file_count, 'file'));
     const to = t.recipients ?? [];
     if (to.length > 0) parts.push(`to ${to[0]}${to.length > 1 ? ` and ${to.length - 1} more` : ''}`);
   } else {
-    parts.push(plural(t.items.length, 'file'), `into ${t.dst_folder}`);
+    parts.push(plural(t.file_count, 'file'), `into ${t.dst_folder}`);
   }
   return parts.join(' · ');
 }
@@ -72,14 +72,14 @@ export function timesOf(t: Transfer, now = new Date()): string {
   return parts.join(' · ');
 }
 
-/** Whether a search finds the transfer: its Package name, its folder or file names, its recipients. */
+/** Whether a search finds the transfer: its Package name, the folder or file it was made of, its recipients, where it goes. (The window holds no file lists: a transfer may have a million.) */
 export function found(t: Transfer, query: string): boolean {
   const q = query.trim().toLowerCase();
   if (!q) return true;
   const has = (s: string | undefined) => s !== undefined && s.toLowerCase().includes(q);
   if (has(nameOf(t))) return true;
-  if (t.direction === 'upload') return has(t.name) || t.items.some((i) => has(i.name)) || (t.recipients ?? []).some(has);
-  return t.items.some((i) => has(i.path));
+  if (t.direction === 'upload') return has(t.name) || (t.recipients ?? []).some(has);
+  return has(t.dst_folder);
 }
 
 export type Order = 'newest' | 'oldest' | 'name' | 'size' | 'state';

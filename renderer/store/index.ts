@@ -3,8 +3,8 @@
 // connection to the agent). Actions go through the one Transport.
 import { create } from 'zustand';
 import type { SessionAnswer } from '../../src/api/agent/session.js';
-import type { UploadRecord } from '../../src/api/agent/uploads.js';
-import type { DownloadRecord } from '../../src/api/agent/downloads.js';
+import type { UploadSummary } from '../../src/api/agent/uploads.js';
+import { applyChange, keyOfChange, transferKey, withDirection, type TransferSummary } from '../../src/ipc/transfers.js';
 import type { AgentSettings, SettingsChange } from '../../src/api/agent/settings.js';
 import type { AutomationRecord } from '../../src/api/agent/automations.js';
 import type { GatewayRecord } from '../../src/api/agent/storageGateway.js';
@@ -18,8 +18,8 @@ export { signInError, type FormError } from './signInError.js';
 
 export type { Place } from './route.js';
 
-export type Transfer = ({ direction: 'upload' } & UploadRecord) | ({ direction: 'download' } & DownloadRecord);
-export const transferId = (t: Transfer) => (t.direction === 'upload' ? t.upload_id : t.download_id);
+export type Transfer = TransferSummary;
+export { transferIdOf as transferId } from '../../src/ipc/transfers.js';
 
 export interface State {
   transport: Transport;
@@ -54,7 +54,7 @@ export interface State {
   /** The transfer Transfers puts focus on when it opens (`upload:<id>`), once. */
   focusTransfer: string | undefined;
   /** A transfer just started: into the list at once (its events follow), and Transfers opens with focus on it. */
-  showTransfer(direction: 'upload', record: UploadRecord): void;
+  showTransfer(direction: 'upload', record: UploadSummary): void;
   openLink(url: string): void;
   /** The Link typed or pasted on Receive, kept while the window lives (never in the address). */
   keepLink(url: string): void;
@@ -80,8 +80,6 @@ export interface State {
   applySnapshot(s: TransfersSnapshot): void;
   applyEvents(batch: TransferEvent[]): void;
 }
-
-const keyOf = (type: 'upload' | 'download', id: string) => `${type}:${id}`;
 
 
 /**
@@ -164,8 +162,8 @@ export function createStore(transport: Transport) {
     },
     focusTransfer: undefined,
     showTransfer(direction, record) {
-      const key = keyOf(direction, record.upload_id);
-      const transfers = get().transfers[key] ? get().transfers : { ...get().transfers, [key]: { direction, ...record } };
+      const key = transferKey(direction, record.upload_id);
+      const transfers = get().transfers[key] ? get().transfers : { ...get().transfers, [key]: withDirection.upload(record) };
       route({ place: 'transfers', detailsOf: undefined }, { transfers, focusTransfer: key });
     },
     chooseFiles: 0,
@@ -250,8 +248,8 @@ export function createStore(transport: Transport) {
 
     applySnapshot(s) {
       const transfers: Record<string, Transfer> = {};
-      for (const u of s.uploads) transfers[keyOf('upload', u.upload_id)] = { direction: 'upload', ...u };
-      for (const d of s.downloads) transfers[keyOf('download', d.download_id)] = { direction: 'download', ...d };
+      for (const u of s.uploads) transfers[transferKey('upload', u.upload_id)] = withDirection.upload(u);
+      for (const d of s.downloads) transfers[transferKey('download', d.download_id)] = withDirection.download(d);
       set({ transfers, cursor: s.cursor });
     },
     applyEvents(batch) {
@@ -261,10 +259,10 @@ export function createStore(transport: Transport) {
       for (const e of batch) {
         if (e.id <= cursor) continue; // already in the snapshot
         last = Math.max(last, e.id);
-        const d = e.data as { upload_id?: string; download_id?: string; deleted?: boolean };
-        const key = keyOf(e.type, (e.type === 'upload' ? d.upload_id : d.download_id) ?? '');
-        if (d.deleted) delete transfers[key];
-        else transfers[key] = { direction: e.type, ...(e.data as object) } as Transfer;
+        const key = keyOfChange(e);
+        const next = applyChange(transfers[key], e);
+        if (next) transfers[key] = next;
+        else delete transfers[key];
       }
       set({ transfers, cursor: last });
     },

@@ -1,24 +1,54 @@
-// The agent's change feed: services publish, the SSE route (and the desktop app's
-// IPC bridge) subscribe. Each event has an increasing id so a client can resume.
-export type AgentEventType = 'upload' | 'download' | 'session' | 'automation' | 'gateway';
+// The agent's change feed: services publish, the SSE route, the window's hosts and
+// the automations subscribe. Each event has an increasing id so a client can
+// resume from the last it saw, as far as the last 1,000 events go. A transfer's
+// file changes are the exception: they go only to the subscribers that follow
+// that transfer's files, and are not kept for replay (a client that reconnects
+// reads the files again, a page at a time).
+import type { EventData, EventType, StreamEvent } from '../api/agent/events.js';
 
-export interface AgentEvent {
-  id: number;
-  type: AgentEventType;
-  /** The changed record, as the REST API shows it. */
-  data: unknown;
+export type AgentEvent = StreamEvent;
+export type { EventType as AgentEventType };
+
+export interface Subscription {
+  /** Replay the held events after this id first. */
+  since?: number;
+  /** Whose file changes this subscriber follows (upload and download ids). */
+  files?: (id: string) => boolean;
 }
+
+interface Listener {
+  on(e: AgentEvent): void;
+  files?: (id: string) => boolean;
+}
+
+const KEEP = 1000;
 
 export class EventBus {
   private seq = 0;
-  private readonly listeners = new Set<(e: AgentEvent) => void>();
+  private readonly listeners = new Set<Listener>();
   private readonly recent: AgentEvent[] = [];
 
-  publish(type: AgentEventType, data: unknown): void {
-    const event = { id: ++this.seq, type, data };
+  publish<T extends EventType>(type: T, data: EventData[T]): void {
+    const event = { id: ++this.seq, type, data } as AgentEvent;
     this.recent.push(event);
-    if (this.recent.length > 1000) this.recent.shift();
-    for (const l of this.listeners) l(event);
+    if (this.recent.length > KEEP) this.recent.shift();
+    for (const l of this.listeners) l.on(event);
+  }
+
+  /** A transfer's file changes: to its followers only, and not kept. */
+  publishFiles<T extends 'upload' | 'download'>(type: T, transferId: string, data: EventData[T]): void {
+    let event: AgentEvent | undefined;
+    for (const l of this.listeners) {
+      if (!l.files?.(transferId)) continue;
+      event ??= { id: ++this.seq, type, data } as AgentEvent;
+      l.on(event);
+    }
+  }
+
+  /** Whether anyone follows the files of this transfer (its feed builds file changes only then). */
+  followsFiles(transferId: string): boolean {
+    for (const l of this.listeners) if (l.files?.(transferId)) return true;
+    return false;
   }
 
   /** The id of the last event published: a snapshot taken now includes every event up to it. */
@@ -27,9 +57,10 @@ export class EventBus {
   }
 
   /** Replays the events after `since` still held, then follows new ones. Returns the unsubscribe function. */
-  subscribe(listener: (e: AgentEvent) => void, since?: number): () => void {
+  subscribe(listener: (e: AgentEvent) => void, { since, files }: Subscription = {}): () => void {
     if (since !== undefined) for (const e of this.recent) if (e.id > since) listener(e);
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    const l: Listener = { on: listener, ...(files ? { files } : {}) };
+    this.listeners.add(l);
+    return () => this.listeners.delete(l);
   }
 }

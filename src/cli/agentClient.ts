@@ -3,9 +3,10 @@
 import type { About, CodeAnswer, Health, Validation, VersionCheck } from '../api/agent/system.js';
 import type { LoginBody, SessionAnswer, SessionTeam } from '../api/agent/session.js';
 import type {
-  CreateUploadBody, FinalizeAnswer, PortalUploadBody, UploadLinkAnswer, UploadLinkBody, UploadRecord,
+  CreateUploadBody, FinalizeAnswer, PortalUploadBody, UploadLinkAnswer, UploadLinkBody, UploadRecord, UploadSummary,
 } from '../api/agent/uploads.js';
-import type { CreateDownloadBody, CreatedDownload, DownloadRecord } from '../api/agent/downloads.js';
+import type { CreateDownloadBody, CreatedDownload, DownloadRecord, DownloadSummary } from '../api/agent/downloads.js';
+import type { DownloadFilesPage, UploadFilesPage } from '../api/agent/transfers.js';
 import type { EventType, StreamEvent } from '../api/agent/events.js';
 import type { AutomationFields, AutomationPackage, AutomationRecord, AutomationType } from '../api/agent/automations.js';
 import type { GatewayRecord, NewConnectionAnswer, NewConnectionBody, RegisterGatewayBody, UpdateGatewayBody } from '../api/agent/storageGateway.js';
@@ -27,6 +28,9 @@ export class AgentRequestError extends Error {
 export class AgentUnreachableError extends Error {}
 
 export interface CreatedUpload { upload_id: string; package_id: string }
+
+/** A page of a transfer's files: `limit` after the index `after`. */
+export interface Page { after?: number; limit?: number }
 
 /** pause, resume and delete answer the affected record, or every affected record. */
 export type Affected<R> = R | R[];
@@ -114,8 +118,10 @@ export class AgentClient {
   // Uploads
   createUpload = (body: CreateUploadBody) => this.request<CreatedUpload>('POST', '/uploads', { body });
   createPortalUpload = (body: PortalUploadBody) => this.request<CreatedUpload>('POST', '/portals/uploads', { body });
-  listUploads = () => this.request<UploadRecord[]>('GET', '/uploads');
+  listUploads = () => this.request<UploadSummary[]>('GET', '/uploads', { query: { files: false } });
   getUpload = (id: string) => this.request<UploadRecord>('GET', `/uploads/${encodeURIComponent(id)}`);
+  uploadSummary = (id: string) => this.request<UploadSummary>('GET', `/uploads/${encodeURIComponent(id)}`, { query: { files: false } });
+  uploadFiles = (id: string, page: Page = {}) => this.request<UploadFilesPage>('GET', `/uploads/${encodeURIComponent(id)}/files`, { query: { ...page } });
   pauseUploads = (id?: string) => this.request<Affected<UploadRecord>>('POST', id ? `/uploads/${encodeURIComponent(id)}/pause` : '/uploads/pause');
   resumeUploads = (id?: string) => this.request<Affected<UploadRecord>>('POST', id ? `/uploads/${encodeURIComponent(id)}/resume` : '/uploads/resume');
   cancelUpload = (id: string) => this.request<UploadRecord>('POST', `/uploads/${encodeURIComponent(id)}/cancel`);
@@ -126,8 +132,10 @@ export class AgentClient {
 
   // Downloads
   createDownload = (body: CreateDownloadBody) => this.request<CreatedDownload>('POST', '/downloads', { body });
-  listDownloads = () => this.request<DownloadRecord[]>('GET', '/downloads');
+  listDownloads = () => this.request<DownloadSummary[]>('GET', '/downloads', { query: { files: false } });
   getDownload = (id: string) => this.request<DownloadRecord>('GET', `/downloads/${encodeURIComponent(id)}`);
+  downloadSummary = (id: string) => this.request<DownloadSummary>('GET', `/downloads/${encodeURIComponent(id)}`, { query: { files: false } });
+  downloadFiles = (id: string, page: Page = {}) => this.request<DownloadFilesPage>('GET', `/downloads/${encodeURIComponent(id)}/files`, { query: { ...page } });
   pauseDownloads = (id?: string) => this.request<Affected<DownloadRecord>>('POST', id ? `/downloads/${encodeURIComponent(id)}/pause` : '/downloads/pause');
   resumeDownloads = (id?: string) => this.request<Affected<DownloadRecord>>('POST', id ? `/downloads/${encodeURIComponent(id)}/resume` : '/downloads/resume');
   cancelDownload = (id: string) => this.request<DownloadRecord>('POST', `/downloads/${encodeURIComponent(id)}/cancel`);
@@ -195,7 +203,7 @@ export async function* parseEventStream(body: AsyncIterable<Uint8Array>): AsyncG
         } catch {
           // not JSON: passed on as text
         }
-        yield { id, type: type as EventType, data: parsed };
+        yield { id, type, data: parsed } as StreamEvent;
       }
     }
   } catch (err) {

@@ -6,8 +6,9 @@
 // src/api wherever the REST API already has them.
 import { Type, type Static, type TProperties, type TSchema } from 'typebox';
 import { LoginBody, SessionAnswer, SessionUser, TeamList } from '../api/agent/session.js';
-import { CreateUploadBody, PortalUploadBody, UploadLinkAnswer, UploadLinkBody, UploadLinkEntry, UploadLinkList, UploadLinkParams, UploadList, UploadRecord } from '../api/agent/uploads.js';
-import { CreateDownloadBody, CreatedDownload, DownloadList, DownloadRecord, LinkPreview } from '../api/agent/downloads.js';
+import { CreateUploadBody, PortalUploadBody, UploadLinkAnswer, UploadLinkBody, UploadLinkEntry, UploadLinkList, UploadLinkParams, UploadSummary } from '../api/agent/uploads.js';
+import { CreateDownloadBody, CreatedDownload, DownloadSummary, LinkPreview } from '../api/agent/downloads.js';
+import { DownloadChange, DownloadFilesPage, FilesQuery, UploadChange, UploadFilesPage } from '../api/agent/transfers.js';
 import { FolderListing, PathsMeasure } from '../api/agent/folders.js';
 import { About } from '../api/agent/system.js';
 import { AgentSettings, SettingsAnswer, SettingsChange, ThisComputerAnswer } from '../api/agent/settings.js';
@@ -29,8 +30,8 @@ function automationBody<B extends typeof CREATE_BODIES | typeof UPDATE_BODIES, P
   ]);
 }
 
-/** Every transfer and the id of the last event they include: events after it apply on top. */
-export const TransfersSnapshot = Type.Object({ cursor: Type.Integer(), uploads: UploadList, downloads: DownloadList });
+/** Every transfer (summaries: no file lists) and the id of the last event they include: events after it apply on top. */
+export const TransfersSnapshot = Type.Object({ cursor: Type.Integer(), uploads: Type.Array(UploadSummary), downloads: Type.Array(DownloadSummary) });
 export type TransfersSnapshot = Static<typeof TransfersSnapshot>;
 
 const channel = <Q extends TSchema, A extends TSchema>(request: Q, response: A) => ({ request, response });
@@ -47,15 +48,17 @@ export const channels = {
 
   'transfers.snapshot': channel(Empty, TransfersSnapshot),
 
-  'uploads.create': channel(CreateUploadBody, UploadRecord),
-  'uploads.createPortal': channel(PortalUploadBody, UploadRecord),
-  'uploads.pause': channel(UploadId, UploadRecord),
-  'uploads.resume': channel(UploadId, UploadRecord),
-  'uploads.remove': channel(UploadId, UploadRecord),
+  'uploads.create': channel(CreateUploadBody, UploadSummary),
+  'uploads.createPortal': channel(PortalUploadBody, UploadSummary),
+  'uploads.pause': channel(UploadId, UploadSummary),
+  'uploads.resume': channel(UploadId, UploadSummary),
+  'uploads.remove': channel(UploadId, UploadSummary),
   /** Stops it and keeps it in the history as canceled. */
-  'uploads.cancel': channel(UploadId, UploadRecord),
-  'uploads.pauseAll': channel(Empty, UploadList),
-  'uploads.resumeAll': channel(Empty, UploadList),
+  'uploads.cancel': channel(UploadId, UploadSummary),
+  'uploads.pauseAll': channel(Empty, Type.Array(UploadSummary)),
+  'uploads.resumeAll': channel(Empty, Type.Array(UploadSummary)),
+  /** Its files, a page at a time (the details view). */
+  'uploads.files': channel(Type.Object({ ...UploadId.properties, ...FilesQuery.properties }), UploadFilesPage),
   'uploads.link': channel(Type.Object({ ...UploadId.properties, ...UploadLinkBody.properties }), UploadLinkAnswer),
   'uploads.transferLink': channel(UploadId, UploadLinkAnswer),
   'uploads.links': channel(UploadId, UploadLinkList),
@@ -63,13 +66,15 @@ export const channels = {
 
   'downloads.preview': channel(Type.Object({ url: CreateDownloadBody.properties.url, password: CreateDownloadBody.properties.password }), LinkPreview),
   'downloads.create': channel(CreateDownloadBody, CreatedDownload),
-  'downloads.pause': channel(DownloadId, DownloadRecord),
-  'downloads.resume': channel(DownloadId, DownloadRecord),
-  'downloads.remove': channel(Type.Object({ ...DownloadId.properties, remove_files: Type.Optional(Type.Boolean()) }), DownloadRecord),
+  'downloads.pause': channel(DownloadId, DownloadSummary),
+  'downloads.resume': channel(DownloadId, DownloadSummary),
+  'downloads.remove': channel(Type.Object({ ...DownloadId.properties, remove_files: Type.Optional(Type.Boolean()) }), DownloadSummary),
   /** Stops it and keeps it in the history as canceled (finished files stay, partial ones go). */
-  'downloads.cancel': channel(DownloadId, DownloadRecord),
-  'downloads.pauseAll': channel(Empty, DownloadList),
-  'downloads.resumeAll': channel(Empty, DownloadList),
+  'downloads.cancel': channel(DownloadId, DownloadSummary),
+  'downloads.pauseAll': channel(Empty, Type.Array(DownloadSummary)),
+  'downloads.resumeAll': channel(Empty, Type.Array(DownloadSummary)),
+  /** Its entries, a page at a time (the details view). */
+  'downloads.files': channel(Type.Object({ ...DownloadId.properties, ...FilesQuery.properties }), DownloadFilesPage),
 
   'automations.list': channel(Empty, AutomationList),
   'automations.create': channel(automationBody(CREATE_BODIES, {}), AutomationRecord),
@@ -97,17 +102,15 @@ export type RequestOf<C extends Channel> = Static<Channels[C]['request']>;
 export type ResponseOf<C extends Channel> = Static<Channels[C]['response']>;
 
 /** One change of a transfer, as the agent's event feed carries it (`id` orders it against a snapshot's cursor). */
-export const TransferEvent = Type.Object({
-  id: Type.Integer(),
-  type: Type.Union([Type.Literal('upload'), Type.Literal('download')]),
-  /** The whole record, or `{upload_id | download_id, deleted: true}` once removed. */
-  data: Type.Unknown(),
-});
+export const TransferEvent = Type.Union([
+  Type.Object({ id: Type.Integer(), type: Type.Literal('upload'), data: UploadChange }),
+  Type.Object({ id: Type.Integer(), type: Type.Literal('download'), data: DownloadChange }),
+]);
 export type TransferEvent = Static<typeof TransferEvent>;
 
 /** Event channels, from the agent's side to the window. */
 export const events = {
-  /** Changes of transfers, coalesced at the source (coalesce.ts): one batch per 100 ms at most. */
+  /** Changes of transfers (records, totals, removals; throttled at the source), sent together: one batch per 100 ms at most. */
   'transfers.changed': Type.Array(TransferEvent),
   'session.changed': Type.Object({ user: Type.Union([SessionUser, Type.Null()]) }),
   /** An automation's record as it now is, or `{automation_id, deleted: true}` once removed. */

@@ -129,7 +129,7 @@ test('the header stays in view while the rows scroll', async () => {
   await page.mouse.wheel(0, -4000);
 });
 
-test('find: the search filters by Package name, by file name and by recipient; an e-mailed row shows to whom; nothing found says so', async () => {
+test('find: the search filters by Package name, by the file or folder it was made of and by recipient; an e-mailed row shows to whom; nothing found says so', async () => {
   const find = page.getByRole('searchbox', { name: 'Find transfers' });
   await find.fill('batch-7');
   await expect(grid()).toHaveAttribute('aria-rowcount', '1');

@@ -50,6 +50,9 @@ export async function signInAgent(agentUrl: string, svc: { owner: { email: strin
   if (r.status !== 200) throw new Error(`agent login: ${r.status} ${await r.text()}`);
 }
 
+import { applyChange, keyOfChange, transferKey, type TransferSummary } from '../../src/ipc/transfers.js';
+import type { TransferEvent } from '../../src/ipc/contract.js';
+
 export interface SseMessage { id?: string; event: string; data: string; json: any }
 
 export interface EventStream {
@@ -64,6 +67,28 @@ export interface EventStream {
   /** Leaves: aborts the request. */
   close(): void;
 }
+
+/**
+ * A transfer's summaries as the stream told them: each change after its first
+ * record applied in order (src/ipc/transfers.ts, as the window does), one summary
+ * per change; `removed` ends the list.
+ */
+export function summariesOf(received: SseMessage[], direction: 'upload' | 'download', id: string): TransferSummary[] {
+  const out: TransferSummary[] = [];
+  let now: TransferSummary | undefined;
+  for (const m of received) {
+    if (m.event !== direction || !m.json?.change) continue;
+    const e = { id: Number(m.id), type: direction, data: m.json } as TransferEvent;
+    if (keyOfChange(e) !== transferKey(direction, id)) continue;
+    now = applyChange(now, e);
+    if (now) out.push(now);
+  }
+  return out;
+}
+
+/** Whether a message is a change of this transfer (any kind). */
+export const changeOf = (m: SseMessage, direction: 'upload' | 'download', id: string) =>
+  m.event === direction && m.json?.change !== undefined && keyOfChange({ id: 0, type: direction, data: m.json } as TransferEvent) === transferKey(direction, id);
 
 /** Opens GET {url}/events (plus `query`) with a real HTTP client and parses the SSE frames as they come. */
 export async function openEventStream(url: string, opts: { headers?: Record<string, string>; query?: string } = {}): Promise<EventStream> {

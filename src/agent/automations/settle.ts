@@ -4,8 +4,9 @@
 // sends) and has its files deleted (delete_files_after_upload); a fetch that
 // completes has its private Link deleted. At start, the records whose transfer
 // was under way are matched with what the uploads and downloads hold.
-import type { UploadRecord } from '../../api/agent/uploads.js';
-import type { DownloadRecord } from '../../api/agent/downloads.js';
+import type { UploadSummary } from '../../api/agent/uploads.js';
+import type { DownloadSummary } from '../../api/agent/downloads.js';
+import type { DownloadChange, UploadChange } from '../../api/agent/transfers.js';
 import type { TeamUploadSettings } from '../../api/agent/automations.js';
 import { deleteLink } from '../../client/uploads.js';
 import { getUpload } from '../store/uploadStore.js';
@@ -22,8 +23,15 @@ import {
 import { deleteSent } from './scan.js';
 import { messageOf, type RunnerHost } from './runner.js';
 
-type UploadChange = UploadRecord & { deleted?: true };
-type DownloadChange = (DownloadRecord & { deleted?: undefined }) | { download_id: string; deleted: true };
+/** A transfer as the settler needs it: its summary, or its removal. */
+type Upload = UploadSummary | { upload_id: string; removed: true };
+type Download = DownloadSummary | { download_id: string; removed: true };
+
+/** The settler hears of new records and removals; progress and file changes mean nothing to it. */
+export const uploadOf = (c: UploadChange): Upload | undefined =>
+  c.change === 'record' ? c.upload : c.change === 'removed' ? { upload_id: c.upload_id, removed: true } : undefined;
+export const downloadOf = (c: DownloadChange): Download | undefined =>
+  c.change === 'record' ? c.download : c.change === 'removed' ? { download_id: c.download_id, removed: true } : undefined;
 
 const open = (e: EntryRow | undefined): e is EntryRow => e !== undefined && (e.state === 'pending' || e.state === 'transferring');
 
@@ -33,7 +41,7 @@ export function createSettler(host: RunnerHost, kick: (automationId: string) => 
   const settling = new Set<string>();
   const fail = (e: EntryRow, message: string) => host.outcome(e.automation_id, { error: `${e.name}: ${message}` });
 
-  async function completeSend(e: EntryRow, rec: UploadRecord): Promise<void> {
+  async function completeSend(e: EntryRow, rec: UploadSummary): Promise<void> {
     const a = getAutomation(db, e.automation_id);
     if (!a) return;
     const f = JSON.parse(a.fields) as TeamUploadSettings & { path: string };
@@ -80,10 +88,10 @@ export function createSettler(host: RunnerHost, kick: (automationId: string) => 
       });
   }
 
-  function upload(rec: UploadChange): void {
+  function upload(rec: Upload): void {
     const e = getEntry(db, rec.upload_id);
     if (!open(e) || e.direction !== 'send' || settling.has(e.id)) return;
-    if (rec.deleted) {
+    if ('removed' in rec) {
       updateEntry(db, e.id, { state: 'cancelled' });
       return kick(e.automation_id);
     }
@@ -100,10 +108,10 @@ export function createSettler(host: RunnerHost, kick: (automationId: string) => 
     if (e.state === 'pending' || e.package_id !== rec.package_id) updateEntry(db, e.id, { state: 'transferring', package_id: rec.package_id });
   }
 
-  function download(rec: DownloadChange): void {
+  function download(rec: Download): void {
     const e = getEntry(db, rec.download_id);
     if (!open(e) || e.direction !== 'fetch' || settling.has(e.id)) return;
-    if (rec.deleted) {
+    if ('removed' in rec) {
       updateEntry(db, e.id, { state: 'cancelled' });
       return;
     }
@@ -122,9 +130,9 @@ export function createSettler(host: RunnerHost, kick: (automationId: string) => 
   function reconcile(): void {
     for (const e of openEntries(db)) {
       if (e.direction === 'send') {
-        let rec: UploadRecord | undefined;
+        let rec: UploadSummary | undefined;
         try {
-          rec = host.uploads.get(e.id);
+          rec = host.uploads.summary(e.id);
         } catch {
           rec = undefined;
         }
@@ -133,9 +141,9 @@ export function createSettler(host: RunnerHost, kick: (automationId: string) => 
         else if (e.state === 'pending') deleteEntry(db, e.id);
         else updateEntry(db, e.id, { state: 'cancelled' });
       } else {
-        let rec: DownloadRecord | undefined;
+        let rec: DownloadSummary | undefined;
         try {
-          rec = host.downloads.get(e.id);
+          rec = host.downloads.summary(e.id);
         } catch {
           rec = undefined;
         }

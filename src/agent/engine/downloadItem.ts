@@ -5,6 +5,8 @@ import type { ItemRow, ItemState } from '../store/downloadStore.js';
 
 export class DownloadItem {
   readonly fileId: string;
+  /** Its place in the download's list (set by the job): the key of its changes and pages. */
+  index = 0;
   readonly relPath: string;
   readonly segments: string[] | null;
   readonly size: number;

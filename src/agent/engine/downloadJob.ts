@@ -4,7 +4,8 @@
 // complete and error, telling the feed of each change (which throttles progress).
 import type { Logger } from 'pino';
 import type { PartTask, Scheduler, Transfer } from './scheduler.js';
-import type { DownloadRecord } from '../../api/agent/downloads.js';
+import type { DownloadRecord, DownloadSummary } from '../../api/agent/downloads.js';
+import { FILES_PAGE_MAX, type DownloadFilesPage, type IndexedDownloadItem } from '../../api/agent/transfers.js';
 import type { DownloadItem } from './downloadItem.js';
 import { targetOf, type DownloadWriter } from './downloadWriter.js';
 import { retryAfterMs, type EngineTuning } from './retry.js';
@@ -14,7 +15,7 @@ import * as store from '../store/downloadStore.js';
 import { classify } from './downloadErrors.js';
 import { RangeMismatchError } from './rangeFetch.js';
 import { backoffMs } from './retry.js';
-import { downloadRecord } from './downloadRecord.js';
+import { downloadFilesAt, downloadFilesPage, downloadRecord, downloadSummary } from './downloadRecord.js';
 import { CANCELED } from '../store/canceledMigration.js';
 
 export interface JobDeps {
@@ -24,7 +25,7 @@ export interface JobDeps {
   writer: DownloadWriter;
   tuning: EngineTuning;
   /** A change of this download, for the event feed (see feed.ts). */
-  changed(id: string, kind: 'state' | 'progress'): void;
+  changed(id: string, kind: 'state' | 'progress', file?: number): void;
 }
 
 const FINALIZE = -1;
@@ -56,6 +57,7 @@ export class DownloadJob implements Transfer {
     this.priority = row.priority;
     this.createdAt = row.created_at;
     this.trouble = new Trouble(deps.tuning.retry.retryForMs, { changed: () => this.notify(false), gaveUp: (err) => this.fail(err.message, true) });
+    items.forEach((item, i) => (item.index = i));
   }
 
   /** Whether a failure that needs no person (the network, the service, the store) stopped it: it resumes by itself. */
@@ -133,7 +135,7 @@ export class DownloadJob implements Transfer {
       if (idx !== FINALIZE) {
         await this.deps.writer.fetch(item, idx, signal, (n) => {
           item.inFlight.set(idx, (item.inFlight.get(idx) ?? 0) + n);
-          this.notify(false);
+          this.notify(false, item);
         });
         item.inFlight.delete(idx);
         this.attempts.delete(`${item.fileId}:${idx}`);
@@ -155,7 +157,7 @@ export class DownloadJob implements Transfer {
     } finally {
       if (finalizing) item.finalizing = false;
       item.inFlight.delete(idx);
-      this.notify(false);
+      this.notify(false, item);
     }
   }
 
@@ -350,15 +352,37 @@ export class DownloadJob implements Transfer {
     this.timers.clear();
   }
 
-  private notify(immediate: boolean): void {
-    if (!this.closed) this.deps.changed(this.id, immediate ? 'state' : 'progress');
+  private notify(immediate: boolean, item?: DownloadItem): void {
+    if (!this.closed) this.deps.changed(this.id, immediate ? 'state' : 'progress', item?.index);
   }
 
-  record(): DownloadRecord {
-    const r = downloadRecord(this.row, this.items, (item) => this.deps.writer.localPath(item));
+  private readonly localPath = (item: DownloadItem) => this.deps.writer.localPath(item);
+
+  /** What the stored state gains while it transfers: `waiting` for the service or the store, `queue_position` in line. */
+  private live<R extends DownloadSummary>(r: R): R {
     if (this.row.state !== 'transferring') return r;
     const waiting = this.trouble.waiting();
     const place = this.deps.scheduler.queuePlace(this.id);
     return { ...r, ...(waiting ? { waiting } : {}), ...(place !== undefined ? { queue_position: place } : {}) };
+  }
+
+  record(): DownloadRecord {
+    return this.live(downloadRecord(this.row, this.items, this.localPath));
+  }
+
+  summary(): DownloadSummary {
+    return this.live(downloadSummary(this.row, this.items));
+  }
+
+  /** `limit` entries after the index `after`. */
+  files(after: number, limit: number): DownloadFilesPage {
+    return downloadFilesPage(this.row, this.items, after, limit, this.localPath);
+  }
+
+  /** The entries at these indexes; `all`: those not complete, a page at a time. */
+  *filesAt(indexes: number[] | 'all'): Iterable<IndexedDownloadItem[]> {
+    if (indexes !== 'all') return yield downloadFilesAt(this.row, this.items, indexes, this.localPath);
+    const open = this.items.filter((i) => i.state !== 'complete').map((i) => i.index);
+    for (let i = 0; i < open.length; i += FILES_PAGE_MAX) yield downloadFilesAt(this.row, this.items, open.slice(i, i + FILES_PAGE_MAX), this.localPath);
   }
 }

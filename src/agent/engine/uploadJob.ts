@@ -39,8 +39,8 @@ export interface UploadEngine {
   outages: Outages;
   log: Logger;
   concurrency: number;
-  /** The upload's state or progress changed (for the event feed). */
-  changed(id: string, kind: 'state' | 'progress'): void;
+  /** The upload's state or progress changed (for the event feed); `file`: the index of the file that did. */
+  changed(id: string, kind: 'state' | 'progress', file?: number): void;
   /** The run ended by itself: it went idle or failed. */
   ended(run: UploadRun, outcome: 'idle' | 'error'): void;
 }
@@ -279,6 +279,7 @@ export class UploadRun implements Transfer {
     if (this.stopped) return;
     setFileRegistration(this.e.db, this.id, f.row.idx, reg);
     f.row = { ...f.row, ...reg };
+    this.e.changed(this.id, 'progress', f.row.idx);
     blueprints.slice(0, f.partCount).forEach((bp, i) => f.blueprints.set(i + 1, { bp, gen: f.gen }));
     // Lost to power loss, a registration is only made again (the service lets a pending entry
     // give way), and a file's first part flushes it anyway. An entry without parts is finalized
@@ -324,7 +325,7 @@ export class UploadRun implements Transfer {
     if (this.stopped || epoch !== f.epoch) return;
     f.done.set(part.part_number, part);
     f.readWhole = whole;
-    this.e.changed(this.id, 'progress');
+    this.e.changed(this.id, 'progress', f.row.idx);
     if (f.allDone()) this.track(this.finishFile(f));
   }
 
@@ -409,7 +410,7 @@ export class UploadRun implements Transfer {
     f.row = { ...f.row, done: 1 };
     this.active.splice(this.active.indexOf(f), 1);
     this.wakeWorkers();
-    this.e.changed(this.id, 'progress');
+    this.e.changed(this.id, 'progress', r.idx);
     if (this.filesLeft === 0) this.goIdle();
   }
 
@@ -426,6 +427,6 @@ export class UploadRun implements Transfer {
     this.prepQueue.unshift(f);
     this.ensureWorkers();
     this.wakeWorkers();
-    this.e.changed(this.id, 'progress');
+    this.e.changed(this.id, 'progress', f.row.idx);
   }
 }

@@ -2,7 +2,7 @@
 // table the desktop app uses, over HTTP for requests and a WebSocket for events.
 //   POST /ui/ipc/:channel  body = the request; answers 200 {ok, value | error}
 //   GET  /ui/events?since=N  (WebSocket) {event, payload} messages:
-//        `transfers.changed` batches (coalesced, after the snapshot cursor N), `session.changed`
+//        `transfers.changed` batches (after the snapshot cursor N), `session.changed`
 //        `automations.changed` and `gateways.changed`
 //   POST /ui/unlock {api_key}  sets the cookie that stands for the agent's API key
 //   (and `settings.update` with a new local_api_key sets the one for that key)
@@ -13,8 +13,7 @@ import websocket from '@fastify/websocket';
 import { Type } from 'typebox';
 import { AgentErrorCode } from '../../api/agent/errors.js';
 import { createHandlers, dispatch } from '../ui/handlers.js';
-import { TransferCoalescer } from '../ui/coalesce.js';
-import type { EventName, EventOf, TransferEvent } from '../../ipc/contract.js';
+import { followForWindow, type WindowSend } from '../ui/windowEvents.js';
 import type { AgentContext } from '../context.js';
 import type { AgentServices } from '../services/index.js';
 import type { AgentApp } from './app.js';
@@ -56,7 +55,7 @@ export async function uiTransport(app: AgentApp, services: AgentServices, ctx: A
   });
 
   app.get('/ui/events', { websocket: true, schema: { querystring: Type.Object({ since: Type.Optional(Type.Integer({ minimum: 0 })) }) } }, (socket, req) => {
-    const send = <E extends EventName>(event: E, payload: EventOf<E>) => {
+    const send: WindowSend = (event, payload) => {
       if (socket.readyState !== socket.OPEN) return;
       if (socket.bufferedAmount > MAX_BUFFERED) {
         req.log.warn('a window is too slow for its events; it is dropped and reconnects');
@@ -64,18 +63,9 @@ export async function uiTransport(app: AgentApp, services: AgentServices, ctx: A
       }
       socket.send(JSON.stringify({ event, payload }));
     };
-    const coalescer = new TransferCoalescer((batch) => send('transfers.changed', batch));
     const since = (req.query as { since?: number }).since;
-    const unsubscribe = ctx.events.subscribe((e) => {
-      if (e.type === 'session') send('session.changed', e.data as EventOf<'session.changed'>);
-      else if (e.type === 'upload' || e.type === 'download') coalescer.push({ id: e.id, type: e.type, data: e.data } as TransferEvent);
-      else if (e.type === 'automation') send('automations.changed', e.data as EventOf<'automations.changed'>);
-      else if (e.type === 'gateway') send('gateways.changed', e.data as EventOf<'gateways.changed'>);
-    }, since);
-    socket.on('close', () => {
-      unsubscribe();
-      coalescer.close();
-    });
+    const unsubscribe = followForWindow(ctx.events, send, { ...(since !== undefined ? { since } : {}) });
+    socket.on('close', unsubscribe);
     // A message from the window means nothing here: requests go over HTTP.
     socket.on('message', () => {});
   });

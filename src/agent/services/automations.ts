@@ -33,7 +33,7 @@ import {
 import type { Runner, RunnerHost, RunnerSpec } from '../automations/runner.js';
 import { WatchFolder } from '../automations/watchFolder.js';
 import { PortalDownload } from '../automations/portalDownload.js';
-import { createSettler } from '../automations/settle.js';
+import { createSettler, downloadOf, uploadOf } from '../automations/settle.js';
 import { automationTuning } from '../automations/timing.js';
 import { checkFields, isWatch, withDefaults } from '../automations/validate.js';
 
@@ -93,9 +93,13 @@ export function createAutomationsService(ctx: AgentContext, session: SessionServ
   const unsubscribe = ctx.events.subscribe((e) => {
     if (closed) return;
     try {
-      if (e.type === 'upload') settler.upload(e.data as Parameters<typeof settler.upload>[0]);
-      else if (e.type === 'download') settler.download(e.data as Parameters<typeof settler.download>[0]);
-      else if (e.type === 'session' && (e.data as { user: unknown }).user) for (const r of runners.values()) r.kick();
+      if (e.type === 'upload') {
+        const u = uploadOf(e.data);
+        if (u) settler.upload(u);
+      } else if (e.type === 'download') {
+        const d = downloadOf(e.data);
+        if (d) settler.download(d);
+      } else if (e.type === 'session' && e.data.user) for (const r of runners.values()) r.kick();
     } catch (err) {
       ctx.log.warn({ err }, 'an automation could not follow a transfer');
     }

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { AgentContext } from '../context.js';
-import type { CreateDownloadBody, CreatedDownload, DownloadRecord, DownloadState, LinkPreview } from '../../api/agent/downloads.js';
+import type { CreateDownloadBody, CreatedDownload, DownloadRecord, DownloadState, DownloadSummary, LinkPreview } from '../../api/agent/downloads.js';
 import { DEFAULT_RANGE_SIZE } from '../../api/agent/downloads.js';
 import { AgentErrorCode } from '../../api/agent/errors.js';
 import { HostedApiError, HostedHttp } from '../../client/http.js';
@@ -19,7 +19,9 @@ import { planDownload } from '../engine/downloadPlan.js';
 import { packageRootSegments } from '../engine/safePath.js';
 import { checkRequestPath, makeFolder } from '../engine/requestPath.js';
 import { createRangeTransport } from '../engine/rangeFetch.js';
-import { ThrottledFeed } from '../engine/feed.js';
+import { TransferFeed } from '../engine/feed.js';
+import { downloadChange } from './transferChanges.js';
+import { FILES_PAGE_DEFAULT, type DownloadFilesPage, type IndexedDownloadItem } from '../../api/agent/transfers.js';
 import { QueueFeed } from '../engine/queueFeed.js';
 import { engineTuning } from '../engine/retry.js';
 import { removeQuietly, partPathOf } from '../engine/downloadFiles.js';
@@ -92,17 +94,23 @@ export function createDownloadsService(ctx: AgentContext) {
       log: ctx.log,
       writer,
       tuning,
-      changed: (id, kind) => feed.changed(id, kind),
+      changed: (id, kind, file) => feed.changed(id, kind, file),
     });
     jobs.set(row.id, job);
     return job;
   }
 
-  const feed = new ThrottledFeed((id) => {
-    const job = jobs.get(id);
-    if (job) ctx.events.publish('download', job.record());
+  const feed = new TransferFeed<DownloadSummary, IndexedDownloadItem>({
+    summary: (id) => jobs.get(id)?.summary(),
+    totals: true,
+    files: (id, indexes) => jobs.get(id)?.filesAt(indexes) ?? [],
+    followsFiles: (id) => ctx.events.followsFiles(id),
+    send(id, c) {
+      if (c.change === 'files') ctx.events.publishFiles('download', id, { change: 'files', download_id: id, files: c.files });
+      else ctx.events.publish('download', downloadChange(id, c));
+    },
   });
-  const queue = new QueueFeed(ctx.scheduler, 'download', (id) => feed.changed(id, 'progress'));
+  const queue = new QueueFeed(ctx.scheduler, 'download', (id) => feed.changed(id, 'state'));
 
   for (const stored of store.loadDownloads(ctx.db)) makeJob(stored);
 
@@ -143,7 +151,6 @@ export function createDownloadsService(ctx: AgentContext) {
     const dirs = store.createdDirs(ctx.db, job.id);
     store.deleteDownload(ctx.db, job.id);
     jobs.delete(job.id);
-    feed.forget(job.id);
     // Partial files cannot be resumed once the record is gone, so they always go; finished files only when asked.
     const files: string[] = [];
     for (const item of job.items) {
@@ -153,7 +160,7 @@ export function createDownloadsService(ctx: AgentContext) {
       else if (removeFiles) files.push(path.join(dir, item.localName));
     }
     await removeQuietly(files, removeFiles ? dirs : []);
-    ctx.events.publish('download', { download_id: job.id, deleted: true });
+    feed.removed(job.id);
     return record;
   }
 
@@ -243,45 +250,50 @@ export function createDownloadsService(ctx: AgentContext) {
         ctx.log.warn({ err, download: id }, 'a folder of the Package could not be made');
       }
       job.start();
-      ctx.events.publish('download', job.record());
+      feed.changed(id, 'state');
       return { download_id: id };
     },
 
     list: (): DownloadRecord[] => all().map((j) => j.record()),
+    /** Every download without its entries (the window's snapshot, `GET /downloads?files=false`). */
+    summaries: (): DownloadSummary[] => all().map((j) => j.summary()),
     get: (id: string): DownloadRecord => jobOf(id).record(),
+    summary: (id: string): DownloadSummary => jobOf(id).summary(),
+    /** `limit` entries after the index `after`: GET /downloads/{id}/files. */
+    files: (id: string, after = -1, limit = FILES_PAGE_DEFAULT): DownloadFilesPage => jobOf(id).files(after, limit),
 
-    async pause(id: string): Promise<DownloadRecord> {
+    async pause(id: string): Promise<DownloadSummary> {
       const job = jobOf(id);
       if (job.state === 'complete' || job.state === 'error') throw conflict(`download is ${job.state}; only a transferring download can be paused`);
       await job.pause();
-      return job.record();
+      return job.summary();
     },
     /** Pauses every transferring download; answers those. */
-    async pauseMany(): Promise<DownloadRecord[]> {
+    async pauseMany(): Promise<DownloadSummary[]> {
       const affected = all().filter((j) => j.state === 'transferring');
       await Promise.all(affected.map((j) => j.pause()));
-      return affected.map((j) => j.record());
+      return affected.map((j) => j.summary());
     },
-    resume(id: string): DownloadRecord {
+    resume(id: string): DownloadSummary {
       const job = jobOf(id);
       if (job.state === 'complete') throw conflict('download is complete');
       if (job.row.canceled_at) throw conflict('the download was canceled, so it cannot be resumed: receive the Link again to download it');
       job.resume();
-      return job.record();
+      return job.summary();
     },
     /** Resumes every paused download and every one stopped by an error; answers those. */
-    resumeMany(): DownloadRecord[] {
+    resumeMany(): DownloadSummary[] {
       const affected = all().filter((j) => j.state === 'paused' || (j.state === 'error' && !j.row.canceled_at));
       for (const j of affected) j.resume();
-      return affected.map((j) => j.record());
+      return affected.map((j) => j.summary());
     },
     /** Stops it at once and keeps it listed as canceled (downloadJob.ts: what happens to its files). Again: no change. */
-    async cancel(id: string): Promise<DownloadRecord> {
+    async cancel(id: string): Promise<DownloadSummary> {
       const job = jobOf(id);
-      if (job.row.canceled_at) return job.record();
+      if (job.row.canceled_at) return job.summary();
       if (job.state === 'complete') throw conflict('the download is complete, so there is nothing to cancel: remove it from the list instead');
       await job.cancel();
-      return job.record();
+      return job.summary();
     },
     remove: async (id: string, removeFiles: boolean): Promise<DownloadRecord> => removeJob(jobOf(id), removeFiles),
     /** DELETE /downloads[?states=]: every download, or those in the given states. */

@@ -12,6 +12,8 @@ export interface FollowRequest {
   /** Replay what came after this id (a reconnecting client's Last-Event-ID wins over `since`). */
   lastEventId?: string;
   since?: number;
+  /** Comma-separated transfer ids whose file changes to follow too, or `*` for all. */
+  files?: string;
 }
 
 export interface EventsService {
@@ -38,15 +40,26 @@ function parseSince(lastEventId: string | undefined, since: number | undefined):
   return Number(lastEventId.trim());
 }
 
+function parseFiles(text: string | undefined): ((id: string) => boolean) | undefined {
+  if (text === undefined || text === '') return undefined;
+  if (text === '*') return () => true;
+  const ids = new Set(text.split(','));
+  return (id) => ids.has(id);
+}
+
 export function createEventsService(ctx: AgentContext): EventsService {
   return {
     follow(req) {
       const types = parseTypes(req.types);
       const since = parseSince(req.lastEventId, req.since);
+      const files = parseFiles(req.files);
       return (listener) =>
-        ctx.events.subscribe((e) => {
-          if (types.has(e.type)) listener(e);
-        }, since);
+        ctx.events.subscribe(
+          (e) => {
+            if (types.has(e.type)) listener(e);
+          },
+          { since, ...(files ? { files } : {}) },
+        );
     },
   };
 }

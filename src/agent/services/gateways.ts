@@ -22,7 +22,7 @@ import { Receiver, removePartials } from '../gateway/receive.js';
 import { Server } from '../gateway/serve.js';
 import { createRangeTransport } from '../engine/rangeFetch.js';
 import { ObjectHttp } from '../engine/objectHttp.js';
-import { ThrottledFeed } from '../engine/feed.js';
+import { TransferFeed } from '../engine/feed.js';
 import { engineTuning } from '../engine/retry.js';
 import { buildInfo } from './system.js';
 import { checkRequestPath } from '../engine/requestPath.js';
@@ -99,10 +99,20 @@ export function createGatewaysService(ctx: AgentContext, session: SessionService
     };
   };
 
-  const feed = new ThrottledFeed((id) => {
-    const g = store.getGateway(ctx.db, id);
-    if (g) ctx.events.publish('gateway', record(g));
-  }, 500);
+  const feed = new TransferFeed<GatewayRecord>(
+    {
+      summary: (id) => {
+        const g = store.getGateway(ctx.db, id);
+        return g && record(g);
+      },
+      totals: false,
+      send: (id, c) => {
+        if (c.change === 'record') ctx.events.publish('gateway', c.summary);
+        else if (c.change === 'removed') ctx.events.publish('gateway', { id, deleted: true });
+      },
+    },
+    500,
+  );
   const changed = (id: string, kind: 'state' | 'progress') => feed.changed(id, kind);
 
   const receiver = new Receiver({ db: ctx.db, log: ctx.log, transport, tuning, changed });
@@ -231,8 +241,7 @@ export function createGatewaysService(ctx: AgentContext, session: SessionService
       const rec = record(g);
       await removePartials(ctx.db, id);
       store.deleteGateway(ctx.db, id);
-      feed.forget(id);
-      ctx.events.publish('gateway', { id, deleted: true });
+      feed.removed(id);
       return { ...rec, state: 'disconnected', connected_at: null, next_attempt_at: null };
     },
 

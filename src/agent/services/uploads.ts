@@ -6,7 +6,7 @@ import type { AgentContext } from '../context.js';
 import type { SessionService } from './session.js';
 import { fromHosted } from './session.js';
 import { AgentError, conflict, invalid, notFound } from '../errors.js';
-import type { CreateUploadBody, PortalUploadBody, UploadRecord, UploadState } from '../../api/agent/uploads.js';
+import type { CreateUploadBody, PortalUploadBody, UploadRecord, UploadState, UploadSummary } from '../../api/agent/uploads.js';
 import { HostedApiError, type Credentials } from '../../client/http.js';
 import { AgentErrorCode } from '../../api/agent/errors.js';
 import { createTeamPackage, type Package } from '../../client/uploads.js';
@@ -18,7 +18,8 @@ import { Trouble } from '../engine/trouble.js';
 import { checkPortalRestrictions, planUpload, type UploadPlan } from '../engine/uploadPlan.js';
 import { UploadRun, uploadErrorMessage, type UploadEngine } from '../engine/uploadJob.js';
 import { finalizeOnService } from '../engine/uploadFinalize.js';
-import { ThrottledFeed } from '../engine/feed.js';
+import { TransferFeed } from '../engine/feed.js';
+import { uploadChange } from './transferChanges.js';
 import { QueueFeed } from '../engine/queueFeed.js';
 import {
   deleteUpload,
@@ -30,7 +31,8 @@ import {
   
   type UploadRow,
 } from '../store/uploadStore.js';
-import { uploadRecord } from '../store/uploadView.js';
+import { uploadFilesAt, uploadFilesPage, uploadRecord, uploadSummary } from '../store/uploadView.js';
+import { FILES_PAGE_DEFAULT, FILES_PAGE_MAX, type IndexedUploadItem, type UploadFilesPage } from '../../api/agent/transfers.js';
 
 /** An upload's id, as the service makes them (and an automation chooses them before it asks for one). */
 export const newUploadId = () => `upl_${randomBytes(12).toString('hex')}`;
@@ -56,24 +58,39 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
   const closing = new AbortController();
   let closed = false;
 
-  /**
-   * The stored record, with `waiting` while its run (or its Package finalize) waits for the
-   * service or the store, and `queue_position` while it waits for its turn.
-   */
-  function recordOf(id: string): UploadRecord | undefined {
-    const r = uploadRecord(db, id);
-    if (!r) return r;
-    const waiting = r.state === 'transferring' ? runs.get(id)?.waiting() : r.state === 'idle' ? finalizing.get(id)?.trouble.waiting() : undefined;
-    const place = r.state === 'transferring' ? ctx.scheduler.queuePlace(id) : undefined;
+  /** What a summary or record adds to the stored upload: `waiting` while its run (or its Package finalize) waits for the service or the store, `queue_position` while it waits for its turn. */
+  function live<R extends UploadSummary>(r: R): R {
+    const waiting = r.state === 'transferring' ? runs.get(r.upload_id)?.waiting() : r.state === 'idle' ? finalizing.get(r.upload_id)?.trouble.waiting() : undefined;
+    const place = r.state === 'transferring' ? ctx.scheduler.queuePlace(r.upload_id) : undefined;
     return { ...r, ...(waiting ? { waiting } : {}), ...(place !== undefined ? { queue_position: place } : {}) };
   }
+  const recordOf = (id: string): UploadRecord | undefined => {
+    const r = uploadRecord(db, id);
+    return r && live(r);
+  };
+  const summaryOf = (id: string): UploadSummary | undefined => {
+    const r = uploadSummary(db, id);
+    return r && live(r);
+  };
 
-  const feed = new ThrottledFeed((id) => {
-    const rec = recordOf(id);
-    if (rec) ctx.events.publish('upload', rec);
+  const feed = new TransferFeed<UploadSummary, IndexedUploadItem>({
+    summary: summaryOf,
+    totals: true,
+    *files(id, indexes) {
+      if (indexes !== 'all') return yield uploadFilesAt(db, id, indexes);
+      for (let after = -1, page; (page = uploadFilesPage(db, id, after, FILES_PAGE_MAX)); after = page.next) {
+        yield page.files.filter((f) => f.state !== 'complete');
+        if (page.next === null) return;
+      }
+    },
+    followsFiles: (id) => ctx.events.followsFiles(id),
+    send(id, c) {
+      if (c.change === 'files') ctx.events.publishFiles('upload', id, { change: 'files', upload_id: id, files: c.files });
+      else ctx.events.publish('upload', uploadChange(id, c));
+    },
   });
-  const changed = (id: string, kind: 'state' | 'progress') => feed.changed(id, kind);
-  const queue = new QueueFeed(ctx.scheduler, 'upload', (id) => changed(id, 'progress'));
+  const changed = (id: string, kind: 'state' | 'progress', file?: number) => feed.changed(id, kind, file);
+  const queue = new QueueFeed(ctx.scheduler, 'upload', (id) => changed(id, 'state'));
 
   const engine: UploadEngine = {
     db,
@@ -115,6 +132,7 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
     return u;
   }
   const rec = (id: string) => recordOf(id)!;
+  const sum = (id: string) => summaryOf(id)!;
   const links = createUploadLinks(ctx, session, (id) => completeTeamUpload(mustGet(id)));
 
   /** Package finalize (and expiry); one at a time per upload. */
@@ -175,8 +193,7 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
     } finally {
       removing.delete(id);
     }
-    feed.forget(id);
-    ctx.events.publish('upload', { ...before, deleted: true });
+    feed.removed(id);
     return before;
   }
 
@@ -186,7 +203,7 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
     pkg: Package,
     plan: UploadPlan,
     o: { chunk_size?: number; priority?: number; delete_after?: number; id?: string; recipients?: string[] },
-  ): UploadRecord {
+  ): UploadSummary {
     const id = o.id ?? newUploadId();
     insertUpload(
       db,
@@ -209,12 +226,12 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
     );
     changed(id, 'state');
     startRun(id);
-    return rec(id);
+    return sum(id);
   }
 
   return {
     /** POST /uploads: a Team upload (needs the session). The Package is created before the answer. */
-    async create(body: CreateUploadBody, made: MadeBy = {}): Promise<UploadRecord> {
+    async create(body: CreateUploadBody, made: MadeBy = {}): Promise<UploadSummary> {
       const auth = session.credentials();
       const plan = made.plan ?? (await planUpload(body.paths));
       if (body.delete_after !== undefined && body.unlimited_storage) throw invalid('delete_after and unlimited_storage exclude each other');
@@ -244,7 +261,7 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
      * POST /portals/uploads: no session needed. The Portal is looked up by subdomain and
      * the paths checked against its restrictions before its Package is created.
      */
-    async createPortal(body: PortalUploadBody, made: MadeBy = {}): Promise<UploadRecord> {
+    async createPortal(body: PortalUploadBody, made: MadeBy = {}): Promise<UploadSummary> {
       const plan = made.plan ?? (await planUpload(body.paths));
       const portal = await getPortalBySubdomain(session.hosted, body.subdomain).catch(fromHosted);
       if (portal.custom_metadata_required) throw invalid('this Portal asks for a metadata form, which the agent cannot fill in');
@@ -272,43 +289,55 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
     },
 
     list: (): UploadRecord[] => listUploads(db).map((u) => rec(u.id)),
+    /** Every upload without its files (the window's snapshot, `GET /uploads?files=false`). */
+    summaries: (): UploadSummary[] => listUploads(db).map((u) => summaryOf(u.id)!),
 
     get(id: string): UploadRecord {
       mustGet(id);
       return rec(id);
     },
+    summary(id: string): UploadSummary {
+      mustGet(id);
+      return summaryOf(id)!;
+    },
+    /** `limit` files after the index `after`: GET /uploads/{id}/files. */
+    files(id: string, after = -1, limit = FILES_PAGE_DEFAULT): UploadFilesPage {
+      const page = uploadFilesPage(db, id, after, limit);
+      if (!page) throw notFound(`upload ${id}`);
+      return page;
+    },
 
-    async pause(id: string): Promise<UploadRecord> {
+    async pause(id: string): Promise<UploadSummary> {
       const u = mustGet(id);
       if (u.state !== 'paused') {
         if (u.state !== 'transferring') throw conflict(`the upload is ${u.state}; only a transferring upload can be paused`);
         await pauseOne(u);
       }
-      return rec(id);
+      return sum(id);
     },
 
     /** Pauses every transferring upload; answers those. */
-    async pauseMany(): Promise<UploadRecord[]> {
+    async pauseMany(): Promise<UploadSummary[]> {
       const hit = listUploads(db).filter((u) => u.state === 'transferring');
       await Promise.all(hit.map(pauseOne));
-      return hit.map((u) => rec(u.id));
+      return hit.map((u) => sum(u.id));
     },
 
-    resume(id: string): UploadRecord {
+    resume(id: string): UploadSummary {
       const u = mustGet(id);
-      if (u.state === 'transferring') return rec(id);
+      if (u.state === 'transferring') return sum(id);
       if (u.canceled_at) throw conflict('the upload was canceled, so it cannot be resumed: send the files again in a new upload');
       if (u.state === 'paused' || (u.state === 'error' && u.error_recoverable)) resumeOne(u);
       else if (u.state === 'error') throw conflict(`the upload cannot be resumed: ${u.error}`);
       else throw conflict(`the upload is ${u.state}; only a paused upload or one that failed can be resumed`);
-      return rec(id);
+      return sum(id);
     },
 
     /** Resumes every paused upload and every one that failed recoverably; answers those. */
-    resumeMany(): UploadRecord[] {
+    resumeMany(): UploadSummary[] {
       const hit = listUploads(db).filter((u) => u.state === 'paused' || (u.state === 'error' && u.error_recoverable));
       hit.forEach(resumeOne);
-      return hit.map((u) => rec(u.id));
+      return hit.map((u) => sum(u.id));
     },
 
     /** Resumes the uploads that failed recoverably (a paused one stays paused): at start, and when a target comes back. */
@@ -335,9 +364,9 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
      * Stops the upload at once, as a delete does (its Package stays on the service as it is),
      * but keeps it in the history: state error, error "Canceled", canceled_at. Again: no change.
      */
-    async cancel(id: string): Promise<UploadRecord> {
+    async cancel(id: string): Promise<UploadSummary> {
       const u = mustGet(id);
-      if (u.canceled_at) return rec(id);
+      if (u.canceled_at) return sum(id);
       if (u.state === 'complete') throw conflict('the upload is complete, so there is nothing to cancel: remove it from the list instead');
       canceling.add(id);
       try {
@@ -354,7 +383,7 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
         canceling.delete(id);
       }
       changed(id, 'state');
-      return rec(id);
+      return sum(id);
     },
 
     /** Forgets the upload here; its Package stays on the service as it is. */

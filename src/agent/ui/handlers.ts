@@ -12,6 +12,9 @@ import type { AgentContext } from '../context.js';
 import type { AgentServices } from '../services/index.js';
 import { channels, type Answer, type Channel, type RequestOf, type ResponseOf } from '../../ipc/contract.js';
 
+/** A record as the window takes it: its summary (the record has every field of it, and the files). */
+const withoutFiles = <R extends { items: unknown[] }>({ items: _, ...summary }: R) => summary;
+
 export type Handlers = { [C in Channel]: (req: RequestOf<C>) => Promise<ResponseOf<C>> };
 
 export function createHandlers(services: AgentServices, ctx: Pick<AgentContext, 'events'>): Handlers {
@@ -37,17 +40,18 @@ export function createHandlers(services: AgentServices, ctx: Pick<AgentContext, 
     'transfers.snapshot': async () => {
       // The cursor first: an event published while the lists are built is applied again on top, which changes nothing.
       const cursor = ctx.events.lastId;
-      return { cursor, uploads: uploads.list(), downloads: downloads.list() };
+      return { cursor, uploads: uploads.summaries(), downloads: downloads.summaries() };
     },
 
     'uploads.create': (r) => uploads.create(r),
     'uploads.createPortal': (r) => uploads.createPortal(r),
     'uploads.pause': (r) => uploads.pause(r.upload_id),
     'uploads.resume': async (r) => uploads.resume(r.upload_id),
-    'uploads.remove': (r) => uploads.remove(r.upload_id),
+    'uploads.remove': async (r) => withoutFiles(await uploads.remove(r.upload_id)),
     'uploads.cancel': (r) => uploads.cancel(r.upload_id),
     'uploads.pauseAll': () => uploads.pauseMany(),
     'uploads.resumeAll': async () => uploads.resumeMany(),
+    'uploads.files': async (r) => uploads.files(r.upload_id, r.after, r.limit),
     'uploads.link': ({ upload_id, ...body }) => uploads.link(upload_id, body),
     'uploads.transferLink': (r) => uploads.transferLink(r.upload_id),
     'uploads.links': (r) => uploads.links(r.upload_id),
@@ -57,10 +61,11 @@ export function createHandlers(services: AgentServices, ctx: Pick<AgentContext, 
     'downloads.create': (r) => downloads.create(r),
     'downloads.pause': (r) => downloads.pause(r.download_id),
     'downloads.resume': async (r) => downloads.resume(r.download_id),
-    'downloads.remove': (r) => downloads.remove(r.download_id, r.remove_files ?? false),
+    'downloads.remove': async (r) => withoutFiles(await downloads.remove(r.download_id, r.remove_files ?? false)),
     'downloads.cancel': (r) => downloads.cancel(r.download_id),
     'downloads.pauseAll': () => downloads.pauseMany(),
     'downloads.resumeAll': async () => downloads.resumeMany(),
+    'downloads.files': async (r) => downloads.files(r.download_id, r.after, r.limit),
 
     'automations.list': async () => automations.list(),
     'automations.create': (r) => automations.create(r.type, r.fields),

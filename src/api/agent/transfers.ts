@@ -38,13 +38,14 @@ export const DownloadFilesPage = Type.Object({ files: Type.Array(IndexedDownload
 export type DownloadFilesPage = Static<typeof DownloadFilesPage>;
 
 /** The moving counts of a transfer, sent at most every 250 ms while it moves. */
-const Totals = {
+export const Totals = Type.Object({
   progress: Type.Integer(),
   size: Type.Integer(),
   file_count: Type.Integer(),
   files_done: Type.Integer(),
   updated_at: Type.String(),
-};
+});
+export type Totals = Static<typeof Totals>;
 
 /**
  * What an `upload` event carries:
@@ -55,7 +56,7 @@ const Totals = {
  */
 export const UploadChange = Type.Union([
   Type.Object({ change: Type.Literal('record'), upload: UploadSummary }),
-  Type.Object({ change: Type.Literal('progress'), upload_id: Type.String(), ...Totals }),
+  Type.Object({ change: Type.Literal('progress'), upload_id: Type.String(), ...Totals.properties }),
   Type.Object({ change: Type.Literal('files'), upload_id: Type.String(), files: Type.Array(IndexedUploadItem) }),
   Type.Object({ change: Type.Literal('removed'), upload_id: Type.String() }),
 ]);
@@ -64,7 +65,7 @@ export type UploadChange = Static<typeof UploadChange>;
 /** What a `download` event carries: as UploadChange. */
 export const DownloadChange = Type.Union([
   Type.Object({ change: Type.Literal('record'), download: DownloadSummary }),
-  Type.Object({ change: Type.Literal('progress'), download_id: Type.String(), ...Totals }),
+  Type.Object({ change: Type.Literal('progress'), download_id: Type.String(), ...Totals.properties }),
   Type.Object({ change: Type.Literal('files'), download_id: Type.String(), files: Type.Array(IndexedDownloadItem) }),
   Type.Object({ change: Type.Literal('removed'), download_id: Type.String() }),
 ]);

@@ -1,7 +1,9 @@
 // `ferry download URL`: fetch a Package from its Link into a folder, following
 // the download to its end.
 import path from 'node:path';
-import type { DownloadRecord } from '../../api/agent/downloads.js';
+import type { DownloadSummary } from '../../api/agent/downloads.js';
+import type { DownloadFilesPage } from '../../api/agent/transfers.js';
+import type { AgentClient } from '../agentClient.js';
 import { formatBytes, formatDuration, formatRate } from '../progress.js';
 import { clientCommand, defined, Failure, int, list, str, UsageError, type Invocation } from './common.js';
 import { followTransfer } from './follow.js';
@@ -27,13 +29,25 @@ not the download. With --json: the POST answer with --no-wait, else the final
 download record.`;
 
 /** The folder the Package was rebuilt in: a file's local folder, up as many levels as the sender's path is deep. */
-function savedIn(r: DownloadRecord): string {
-  const item = r.items.find((i) => i.local_path);
+function savedIn(r: DownloadSummary, first: DownloadFilesPage): string {
+  const item = first.files.find((i) => i.local_path);
   if (!item) return r.dst_folder;
   let dir = path.dirname(item.local_path!);
   const depth = item.path.split('/').filter(Boolean).length - 1;
   for (let i = 0; i < depth; i++) dir = path.dirname(dir);
   return dir;
+}
+
+/** The entries skipped (flagged by the scan, say): a complete download's entries not complete, read a page at a time. */
+async function skippedOf(client: AgentClient, r: DownloadSummary): Promise<DownloadFilesPage['files']> {
+  const out: DownloadFilesPage['files'] = [];
+  for (let after = -1; r.files_done + out.length < r.file_count; ) {
+    const page = await client.downloadFiles(r.download_id, { after, limit: 5000 });
+    out.push(...page.files.filter((i) => i.state === 'skipped'));
+    if (page.next === null) break;
+    after = page.next;
+  }
+  return out;
 }
 
 export const download = clientCommand(
@@ -73,21 +87,23 @@ export const download = clientCommand(
       return 0;
     }
     if (!json) console.error(`download ${id} started`);
-    const { record, bar } = await followTransfer<DownloadRecord>({
-      client, kind: 'download', id, get: () => client.getDownload(id),
+    const { record, bar } = await followTransfer<DownloadSummary>({
+      client, kind: 'download', id, get: () => client.downloadSummary(id),
       isDone: (r) => r.state === 'complete' || r.state === 'error',
     });
     bar.finish();
     if (record.canceled_at) throw new Failure(`download ${id} was canceled`);
     if (record.state === 'error') throw new Failure(`download ${id} failed: ${record.error ?? 'unknown error'} (it may resume: ferry downloads resume ${id})`);
     const seconds = bar.elapsedSeconds();
-    const skipped = record.items.filter((i) => i.state === 'skipped');
+    const first = await client.downloadFiles(id, { limit: 1 });
+    const skipped = await skippedOf(client, record);
     const lines = [
-      `download complete: ${record.package_name}, ${record.items.length - skipped.length} item(s), ${formatBytes(record.size)} in ${formatDuration(seconds)}${seconds > 0 ? `, ${formatRate(record.size / seconds)}` : ''}`,
-      `saved in: ${savedIn(record)}`,
+      `download complete: ${record.package_name}, ${record.files_done} item(s), ${formatBytes(record.size)} in ${formatDuration(seconds)}${seconds > 0 ? `, ${formatRate(record.size / seconds)}` : ''}`,
+      `saved in: ${savedIn(record, first)}`,
       ...skipped.map((i) => `skipped: ${i.path}${i.error ? ` (${i.error.replace(/^skipped: /, '')})` : ''}`),
     ];
-    print(lines.join('\n'), record);
+    // --json prints the whole record, files and all, as GET /downloads/{id} answers it.
+    print(lines.join('\n'), json ? await client.getDownload(id) : record);
     return 0;
   },
   true,

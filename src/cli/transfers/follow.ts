@@ -1,5 +1,6 @@
 // Waits for a transfer to reach an end state while showing its progress. It
-// follows GET /events (the record arrives with each change) and falls back to
+// follows GET /events (a new summary at each change of state, the totals as
+// they move: src/api/agent/transfers.ts) and falls back to
 // polling every second when the stream is not available or ends. When the agent
 // stops answering (stopped, or killed), the transfer is kept in its database and
 // goes on when it starts again, so this waits for it, up to `lostMs`, and
@@ -9,8 +10,9 @@ import { AgentRequestError, AgentUnreachableError } from '../agentClient.js';
 import { ProgressBar, type ProgressOut } from '../progress.js';
 import { Failure } from './common.js';
 import type { Waiting } from '../../api/agent/waiting.js';
+import type { StreamEvent } from '../../api/agent/events.js';
 
-interface Moving { progress: number; size: number; state: string; waiting?: Waiting; queue_position?: number }
+interface Moving { progress: number; size: number; file_count: number; files_done: number; updated_at: string; state: string; waiting?: Waiting; queue_position?: number }
 
 export interface FollowOptions<R extends Moving> {
   client: AgentClient;
@@ -85,7 +87,7 @@ export async function followTransfer<R extends Moving>(o: FollowOptions<R>): Pro
     }
   };
 
-  type Events = AsyncIterator<{ type: string; data: unknown }>;
+  type Events = AsyncIterator<StreamEvent>;
   const subscribe = async (): Promise<Events | undefined> => {
     try {
       return (await o.client.events({ types: [o.kind], signal: ac.signal }))[Symbol.asyncIterator]();
@@ -96,18 +98,18 @@ export async function followTransfer<R extends Moving>(o: FollowOptions<R>): Pro
   };
 
   /** Follows the stream to an end state; undefined when it ends, breaks, or the agent is lost. */
-  const follow = async (stream: Events): Promise<R | undefined> => {
-    let pending: Promise<IteratorResult<{ type: string; data: unknown }>> | undefined;
+  const follow = async (stream: Events, current: R): Promise<R | undefined> => {
+    let pending: Promise<IteratorResult<StreamEvent>> | undefined;
+    let record = current;
     try {
       for (;;) {
         pending ??= stream.next();
-        let next: IteratorResult<{ type: string; data: unknown }> | 'tick';
+        let next: IteratorResult<StreamEvent> | 'tick';
         try {
           next = await within(pending, quietMs);
         } catch {
           return undefined; // the stream broke (the agent stopped, say)
         }
-        let record: R;
         if (next === 'tick') {
           const seen = await look();
           if (!seen) return undefined;
@@ -115,11 +117,15 @@ export async function followTransfer<R extends Moving>(o: FollowOptions<R>): Pro
         } else {
           pending = undefined;
           if (next.done) return undefined;
-          const data = next.value.data as Partial<R> & Record<string, unknown>;
-          if (data?.[idKey] !== o.id) continue;
-          if (data.deleted === true) throw new Failure(`the ${o.kind} ${o.id} was removed`);
-          // An event without a full record (e.g. a removal) is checked against the agent.
-          record = typeof data.state === 'string' && typeof data.progress === 'number' ? (data as R) : await fetchRecord();
+          const change = next.value.data as Record<string, unknown> & { change?: string };
+          const summary = change[o.kind] as (R & Record<string, unknown>) | undefined;
+          if ((summary ? summary[idKey] : change[idKey]) !== o.id) continue;
+          if (change.change === 'removed') throw new Failure(`the ${o.kind} ${o.id} was removed`);
+          if (change.change === 'record' && summary) record = summary;
+          else if (change.change === 'progress') {
+            const { progress, size, file_count, files_done, updated_at } = change as unknown as Moving;
+            record = { ...record, progress, size, file_count, files_done, updated_at };
+          } else continue;
         }
         show(record);
         if (o.isDone(record)) return record;
@@ -140,7 +146,7 @@ export async function followTransfer<R extends Moving>(o: FollowOptions<R>): Pro
       if (record) {
         show(record);
         if (o.isDone(record)) return { record, bar };
-        const done = stream && (await follow(stream));
+        const done = stream && (await follow(stream, record));
         if (done) return { record: done, bar };
       }
       for (;;) {

@@ -2,12 +2,17 @@
 // cancel and remove transfers the agent keeps; finalize uploads and make Links of them.
 import { commandGroup, type Command } from '../command.js';
 import type { Affected } from '../agentClient.js';
-import type { UploadRecord } from '../../api/agent/uploads.js';
-import type { DownloadRecord } from '../../api/agent/downloads.js';
+import type { UploadSummary } from '../../api/agent/uploads.js';
+import type { DownloadSummary } from '../../api/agent/downloads.js';
+import type { DownloadFilesPage, UploadFilesPage } from '../../api/agent/transfers.js';
 import { describeWaiting, formatBytes } from '../progress.js';
 import { clientCommand, defined, int, str, table, UsageError, type Invocation } from './common.js';
 
-type Rec = UploadRecord | DownloadRecord;
+type Rec = UploadSummary | DownloadSummary;
+type FilesPage = UploadFilesPage | DownloadFilesPage;
+
+/** Files `get` shows; `files` pages through the rest. */
+const SHOWN = 200;
 type Kind = 'upload' | 'download';
 
 const idOf = (r: Rec) => ('upload_id' in r ? r.upload_id : r.download_id);
@@ -28,7 +33,17 @@ function listing(records: Rec[], kind: Kind): string {
   );
 }
 
-function details(r: Rec): string {
+/** A page of files as a table, and how to see the next. */
+function filesTable(kind: Kind, id: string, page: FilesPage, total: number): string {
+  const lines = [table(['#', 'STATE', 'DONE', 'SIZE', 'PATH'], page.files.map((i) => [
+    String(i.index + 1), i.state, `${i.size > 0 ? Math.floor((i.progress / i.size) * 100) : i.state === 'complete' ? 100 : 0}%`, formatBytes(i.size),
+    'file_id' in i ? i.path : i.name,
+  ]))];
+  if (page.next !== null) lines.push(`${total - page.next - 1} more: ferry ${kind}s files ${id} --after ${page.next}`);
+  return lines.join('\n');
+}
+
+function details(r: Rec, files: FilesPage): string {
   const lines = [
     `${'upload_id' in r ? 'upload' : 'download'} ${idOf(r)}: ${stateOf(r)}, ${pct(r)} (${formatBytes(r.progress)} of ${formatBytes(r.size)})`,
     `package: ${r.package_name} (${r.package_id})`,
@@ -40,13 +55,8 @@ function details(r: Rec): string {
   else if (r.error) lines.push(`error: ${r.error}`);
   if (r.queue_position !== undefined) lines.push(`queued: number ${r.queue_position} in line to start`);
   if (r.waiting) lines.push(`${describeWaiting(r.waiting)} since ${r.waiting.since}; last error: ${r.waiting.last_error}`);
-  if (r.items.length > 0) {
-    lines.push('');
-    lines.push(table(['STATE', 'DONE', 'SIZE', 'PATH'], r.items.map((i) => [
-      i.state, `${i.size > 0 ? Math.floor((i.progress / i.size) * 100) : i.state === 'complete' ? 100 : 0}%`, formatBytes(i.size),
-      'file_id' in i ? i.path : i.name,
-    ])));
-  }
+  lines.push(`files: ${r.files_done} of ${r.file_count} complete`);
+  if (files.files.length > 0) lines.push('', filesTable('upload_id' in r ? 'upload' : 'download', idOf(r), files, r.file_count));
   return lines.join('\n');
 }
 
@@ -55,6 +65,9 @@ const affected = (verb: string, kind: Kind, a: Affected<Rec> | undefined) => {
   if (list.length === 0) return `no ${kind}s ${verb}`;
   return list.map((r) => `${verb} ${kind} ${idOf(r)} (${stateOf(r)})`).join('\n');
 };
+
+const PAGE_FLAGS = { after: { type: 'string' }, limit: { type: 'string' } } as const;
+const pageOf = (v: Invocation['values']) => defined({ after: int(v, 'after', -1), limit: int(v, 'limit', 1) ?? SHOWN });
 
 function oneId(positionals: string[], what: string, optional: boolean): string | undefined {
   if (positionals.length > 1) throw new UsageError(`name one ${what} id`);
@@ -70,7 +83,9 @@ const UPLOADS_HELP = `usage: ferry uploads <action> [options]
 
 actions:
   ls                      every upload the agent keeps
-  get ID                  one upload, with its files
+  get ID                  one upload, with its first 200 files (--json: the whole record)
+  files ID [--after N] [--limit N]
+                          its files, a page at a time (after the file numbered N)
   pause [ID]              pause one upload, or all
   resume [ID]             resume one upload, or all (also one in a recoverable error)
   cancel ID               stop an upload for good; it stays listed as canceled
@@ -86,7 +101,9 @@ const DOWNLOADS_HELP = `usage: ferry downloads <action> [options]
 
 actions:
   ls                      every download the agent keeps
-  get ID                  one download, with its files
+  get ID                  one download, with its first 200 files (--json: the whole record)
+  files ID [--after N] [--limit N]
+                          its files, a page at a time (after the file numbered N)
   pause [ID]              pause one download, or all
   resume [ID]             resume one download, or all (also one in a recoverable error)
   cancel ID               stop a download for good; it stays listed as canceled
@@ -111,9 +128,16 @@ const uploadActions: Record<string, Command> = {
     const all = await client.listUploads();
     print(listing(all, 'upload'), all);
   }),
-  get: clientCommand('uploads get', 'usage: ferry uploads get ID', {}, async ({ client, print, positionals }) => {
-    const r = await client.getUpload(oneId(positionals, 'upload', false)!);
-    print(details(r), r);
+  get: clientCommand('uploads get', 'usage: ferry uploads get ID', {}, async ({ client, print, positionals, json }) => {
+    const id = oneId(positionals, 'upload', false)!;
+    if (json) return void print('', await client.getUpload(id));
+    const [r, files] = await Promise.all([client.uploadSummary(id), client.uploadFiles(id, { limit: SHOWN })]);
+    print(details(r, files), r);
+  }, true),
+  files: clientCommand('uploads files', 'usage: ferry uploads files ID [--after N] [--limit N]', PAGE_FLAGS, async ({ client, print, positionals, values }) => {
+    const id = oneId(positionals, 'upload', false)!;
+    const [r, page] = await Promise.all([client.uploadSummary(id), client.uploadFiles(id, pageOf(values))]);
+    print(filesTable('upload', id, page, r.file_count), page);
   }, true),
   pause: clientCommand('uploads pause', 'usage: ferry uploads pause [ID]', {}, async ({ client, print, positionals }) => {
     const a = await client.pauseUploads(oneId(positionals, 'upload', true));
@@ -161,9 +185,16 @@ const downloadActions: Record<string, Command> = {
     const all = await client.listDownloads();
     print(listing(all, 'download'), all);
   }),
-  get: clientCommand('downloads get', 'usage: ferry downloads get ID', {}, async ({ client, print, positionals }) => {
-    const r = await client.getDownload(oneId(positionals, 'download', false)!);
-    print(details(r), r);
+  get: clientCommand('downloads get', 'usage: ferry downloads get ID', {}, async ({ client, print, positionals, json }) => {
+    const id = oneId(positionals, 'download', false)!;
+    if (json) return void print('', await client.getDownload(id));
+    const [r, files] = await Promise.all([client.downloadSummary(id), client.downloadFiles(id, { limit: SHOWN })]);
+    print(details(r, files), r);
+  }, true),
+  files: clientCommand('downloads files', 'usage: ferry downloads files ID [--after N] [--limit N]', PAGE_FLAGS, async ({ client, print, positionals, values }) => {
+    const id = oneId(positionals, 'download', false)!;
+    const [r, page] = await Promise.all([client.downloadSummary(id), client.downloadFiles(id, pageOf(values))]);
+    print(filesTable('download', id, page, r.file_count), page);
   }, true),
   pause: clientCommand('downloads pause', 'usage: ferry downloads pause [ID]', {}, async ({ client, print, positionals }) => {
     const a = await client.pauseDownloads(oneId(positionals, 'download', true));

@@ -2,7 +2,7 @@
 // portal-upload`: start the upload in the agent, then follow it to its end.
 import path from 'node:path';
 import type { AgentClient, CreatedUpload } from '../agentClient.js';
-import type { UploadLinkAnswer, UploadRecord } from '../../api/agent/uploads.js';
+import type { UploadLinkAnswer, UploadSummary } from '../../api/agent/uploads.js';
 import { formatBytes, formatDuration, formatRate } from '../progress.js';
 import { clientCommand, defined, Failure, int, list, required, str, UsageError, type Invocation, type Values } from './common.js';
 import { followTransfer } from './follow.js';
@@ -71,23 +71,23 @@ function commonBody(v: Values) {
 const DONE = new Set(['complete', 'error']);
 
 /** Follows an upload to complete or error (or idle, when nothing will finalize it). */
-async function waitForUpload(client: AgentClient, id: string): Promise<{ record: UploadRecord; seconds: number }> {
+async function waitForUpload(client: AgentClient, id: string): Promise<{ record: UploadSummary; seconds: number }> {
   const autoFinalize = (await client.about()).settings.auto_finalize;
-  const { record, bar } = await followTransfer<UploadRecord>({
-    client, kind: 'upload', id, get: () => client.getUpload(id),
+  const { record, bar } = await followTransfer<UploadSummary>({
+    client, kind: 'upload', id, get: () => client.uploadSummary(id),
     isDone: (r) => DONE.has(r.state) || (r.state === 'idle' && !autoFinalize),
   });
   bar.finish();
   return { record, seconds: bar.elapsedSeconds() };
 }
 
-function summary(r: UploadRecord, seconds: number): string {
-  const files = r.items.length;
+function summary(r: UploadSummary, seconds: number): string {
+  const files = r.file_count;
   const speed = seconds > 0 ? `, ${formatRate(r.size / seconds)}` : '';
   return `${files} item${files === 1 ? '' : 's'}, ${formatBytes(r.size)} in ${formatDuration(seconds)}${speed}`;
 }
 
-function failed(r: UploadRecord): never {
+function failed(r: UploadSummary): never {
   if (r.canceled_at) throw new Failure(`upload ${r.upload_id} was canceled`);
   throw new Failure(`upload ${r.upload_id} failed: ${r.error ?? 'unknown error'} (it may resume: ferry uploads resume ${r.upload_id})`);
 }
@@ -130,10 +130,12 @@ export const upload = clientCommand(
     if (!json) console.error(`upload ${created.upload_id} started (package ${created.package_id})`);
     const { record, seconds } = await waitForUpload(client, created.upload_id);
     if (record.state === 'error') failed(record);
+    // --json prints the whole record, files and all, as GET /uploads/{id} answers it.
+    const answer = json ? await client.getUpload(record.upload_id) : record;
     if (record.state === 'idle') {
       print(
         `all files are uploaded (${summary(record, seconds)}); package ${record.package_id} waits to be finalized: ferry uploads finalize ${record.upload_id}`,
-        record,
+        answer,
       );
       return 0;
     }
@@ -148,7 +150,7 @@ export const upload = clientCommand(
     const lines = [`upload complete: ${summary(record, seconds)}`, `package: ${record.package_id}`];
     if (recipients) lines.push(`sent to: ${recipients.join(', ')}`);
     if (link) lines.push(`link: ${link.url}`);
-    print(lines.join('\n'), link ? { ...record, link } : record);
+    print(lines.join('\n'), link ? { ...answer, link } : answer);
     return 0;
   },
   true,
@@ -198,7 +200,7 @@ export const portalUpload = clientCommand(
     const done = record.state === 'complete'
       ? `delivered to the Portal ${body.subdomain}: ${summary(record, seconds)}`
       : `all files are uploaded (${summary(record, seconds)}); finalize with: ferry uploads finalize ${record.upload_id}`;
-    print(`${done}\npackage: ${record.package_id}`, record);
+    print(`${done}\npackage: ${record.package_id}`, json ? await client.getUpload(record.upload_id) : record);
     return 0;
   },
   true,

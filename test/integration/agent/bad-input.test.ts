@@ -620,10 +620,11 @@ describe('bad input on every route', () => {
 
     // Nothing changed: the same uploads, downloads and session; no event; nothing new at the service; no folder.
     expect(await snapshot()).toEqual(before);
-    agent.agent.ctx.events.publish('session', { sentinel: true });
+    // A sentinel: a session event no route would publish (no user, and a marker beside it).
+    agent.agent.ctx.events.publish('session', { user: null, sentinel: true } as { user: null });
     await stream.next((m) => m.json?.sentinel === true);
     stream.close();
-    expect(stream.received.map((m) => m.json)).toEqual([{ sentinel: true }]);
+    expect(stream.received.map((m) => m.json)).toEqual([{ user: null, sentinel: true }]);
     expect(existsSync(path.dirname(neverDst))).toBe(false);
     expect(existsSync(path.resolve(relativeDst))).toBe(false);
   });

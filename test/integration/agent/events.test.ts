@@ -31,11 +31,12 @@ describe('GET /events', () => {
       expect(s.status).toBe(200);
       expect(s.headers.get('content-type')).toMatch(/^text\/event-stream/);
       expect(s.headers.get('cache-control')).toMatch(/no-cache/);
-      a.agent.ctx.events.publish('upload', { upload_id: 'u1', state: 'transferring', progress: 5 });
+      const totals = { progress: 5, size: 10, file_count: 1, files_done: 0, updated_at: '2026-01-01T00:00:00.000Z' };
+      a.agent.ctx.events.publish('upload', { change: 'progress', upload_id: 'u1', ...totals });
       const m = await s.next((x) => x.json?.upload_id === 'u1');
       expect(m.event).toBe('upload');
       expect(Number(m.id)).toBeGreaterThan(0);
-      expect(m.json).toEqual({ upload_id: 'u1', state: 'transferring', progress: 5 });
+      expect(m.json).toEqual({ change: 'progress', upload_id: 'u1', ...totals });
     } finally {
       s.close();
     }
@@ -44,7 +45,7 @@ describe('GET /events', () => {
   test('several clients each get every event, in order', async () => {
     const [s1, s2] = await Promise.all([openEventStream(a.url), openEventStream(a.url)]);
     try {
-      for (let i = 0; i < 3; i++) a.agent.ctx.events.publish('download', { download_id: `d${i}` });
+      for (let i = 0; i < 3; i++) a.agent.ctx.events.publish('download', { change: 'removed', download_id: `d${i}` });
       for (const s of [s1, s2]) {
         const got = [];
         for (let i = 0; i < 3; i++) got.push((await s.next((x) => x.event === 'download')).json.download_id);
@@ -72,10 +73,10 @@ describe('GET /events', () => {
   test('?types= filters the event types', async () => {
     const s = await openEventStream(a.url, { query: 'types=download' });
     try {
-      a.agent.ctx.events.publish('upload', { upload_id: 'filtered-out' });
-      a.agent.ctx.events.publish('download', { download_id: 'kept' });
+      a.agent.ctx.events.publish('upload', { change: 'removed', upload_id: 'filtered-out' });
+      a.agent.ctx.events.publish('download', { change: 'removed', download_id: 'kept' });
       const m = await s.next();
-      expect(m.json).toEqual({ download_id: 'kept' });
+      expect(m.json).toEqual({ change: 'removed', download_id: 'kept' });
       expect(s.received.some((x) => x.event === 'upload')).toBe(false);
     } finally {
       s.close();
@@ -86,15 +87,15 @@ describe('GET /events', () => {
 describe('replay', () => {
   test('Last-Event-ID replays the held events after that id, then follows new ones', async () => {
     const first = await openEventStream(a.url);
-    a.agent.ctx.events.publish('upload', { upload_id: 'r1' });
+    a.agent.ctx.events.publish('upload', { change: 'removed', upload_id: 'r1' });
     const m1 = await first.next((x) => x.json?.upload_id === 'r1');
     first.close();
-    a.agent.ctx.events.publish('upload', { upload_id: 'r2' });
-    a.agent.ctx.events.publish('upload', { upload_id: 'r3' });
+    a.agent.ctx.events.publish('upload', { change: 'removed', upload_id: 'r2' });
+    a.agent.ctx.events.publish('upload', { change: 'removed', upload_id: 'r3' });
 
     const again = await openEventStream(a.url, { headers: { 'last-event-id': m1.id! } });
     try {
-      a.agent.ctx.events.publish('upload', { upload_id: 'r4' });
+      a.agent.ctx.events.publish('upload', { change: 'removed', upload_id: 'r4' });
       const ids = [];
       for (let i = 0; i < 3; i++) ids.push((await again.next()).json.upload_id);
       expect(ids).toEqual(['r2', 'r3', 'r4']);
@@ -106,24 +107,24 @@ describe('replay', () => {
 
   test('?since= does the same for clients that cannot set headers', async () => {
     const s0 = await openEventStream(a.url);
-    a.agent.ctx.events.publish('download', { download_id: 'q1' });
+    a.agent.ctx.events.publish('download', { change: 'removed', download_id: 'q1' });
     const m = await s0.next((x) => x.json?.download_id === 'q1');
     s0.close();
-    a.agent.ctx.events.publish('download', { download_id: 'q2' });
+    a.agent.ctx.events.publish('download', { change: 'removed', download_id: 'q2' });
     const s = await openEventStream(a.url, { query: `since=${m.id}` });
     try {
-      expect((await s.next()).json).toEqual({ download_id: 'q2' });
+      expect((await s.next()).json).toEqual({ change: 'removed', download_id: 'q2' });
     } finally {
       s.close();
     }
   });
 
   test('without Last-Event-ID nothing old is replayed', async () => {
-    a.agent.ctx.events.publish('upload', { upload_id: 'old' });
+    a.agent.ctx.events.publish('upload', { change: 'removed', upload_id: 'old' });
     const s = await openEventStream(a.url);
     try {
-      a.agent.ctx.events.publish('upload', { upload_id: 'new' });
-      expect((await s.next()).json).toEqual({ upload_id: 'new' });
+      a.agent.ctx.events.publish('upload', { change: 'removed', upload_id: 'new' });
+      expect((await s.next()).json).toEqual({ change: 'removed', upload_id: 'new' });
     } finally {
       s.close();
     }
@@ -150,14 +151,14 @@ describe('the end of a stream', () => {
     s.close();
     await until(() => listeners(a) === before, 'the stream unsubscribed after the client left');
     // The agent still publishes and serves normally.
-    a.agent.ctx.events.publish('upload', { upload_id: 'after-leave' });
+    a.agent.ctx.events.publish('upload', { change: 'removed', upload_id: 'after-leave' });
     expect((await call(a.url, 'GET', '/health')).status).toBe(200);
   });
 
   test('closing the agent ends open streams cleanly and does not hang', async () => {
     const b = await startTestAgent(svc);
     const streams = await Promise.all([openEventStream(b.url), openEventStream(b.url)]);
-    b.agent.ctx.events.publish('upload', { upload_id: 'last' });
+    b.agent.ctx.events.publish('upload', { change: 'removed', upload_id: 'last' });
     await streams[0]!.next();
     await b.close();
     expect(await Promise.all(streams.map((s) => s.ended))).toEqual([true, true]);

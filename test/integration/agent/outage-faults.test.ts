@@ -63,7 +63,11 @@ async function until(kind: 'uploads' | 'downloads', id: string, ok: (r: any) => 
 }
 
 /** The `waiting` fields the feed carried for this transfer. */
-const waitsSeen = (id: string) => events.received.filter((m) => (m.json?.upload_id ?? m.json?.download_id) === id && m.json.waiting).map((m) => m.json.waiting);
+const waitsSeen = (id: string) =>
+  events.received
+    .map((m) => m.json?.upload ?? m.json?.download)
+    .filter((r) => r && (r.upload_id ?? r.download_id) === id && r.waiting)
+    .map((r) => r.waiting);
 
 async function startUpload(name: string, size: number): Promise<{ id: string; data: Buffer }> {
   const data = randomBytes(size);

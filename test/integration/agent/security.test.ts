@@ -123,8 +123,8 @@ describe('X-API-Key (started with --api-key)', () => {
     const ev = await openEventStream(keyed.url, { headers: h });
     try {
       expect(ev.status).toBe(200);
-      keyed.agent.ctx.events.publish('upload', { upload_id: 'keyed' });
-      expect((await ev.next()).json).toEqual({ upload_id: 'keyed' });
+      keyed.agent.ctx.events.publish('upload', { change: 'removed', upload_id: 'keyed' });
+      expect((await ev.next()).json).toEqual({ change: 'removed', upload_id: 'keyed' });
     } finally {
       ev.close();
     }

@@ -9,11 +9,12 @@ import os from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import { startTestService, type TestService } from '../../helpers/hosted.js';
+import { call, startTestService, type TestService } from '../../helpers/hosted.js';
 import { startTestAgent, type TestAgent } from '../../helpers/agent.js';
 import { ownerActor, type Actor } from '../../helpers/auth.js';
 import { MiB } from '../../helpers/flow.js';
-import { channels } from '../../../src/ipc/contract.js';
+import { channels, type TransferEvent } from '../../../src/ipc/contract.js';
+import { applyChange, keyOfChange, transferKey, type TransferSummary } from '../../../src/ipc/transfers.js';
 import { createHandlers } from '../../../src/agent/ui/handlers.js';
 
 let svc: TestService;
@@ -189,14 +190,18 @@ describe('following transfers', () => {
       expect(up.body.ok, JSON.stringify(up.body)).toBe(true);
       const id = up.body.value.upload_id;
 
-      const mine = () => got.filter((m) => m.event === 'transfers.changed').flatMap((m) => m.payload).filter((e: any) => e.data.upload_id === id);
-      await vi.waitFor(() => expect(mine().at(-1)?.data.state).toBe('complete'), { timeout: 30_000, interval: 50 });
-      // Every event is after the cursor, in order; the last one the whole record.
-      const ids = mine().map((e: any) => e.id);
+      const changes = (): TransferEvent[] => got.filter((m) => m.event === 'transfers.changed').flatMap((m) => m.payload);
+      const mine = () => changes().filter((e) => keyOfChange(e) === transferKey('upload', id));
+      /** The upload as the window rebuilds it from the changes. */
+      const shown = (key: string) => changes().filter((e) => keyOfChange(e) === key).reduce<TransferSummary | undefined>(applyChange, undefined);
+      await vi.waitFor(() => expect(shown(transferKey('upload', id))?.state).toBe('complete'), { timeout: 30_000, interval: 50 });
+      // Every event is after the cursor, in order; what they rebuild is the agent's summary.
+      const ids = mine().map((e) => e.id);
       expect(ids.every((x: number) => x > cursor)).toBe(true);
       expect([...ids].sort((a, b) => a - b)).toEqual(ids);
-      expect(mine().at(-1).data.progress).toBe(40 * MiB);
-      // (The spacing of batches is the coalescer's, proved on a fake clock in test/unit/agent/ui/coalesce.test.ts:
+      expect(shown(transferKey('upload', id))).toEqual({ direction: 'upload', ...(await call(agent.url, 'GET', `/uploads/${id}?files=false`)).body });
+      expect(shown(transferKey('upload', id))?.progress).toBe(40 * MiB);
+      // (The spacing of batches is windowEvents.ts's, proved on a fake clock in test/unit/agent/ui/windowEvents.test.ts:
       // gaps seen here would shrink whenever this process stalls and the socket bunches them up.)
 
       const link = await ipc('uploads.link', { upload_id: id });
@@ -206,10 +211,7 @@ describe('following transfers', () => {
       const dl = await ipc('downloads.create', { url: link.body.value.url, dst_folder: path.join(tmp, 'received'), file_ids: [preview.body.value.files[0].file_id] });
       expect(dl.body.ok, JSON.stringify(dl.body)).toBe(true);
       const downloadId = dl.body.value.download_id;
-      await vi.waitFor(() => {
-        const last = got.filter((m) => m.event === 'transfers.changed').flatMap((m) => m.payload).filter((e: any) => e.data.download_id === downloadId).at(-1);
-        expect(last?.data.state).toBe('complete');
-      }, { timeout: 30_000, interval: 50 });
+      await vi.waitFor(() => expect(shown(transferKey('download', downloadId))?.state).toBe('complete'), { timeout: 30_000, interval: 50 });
       const received = await fs.readFile(path.join(tmp, 'received', 'shoot', 'clip.mov'));
       expect(createHash('sha256').update(received).digest('hex')).toBe(createHash('sha256').update(data).digest('hex'));
 

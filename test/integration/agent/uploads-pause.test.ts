@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { call } from '../../helpers/hosted.js';
 import type { Actor } from '../../helpers/auth.js';
-import { openEventStream, type TestAgent } from '../../helpers/agent.js';
+import { openEventStream, summariesOf, type TestAgent } from '../../helpers/agent.js';
 import { downloadAll, MiB } from '../../helpers/flow.js';
 import { startProxiedAgent, type ProxiedAgent, type ProxiedUploads } from './uploads-proxy.js';
 
@@ -101,7 +101,7 @@ test('pause holds progress and sends nothing; resume continues from the recorded
   await expectDelivered(id, 'paused.bin', data);
 
   // The feed saw each state in order, and progress that never went back.
-  const mine = () => events.received.filter((m) => m.json?.upload_id === id).map((m) => m.json);
+  const mine = () => summariesOf(events.received, 'upload', id);
   await vi.waitFor(() => expect(mine().at(-1)?.state).toBe('complete'));
   const states = mine().map((u) => u.state).filter((s, i, all) => s !== all[i - 1]);
   expect(states).toEqual(['transferring', 'paused', 'transferring', 'idle', 'complete']);

@@ -9,7 +9,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { call } from '../../helpers/hosted.js';
-import { openEventStream, startTestAgent, type TestAgent } from '../../helpers/agent.js';
+import { changeOf, openEventStream, startTestAgent, type TestAgent } from '../../helpers/agent.js';
 import { MiB } from '../../helpers/flow.js';
 import { startProxiedAgent, type ProxiedAgent } from './uploads-proxy.js';
 
@@ -83,7 +83,7 @@ test('with concurrency 1 the uploads behind the running one wait with their plac
       // The last one in line hears of its new place through the feed.
       const last = waiting.at(-1)!;
       if (n < waiting.length - 1) {
-        await events.next((m) => m.json?.upload_id === last && m.json.queue_position === waiting.length - 1 - n);
+        await events.next((m) => changeOf(m, 'upload', last) && m.json.upload?.queue_position === waiting.length - 1 - n);
       }
     }
     env.proxy.release();

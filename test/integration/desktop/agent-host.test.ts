@@ -13,6 +13,7 @@ import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { startTestService, type TestService } from '../../helpers/hosted.js';
 import { ownerActor, type Actor } from '../../helpers/auth.js';
 import { repoRoot } from '../../helpers/cli.js';
+import { applyChange, keyOfChange, transferKey, type TransferSummary } from '../../../src/ipc/transfers.js';
 import { AgentSupervisor, type AgentChild, type Connection } from '../../../main/supervisor.js';
 import type { TransferEvent } from '../../../src/ipc/contract.js';
 
@@ -81,7 +82,7 @@ test('requests, events, a kill -9 of the agent and its restart: the upload compl
   const up = await sup.invoke('uploads.create', { team_id: owner.teamId, paths: [path.join(tmp, 'big.bin')] });
   expect(up.ok, JSON.stringify(up)).toBe(true);
   const id = (up as { ok: true; value: { upload_id: string } }).value.upload_id;
-  const progressOf = () => Math.max(0, ...events.filter((e) => (e.data as { upload_id?: string }).upload_id === id).map((e) => (e.data as { progress: number }).progress));
+  const progressOf = () => events.filter((e) => keyOfChange(e) === transferKey('upload', id)).reduce<TransferSummary | undefined>(applyChange, undefined)?.progress ?? 0;
   await vi.waitFor(() => expect(progressOf()).toBeGreaterThan(0), { timeout: 30_000, interval: 20 });
 
   // The agent's process dies mid-upload.

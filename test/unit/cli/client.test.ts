@@ -33,26 +33,31 @@ describe('parseEventStream', () => {
   });
 });
 
-interface Rec { upload_id: string; progress: number; size: number; state: string }
-const rec = (progress: number, state = 'transferring'): Rec => ({ upload_id: 'u1', progress, size: 100, state });
+interface Rec { upload_id: string; progress: number; size: number; file_count: number; files_done: number; updated_at: string; state: string }
+const rec = (progress: number, state = 'transferring'): Rec => ({ upload_id: 'u1', progress, size: 100, file_count: 1, files_done: state === 'complete' ? 1 : 0, updated_at: 't', state });
+/** The event of a new summary. */
+const recordEvent = (id: number, r: Rec) => ({ id, type: 'upload', data: { change: 'record', upload: r } });
 const quiet = { write: () => true, isTTY: false };
 
 describe('followTransfer', () => {
-  test('follows the records the event stream brings, ignoring other transfers', async () => {
+  test('follows the summaries and totals the event stream brings, ignoring other transfers', async () => {
     let gets = 0;
     const client = {
       events: async () => (async function* () {
-        yield { id: 1, type: 'upload', data: { ...rec(10), upload_id: 'other', state: 'complete' } };
-        yield { id: 2, type: 'upload', data: rec(60) };
-        yield { id: 3, type: 'upload', data: rec(100, 'complete') };
+        yield recordEvent(1, { ...rec(10), upload_id: 'other', state: 'complete' });
+        yield { id: 2, type: 'upload', data: { change: 'progress', upload_id: 'other', progress: 99, size: 100, file_count: 1, files_done: 0, updated_at: 't' } };
+        yield { id: 3, type: 'upload', data: { change: 'progress', upload_id: 'u1', progress: 60, size: 100, file_count: 1, files_done: 0, updated_at: 't' } };
+        yield recordEvent(4, rec(100, 'complete'));
       })(),
     } as unknown as AgentClient;
+    const seen: number[] = [];
     const { record } = await followTransfer<Rec>({
       client, kind: 'upload', id: 'u1', out: quiet, pollMs: 1, quietMs: 60_000,
       get: async () => (gets++, rec(0)),
-      isDone: (r) => r.state === 'complete',
+      isDone: (r) => (seen.push(r.progress), r.state === 'complete'),
     });
     expect(record).toEqual(rec(100, 'complete'));
+    expect(seen).toEqual([0, 60, 100]); // the other transfer's changes never show
     expect(gets).toBe(1); // the first look only
   });
 
@@ -82,7 +87,7 @@ describe('followTransfer', () => {
   });
 
   test('a removed transfer is a failure, whether the event says so or the agent answers 404', async () => {
-    const removedByEvent = { events: async () => (async function* () { yield { id: 1, type: 'upload', data: { ...rec(5), deleted: true } }; })() } as unknown as AgentClient;
+    const removedByEvent = { events: async () => (async function* () { yield { id: 1, type: 'upload', data: { change: 'removed', upload_id: 'u1' } }; })() } as unknown as AgentClient;
     await expect(followTransfer<Rec>({ client: removedByEvent, kind: 'upload', id: 'u1', out: quiet, get: async () => rec(0), isDone: () => false }))
       .rejects.toThrow(/upload u1 was removed/);
     const gone = { events: async () => { throw new Error('x'); } } as unknown as AgentClient;
@@ -104,11 +109,11 @@ describe('followTransfer when the agent stops answering', () => {
     // three looks and comes back, and the second stream brings the end.
     const streams = [
       async function* () {
-        yield { id: 1, type: 'upload', data: rec(30) };
+        yield recordEvent(1, rec(30));
         throw new TypeError('terminated');
       },
       async function* () {
-        yield { id: 9, type: 'upload', data: rec(100, 'complete') };
+        yield recordEvent(9, rec(100, 'complete'));
       },
     ];
     let subscribed = 0;

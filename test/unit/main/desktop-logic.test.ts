@@ -11,16 +11,20 @@ import { onWindowClose } from '../../../main/closeToTray.js';
 import { linkFrom, linkInArgs } from '../../../main/scheme.js';
 import { followUpdates, type UpdateState, type UpdaterLike } from '../../../main/updater.js';
 import type { TransferEvent } from '../../../src/ipc/contract.js';
+import type { UploadSummary } from '../../../src/api/agent/uploads.js';
 
 const GiB = 1024 ** 3;
 let id = 0;
+/** An upload's summary as the agent sends it. */
+const summary = (upload_id: string, state: string, progress: number, size = 4 * GiB, extra: object = {}) =>
+  ({ upload_id, package_id: 'p', name: 'Dailies', package_name: 'Dailies', type: 'team', state, progress, size, file_count: 42, files_done: 0, created_at: 't', updated_at: 't', ...extra }) as UploadSummary;
 const up = (upload_id: string, state: string, progress: number, size = 4 * GiB, extra: object = {}): TransferEvent =>
-  ({ id: ++id, type: 'upload', data: { upload_id, name: 'Dailies', state, progress, size, items: new Array(42).fill({}), ...extra } });
+  ({ id: ++id, type: 'upload', data: { change: 'record', upload: summary(upload_id, state, progress, size, extra) } });
 
 describe('what main knows of the transfers', () => {
   test('the overall progress of those under way, and the ones that complete or fail, each once', () => {
     const w = new TransfersWatch();
-    w.reset([{ upload_id: 'a', name: 'A', state: 'transferring', progress: GiB, size: 4 * GiB, items: [] }], []);
+    w.reset([summary('a', 'transferring', GiB, 4 * GiB, { name: 'A' })], []);
     expect(w.overall()).toEqual({ active: 1, fraction: 0.25 });
     expect(w.apply([up('b', 'transferring', GiB)])).toEqual([]);
     expect(w.overall()).toEqual({ active: 2, fraction: 0.25 });

@@ -10,6 +10,8 @@ import {
   DownloadParams,
   DownloadRecord,
 } from '../../../api/agent/downloads.js';
+import { DownloadFilesPage, FilesQuery, RecordQuery } from '../../../api/agent/transfers.js';
+import { summaries } from './summaries.js';
 
 const routes: AgentRouteModule = (app, services) => {
   const downloads = services.downloads;
@@ -19,26 +21,33 @@ const routes: AgentRouteModule = (app, services) => {
     return reply.code(201).send(created);
   });
 
-  app.get('/downloads', { schema: { response: { 200: DownloadList } } }, async () => downloads.list());
+  // `files=false`: the summaries (no `items`), which the record's response schema would not let through.
+  app.get('/downloads', { schema: { querystring: RecordQuery, response: { 200: DownloadList } } }, async (req, reply) =>
+    req.query.files === false ? summaries(reply, downloads.summaries()) : downloads.list(),
+  );
 
-  app.get('/downloads/:download_id', { schema: { params: DownloadParams, response: { 200: DownloadRecord } } }, async (req) =>
-    downloads.get(req.params.download_id),
+  app.get('/downloads/:download_id', { schema: { params: DownloadParams, querystring: RecordQuery, response: { 200: DownloadRecord } } }, async (req, reply) =>
+    req.query.files === false ? summaries(reply, downloads.summary(req.params.download_id)) : downloads.get(req.params.download_id),
+  );
+
+  app.get('/downloads/:download_id/files', { schema: { params: DownloadParams, querystring: FilesQuery, response: { 200: DownloadFilesPage } } }, async (req) =>
+    downloads.files(req.params.download_id, req.query.after, req.query.limit),
   );
 
   // The routes without an id are declared before `/:download_id/...`, so "pause" is never taken for an id.
-  app.post('/downloads/pause', { schema: { response: { 200: DownloadList } } }, async () => downloads.pauseMany());
-  app.post('/downloads/resume', { schema: { response: { 200: DownloadList } } }, async () => downloads.resumeMany());
+  app.post('/downloads/pause', { schema: { response: { 200: DownloadList } } }, async () => (await downloads.pauseMany()).map((d) => downloads.get(d.download_id)));
+  app.post('/downloads/resume', { schema: { response: { 200: DownloadList } } }, async () => downloads.resumeMany().map((d) => downloads.get(d.download_id)));
 
   app.post('/downloads/:download_id/pause', { schema: { params: DownloadParams, response: { 200: DownloadRecord } } }, async (req) =>
-    downloads.pause(req.params.download_id),
+    downloads.get((await downloads.pause(req.params.download_id)).download_id),
   );
   app.post('/downloads/:download_id/resume', { schema: { params: DownloadParams, response: { 200: DownloadRecord } } }, async (req) =>
-    downloads.resume(req.params.download_id),
+    downloads.get((await downloads.resume(req.params.download_id)).download_id),
   );
 
   // Ferry: stops the download at once and keeps it in the history as canceled.
   app.post('/downloads/:download_id/cancel', { schema: { params: DownloadParams, response: { 200: DownloadRecord } } }, async (req) =>
-    downloads.cancel(req.params.download_id),
+    downloads.get((await downloads.cancel(req.params.download_id)).download_id),
   );
 
   app.delete(

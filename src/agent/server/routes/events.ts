@@ -22,7 +22,7 @@ const routes: AgentRouteModule = (app, services) => {
   });
 
   app.get('/events', { schema: { querystring: EventsQuery } }, async (req, reply) => {
-    const start = services.events.follow({ types: req.query.types, lastEventId: header(req.headers['last-event-id']), since: req.query.since });
+    const start = services.events.follow({ types: req.query.types, lastEventId: header(req.headers['last-event-id']), since: req.query.since, files: req.query.files });
     reply.hijack();
     const res = reply.raw;
     res.writeHead(200, {

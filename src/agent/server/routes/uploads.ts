@@ -15,38 +15,49 @@ import {
   UploadRecord,
   type UploadState,
 } from '../../../api/agent/uploads.js';
+import { FilesQuery, RecordQuery, UploadFilesPage } from '../../../api/agent/transfers.js';
+import { summaries } from './summaries.js';
 
 const routes: AgentRouteModule = (app, services) => {
   const uploads = services.uploads;
 
   app.post('/uploads', { schema: { body: CreateUploadBody, response: { 201: UploadRecord } } }, async (req, reply) => {
-    const record = await uploads.create(req.body);
-    return reply.code(201).send(record);
+    const made = await uploads.create(req.body);
+    return reply.code(201).send(uploads.get(made.upload_id));
   });
 
   // A Portal upload needs no session (unless the Portal is for signed-in members).
   app.post('/portals/uploads', { schema: { body: PortalUploadBody, response: { 201: UploadRecord } } }, async (req, reply) => {
-    const record = await uploads.createPortal(req.body);
-    return reply.code(201).send(record);
+    const made = await uploads.createPortal(req.body);
+    return reply.code(201).send(uploads.get(made.upload_id));
   });
 
-  app.get('/uploads', { schema: { response: { 200: UploadList } } }, async () => uploads.list());
+  // `files=false`: the summaries (no `items`), which the record's response schema would not let through.
+  app.get('/uploads', { schema: { querystring: RecordQuery, response: { 200: UploadList } } }, async (req, reply) =>
+    req.query.files === false ? summaries(reply, uploads.summaries()) : uploads.list(),
+  );
 
-  app.get('/uploads/:upload_id', { schema: { params: UploadParams, response: { 200: UploadRecord } } }, async (req) => uploads.get(req.params.upload_id));
+  app.get('/uploads/:upload_id', { schema: { params: UploadParams, querystring: RecordQuery, response: { 200: UploadRecord } } }, async (req, reply) =>
+    req.query.files === false ? summaries(reply, uploads.summary(req.params.upload_id)) : uploads.get(req.params.upload_id),
+  );
 
-  app.post('/uploads/pause', { schema: { response: { 200: UploadList } } }, async () => uploads.pauseMany());
-  app.post('/uploads/resume', { schema: { response: { 200: UploadList } } }, async () => uploads.resumeMany());
+  app.get('/uploads/:upload_id/files', { schema: { params: UploadParams, querystring: FilesQuery, response: { 200: UploadFilesPage } } }, async (req) =>
+    uploads.files(req.params.upload_id, req.query.after, req.query.limit),
+  );
+
+  app.post('/uploads/pause', { schema: { response: { 200: UploadList } } }, async () => (await uploads.pauseMany()).map((u) => uploads.get(u.upload_id)));
+  app.post('/uploads/resume', { schema: { response: { 200: UploadList } } }, async () => uploads.resumeMany().map((u) => uploads.get(u.upload_id)));
 
   app.post('/uploads/:upload_id/pause', { schema: { params: UploadParams, response: { 200: UploadRecord } } }, async (req) =>
-    uploads.pause(req.params.upload_id),
+    uploads.get((await uploads.pause(req.params.upload_id)).upload_id),
   );
   app.post('/uploads/:upload_id/resume', { schema: { params: UploadParams, response: { 200: UploadRecord } } }, async (req) =>
-    uploads.resume(req.params.upload_id),
+    uploads.get((await uploads.resume(req.params.upload_id)).upload_id),
   );
 
   // Ferry: stops the upload at once and keeps it in the history as canceled.
   app.post('/uploads/:upload_id/cancel', { schema: { params: UploadParams, response: { 200: UploadRecord } } }, async (req) =>
-    uploads.cancel(req.params.upload_id),
+    uploads.get((await uploads.cancel(req.params.upload_id)).upload_id),
   );
 
   app.delete('/uploads', { schema: { querystring: DeleteUploadsQuery, response: { 200: UploadList } } }, async (req) =>
