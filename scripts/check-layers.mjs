@@ -55,9 +55,9 @@ export const rules = {
   },
   // The preload runs sandboxed inside the window: the channel names alone, no schemas.
   'main/preload.ts': { values: ['src/ipc/names.ts', 'src/api/agent/errors.ts'], packages: ['electron'] },
-  // The window: the contract's types and names, the error codes, the format; no Node.
+  // The window: the contract's types and names, how a transfer's changes apply, the error codes, the format; no Node.
   renderer: {
-    values: ['src/format', 'src/ipc/names.ts', 'src/api/agent/errors.ts'],
+    values: ['src/format', 'src/ipc/names.ts', 'src/ipc/transfers.ts', 'src/api/agent/errors.ts'],
     types: ['src/ipc', 'src/api'],
     packages: ['react', 'react-dom', 'zustand', '@tanstack/react-virtual', 'virtual:ferry-tokens.css'],
   },
