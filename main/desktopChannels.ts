@@ -1,14 +1,17 @@
 // What only the desktop app can do, answered by main itself (the agent is not
 // asked): the system's file and folder dialogs, showing a file in its folder,
-// opening a web link in the system browser, and the app's own settings (close to
-// the tray, notifications, start at login). Each request must come from the app's
-// own frame and fit its shape; errors come back as data.
+// opening a web link in the system browser, the app's own settings (close to the
+// tray, notifications, start at login) and restarting into a downloaded update.
+// Each channel's schema is in the contract (src/ipc/desktop.ts); every request
+// goes through the one trusted-sender door (trustedIpc.ts), which checks it
+// against that schema; errors come back as data.
 import path from 'node:path';
-import { DESKTOP_CHANNELS, ipcRequest, type DesktopChannel } from '../src/ipc/names.js';
+import { DESKTOP_CHANNELS } from '../src/ipc/names.js';
+import { desktopChannels, type DesktopChannel, type DesktopRequestOf, type DesktopResponseOf, type DesktopSettings } from '../src/ipc/desktop.js';
 import type { Answer } from '../src/ipc/contract.js';
-import type { IpcMainLike } from './ipcRelay.js';
 import type { AppSettings } from './appSettings.js';
 import { isExternalLink } from './links.js';
+import { handleTrusted, validated, type Door } from './trustedIpc.js';
 import { AgentErrorCode } from '../src/api/agent/errors.js';
 
 export interface DialogLike {
@@ -16,58 +19,50 @@ export interface DialogLike {
 }
 
 export interface DesktopDeps {
-  trusted(frame: unknown): boolean;
   dialog: DialogLike;
   showInFolder(file: string): void;
   openExternal(url: string): void;
   settings: { get(): AppSettings; set(change: Partial<AppSettings>): void };
   startAtLogin: { get(): boolean; set(on: boolean): void };
+  /** Stops the agent and installs the downloaded update; false when none is ready. */
+  restartToUpdate(): boolean;
 }
 
-const bad = (message: string): Answer<never> => ({ ok: false, error: { code: AgentErrorCode.badRequest, message } });
+export type DesktopHandlers = { [C in DesktopChannel]: (request: DesktopRequestOf<C>) => Promise<Answer<DesktopResponseOf<C>>> | Answer<DesktopResponseOf<C>> };
 
-type Handler = (request: unknown) => Promise<Answer<unknown>> | Answer<unknown>;
+const bad = (message: string, field: string) => ({ ok: false, error: { code: AgentErrorCode.badRequest, message, field } }) as const;
+const ok = <T,>(value: T) => ({ ok: true, value }) as const;
+const done = ok({ done: true as const });
 
-export function desktopHandlers(d: DesktopDeps): Record<DesktopChannel, Handler> {
-  const settingsView = () => ({ closeToTray: d.settings.get().closeToTray, notifications: d.settings.get().notifications, startAtLogin: d.startAtLogin.get() });
+/** The handlers, on requests that fit their schemas. */
+export function desktopHandlers(d: DesktopDeps): DesktopHandlers {
+  const settingsView = (): DesktopSettings => ({ closeToTray: d.settings.get().closeToTray, notifications: d.settings.get().notifications, startAtLogin: d.startAtLogin.get() });
   return {
-    'app.chooseFiles': async () => ({ ok: true, value: await d.dialog.open('files') }),
-    'app.chooseFolders': async () => ({ ok: true, value: await d.dialog.open('folders') }),
-    'app.chooseFolder': async () => ({ ok: true, value: (await d.dialog.open('folder'))[0] ?? null }),
+    'app.chooseFiles': async () => ok(await d.dialog.open('files')),
+    'app.chooseFolders': async () => ok(await d.dialog.open('folders')),
+    'app.chooseFolder': async () => ok((await d.dialog.open('folder'))[0] ?? null),
     'app.showInFolder': (r) => {
-      const file = (r as { path?: unknown } | undefined)?.path;
-      if (typeof file !== 'string' || !path.isAbsolute(file)) return bad('path must be an absolute path');
-      d.showInFolder(file);
-      return { ok: true, value: { done: true } };
+      if (!path.isAbsolute(r.path)) return bad(`The path is not absolute: "${r.path}".`, 'path');
+      d.showInFolder(r.path);
+      return done;
     },
     'app.openExternal': (r) => {
-      const url = (r as { url?: unknown } | undefined)?.url;
-      if (typeof url !== 'string' || !isExternalLink(url)) return bad('url must be an http(s) address');
-      d.openExternal(url);
-      return { ok: true, value: { done: true } };
+      if (!isExternalLink(r.url)) return bad('Only a web address (http or https) opens in the browser.', 'url');
+      d.openExternal(r.url);
+      return done;
     },
-    'app.getSettings': () => ({ ok: true, value: settingsView() }),
-    'app.setSettings': (r) => {
-      const change = (r ?? {}) as Record<string, unknown>;
-      for (const [k, v] of Object.entries(change)) {
-        if (!['closeToTray', 'notifications', 'startAtLogin'].includes(k)) return bad(`unknown setting "${k}"`);
-        if (typeof v !== 'boolean') return bad(`${k} must be true or false`);
-      }
-      const { startAtLogin, ...rest } = change as Partial<AppSettings> & { startAtLogin?: boolean };
+    'app.getSettings': () => ok(settingsView()),
+    'app.setSettings': ({ startAtLogin, ...rest }) => {
       if (Object.keys(rest).length > 0) d.settings.set(rest);
       if (startAtLogin !== undefined) d.startAtLogin.set(startAtLogin);
-      return { ok: true, value: settingsView() };
+      return ok(settingsView());
     },
+    'app.restartToUpdate': () => (d.restartToUpdate() ? done : { ok: false, error: { code: AgentErrorCode.conflict, message: 'No update is ready to install.' } }),
   };
 }
 
-/** Registers the desktop channels with ipcMain, each checking its sender first. */
-export function registerDesktop(ipcMain: IpcMainLike, d: DesktopDeps): void {
-  const handlers = desktopHandlers(d);
-  for (const channel of DESKTOP_CHANNELS) {
-    ipcMain.handle(ipcRequest(channel), async (event, request) => {
-      if (!d.trusted(event.senderFrame)) return { ok: false, error: { code: AgentErrorCode.forbidden, message: "not the app's own window" } };
-      return handlers[channel](request);
-    });
-  }
+/** Registers every desktop channel behind the trusted-sender door and its schema. */
+export function registerDesktop(door: Door, d: DesktopDeps): void {
+  const handlers = desktopHandlers(d) as Record<DesktopChannel, (request: unknown) => Promise<Answer<unknown>> | Answer<unknown>>;
+  for (const channel of DESKTOP_CHANNELS) handleTrusted(door, channel, validated(desktopChannels[channel].request, handlers[channel]));
 }

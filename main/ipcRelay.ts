@@ -1,29 +1,21 @@
 // Main relays the window's requests to the agent's process and the agent's
-// events to the window; it moves no bytes. Every request is checked to come
-// from the app's own main frame. Written against small interfaces over Electron's
-// modules, so that tests run it with fakes (the Electron binary cannot run here).
-import { CHANNELS, CONNECTION_EVENT, EVENTS, ipcEvent, ipcRequest } from '../src/ipc/names.js';
-import type { Answer } from '../src/ipc/contract.js';
-import { AgentErrorCode } from '../src/api/agent/errors.js';
-
-export interface IpcMainLike {
-  handle(channel: string, listener: (event: { senderFrame: unknown }, request: unknown) => Promise<unknown>): void;
-}
+// events to the window; it moves no bytes. Every request goes through the one
+// trusted-sender door (trustedIpc.ts); the agent checks each against its schema.
+// Written against small interfaces over Electron's modules, so that tests run it
+// with fakes (the Electron binary cannot run here).
+import { CHANNELS, EVENTS } from '../src/ipc/names.js';
+import type { Answer, EventName, EventOf } from '../src/ipc/contract.js';
+import type { Connection } from '../src/ipc/desktop.js';
+import { handleTrusted, type Door, type SendToWindow } from './trustedIpc.js';
 
 export interface AgentLike {
   invoke(channel: string, request: unknown): Promise<Answer<unknown>>;
-  on(event: (typeof EVENTS)[number], listener: (payload: unknown) => void): () => void;
-  onConnection(listener: (state: string) => void): () => void;
+  on<E extends EventName>(event: E, listener: (payload: EventOf<E>) => void): () => void;
+  onConnection(listener: (state: Connection) => void): () => void;
 }
 
-
-export function relay(ipcMain: IpcMainLike, agent: AgentLike, o: { trusted(frame: unknown): boolean; send(channel: string, payload: unknown): void }): void {
-  for (const channel of CHANNELS) {
-    ipcMain.handle(ipcRequest(channel), async (event, request) => {
-      if (!o.trusted(event.senderFrame)) return { ok: false, error: { code: AgentErrorCode.forbidden, message: 'not the app\'s own window' } };
-      return agent.invoke(channel, request);
-    });
-  }
-  for (const e of EVENTS) agent.on(e, (payload) => o.send(ipcEvent(e), payload));
-  agent.onConnection((state) => o.send(ipcEvent(CONNECTION_EVENT), state));
+export function relay(door: Door, agent: AgentLike, send: SendToWindow): void {
+  for (const channel of CHANNELS) handleTrusted(door, channel, (request) => agent.invoke(channel, request));
+  for (const e of EVENTS) agent.on(e, (payload) => send(e, payload));
+  agent.onConnection((state) => send('agent.connection', state));
 }

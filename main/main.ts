@@ -6,9 +6,10 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { app, dialog, ipcMain, Menu, nativeImage, net, Notification, protocol, shell, Tray, utilityProcess, type BrowserWindow } from 'electron';
 import { AgentSupervisor, type AgentChild } from './supervisor.js';
-import { CONNECTION_EVENT, RECEIVE_EVENT, RESTART_TO_UPDATE, UPDATE_EVENT, ipcEvent, ipcRequest } from '../src/ipc/names.js';
+import { ipcEvent } from '../src/ipc/names.js';
 import type { TransferEvent, TransfersSnapshot } from '../src/ipc/contract.js';
 import { relay } from './ipcRelay.js';
+import type { Door, SendToWindow } from './trustedIpc.js';
 import { createWindow, isOwnFrame } from './window.js';
 import { TransfersWatch } from './transfersWatch.js';
 import { TrayView } from './tray.js';
@@ -18,7 +19,6 @@ import { linkFrom, linkInArgs } from './scheme.js';
 import { appSettings } from './appSettings.js';
 import { followUpdates, type UpdateState, type UpdaterLike } from './updater.js';
 import { registerDesktop } from './desktopChannels.js';
-import { AgentErrorCode } from '../src/api/agent/errors.js';
 
 /** Built into dist/desktop (main.cjs, preload.cjs, agent.mjs), beside dist/renderer; resources/ at the package root. */
 const here = __dirname;
@@ -63,8 +63,8 @@ else {
   const settings = appSettings(app.getPath('userData'));
   const agent = new AgentSupervisor({ spawn: spawnAgent, onLog: (m) => console.warn(m) });
   const watch = new TransfersWatch();
-  const send = (channel: string, payload: unknown) => {
-    if (win && !win.isDestroyed()) win.webContents.send(channel, payload);
+  const send: SendToWindow = (event, payload) => {
+    if (win && !win.isDestroyed()) win.webContents.send(ipcEvent(event), payload);
   };
 
   const open = () => {
@@ -76,16 +76,16 @@ else {
   const receive = (link: string) => {
     pendingLink = link;
     open();
-    send(ipcEvent(RECEIVE_EVENT), { url: link });
+    send('app.receive', { url: link });
   };
 
   function openWindow(): BrowserWindow {
     const w = createWindow(path.join(here, 'preload.cjs'));
     // A window that loads (or reloads) hears where the agent stands, and a Link it was opened for.
     w.webContents.on('did-finish-load', () => {
-      w.webContents.send(ipcEvent(CONNECTION_EVENT), agent.state);
-      if (update.status !== 'idle') w.webContents.send(ipcEvent(UPDATE_EVENT), update);
-      if (pendingLink) w.webContents.send(ipcEvent(RECEIVE_EVENT), { url: pendingLink });
+      send('agent.connection', agent.state);
+      if (update.status !== 'idle') send('app.update', update);
+      if (pendingLink) send('app.receive', { url: pendingLink });
       pendingLink = undefined;
     });
     w.on('close', (e) => {
@@ -122,9 +122,9 @@ else {
       return net.fetch(pathToFileURL(file).toString());
     });
     agent.start();
-    relay(ipcMain, agent, { trusted: (frame) => isOwnFrame(win, frame), send });
-    registerDesktop(ipcMain, {
-      trusted: (frame) => isOwnFrame(win, frame),
+    const door: Door = { ipcMain, trusted: (frame) => isOwnFrame(win, frame), log: (m) => console.warn(m) };
+    relay(door, agent, send);
+    registerDesktop(door, {
       dialog: {
         async open(kind) {
           const properties: ('openFile' | 'openDirectory' | 'multiSelections' | 'createDirectory')[] =
@@ -137,6 +137,7 @@ else {
       openExternal: (url) => void shell.openExternal(url),
       settings,
       startAtLogin: { get: () => app.getLoginItemSettings().openAtLogin, set: (on) => app.setLoginItemSettings({ openAtLogin: on }) },
+      restartToUpdate: () => restartToUpdate(),
     });
 
     const trayImage = nativeImage.createFromPath(path.join(resources, process.platform === 'darwin' ? 'trayTemplate.png' : path.join('icons', '32x32.png')));
@@ -189,13 +190,15 @@ else {
    * "Restart to update" quits into the new version once the agent has stopped.
    */
   let update: UpdateState = { status: 'idle' };
+  /** Replaced once the updater runs (a packaged app): stops the agent, then installs. */
+  let restartToUpdate = (): boolean => false;
   function watchForUpdates(): void {
     if (!app.isPackaged) return;
     // Loaded only here: it reads the packaged app's metadata when it loads.
     const { autoUpdater } = require('electron-updater') as { autoUpdater: UpdaterLike & { setFeedURL(o: object): void; checkForUpdates(): Promise<unknown>; quitAndInstall(): void } };
     followUpdates(autoUpdater, (s) => {
       update = s;
-      send(ipcEvent(UPDATE_EVENT), s);
+      send('app.update', s);
     }, (m) => console.warn(m));
     // The feed is on the server the agent uses, which the user may change in Settings.
     const check = () =>
@@ -206,12 +209,12 @@ else {
       }).catch(() => undefined);
     check();
     setInterval(check, 6 * 3600_000).unref();
-    ipcMain.handle(ipcRequest(RESTART_TO_UPDATE), (e) => {
-      if (!isOwnFrame(win, e.senderFrame) || update.status !== 'ready') return { ok: false, error: { code: AgentErrorCode.conflict, message: 'no update is ready' } };
+    restartToUpdate = () => {
+      if (update.status !== 'ready') return false;
       quitting = true;
       void agent.stop().finally(() => autoUpdater.quitAndInstall());
-      return { ok: true, value: { done: true } };
-    });
+      return true;
+    };
   }
 
   // With the window closed to the tray the app stays; a quit lets the agent record its state first.

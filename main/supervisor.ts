@@ -7,9 +7,10 @@
 // and the desktop app on Electron's utilityProcess.
 import type { Answer, EventName, EventOf } from '../src/ipc/contract.js';
 import { isHostMessage, RESTART_EXIT, type Port } from '../src/ipc/port.js';
+import type { Connection } from '../src/ipc/desktop.js';
 import { AgentErrorCode } from '../src/api/agent/errors.js';
 
-export type Connection = 'connecting' | 'connected' | 'reconnecting';
+export type { Connection };
 
 export interface AgentChild {
   port: Port;

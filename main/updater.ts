@@ -1,11 +1,9 @@
 // The auto-update state main sends the window (which shows "Update available",
 // "Downloading n%", "Restart to update"), driven by electron-updater's events. An update error never
 // interrupts the user: it is logged and the state goes back to idle.
-export type UpdateState =
-  | { status: 'idle' }
-  | { status: 'available'; version: string }
-  | { status: 'downloading'; percent: number }
-  | { status: 'ready'; version: string };
+import type { UpdateState } from '../src/ipc/desktop.js';
+
+export type { UpdateState };
 
 /** The events of electron-updater's autoUpdater that matter here. */
 export interface UpdaterLike {

@@ -28,6 +28,7 @@ function Sidebar() {
   const go = useApp((s) => s.go);
   const active = useApp(activeCount);
   const update = useApp((s) => s.update);
+  const transport = useApp((s) => s.transport);
   return (
     <nav className="sidebar" aria-label="Places">
       <div className="brand">Ferry</div>
@@ -44,7 +45,7 @@ function Sidebar() {
       {update && update.status !== 'idle' && (
         <div className="update" role="status">
           {update.status === 'available' ? 'Update available' : update.status === 'downloading' ? `Downloading ${Math.floor(update.percent ?? 0)}%` : (
-            <button type="button" className="primary" onClick={() => void (window as { ferry?: { restartToUpdate(): Promise<unknown> } }).ferry?.restartToUpdate()}>
+            <button type="button" className="primary" onClick={() => void transport.desktop?.('app.restartToUpdate')}>
               Restart to update
             </button>
           )}

@@ -12,11 +12,12 @@ import { applyTheme } from './theme.js';
 
 // In the desktop app the preload gives window.ferry; a browser talks HTTP to the agent that served the page.
 const bridge = (window as { ferry?: FerryBridge }).ferry;
-const store = createStore(bridge ? electronTransport(bridge) : httpTransport());
+const transport = bridge ? electronTransport(bridge) : httpTransport();
+const store = createStore(transport);
 connect(store);
-// The desktop app hands over Links it was opened with (ferry://, a Link URL, a second start).
-bridge?.on('app.receive', (p) => store.getState().openLink((p as { url: string }).url));
-bridge?.on('app.update', (u) => store.setState({ update: u as NonNullable<ReturnType<typeof store.getState>['update']> }));
+// The desktop app hands over Links it was opened with (ferry://, a Link URL, a second start), and its update's state.
+transport.onDesktop?.('app.receive', (p) => store.getState().openLink(p.url));
+transport.onDesktop?.('app.update', (update) => store.setState({ update }));
 applyTheme(localStorage.getItem('ferry.theme') ?? 'system');
 createRoot(document.getElementById('root')!).render(
   <StoreContext.Provider value={store}>

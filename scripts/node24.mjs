@@ -11,7 +11,7 @@
 // objects in node::ObjectWrap, whose destructor in the 24.19 headers removes an
 // environment cleanup hook and aborts when a GC outside any JS frame collects a
 // Statement (nodejs/node#65446). Built against 24.18.1 headers it runs cleanly on
-// later 24.x too. docs/ipc.md says what this means for the packaged app.
+// later 24.x too. docs/desktop.md says what this means for the packaged app.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -49,7 +49,8 @@ if (!fs.existsSync(addon)) {
   run(node, [path.join(root, 'node_modules', 'node-gyp', 'bin', 'node-gyp.js'), 'rebuild', '--release', `--nodedir=${path.join(cache, 'package')}`, '-j', '2'], { cwd: sqliteDir, env });
 }
 
-const suites = ['test/unit/agent', 'test/unit/ipc', 'test/integration/agent', 'test/integration/ipc'];
+// The agent (with the window's host, src/agent/ui), the contract, main's supervisor and the agent's process behind it.
+const suites = ['test/unit/agent', 'test/unit/ipc', 'test/unit/main/supervisor.test.ts', 'test/integration/agent', 'test/integration/desktop/agent-host.test.ts'];
 // The outage suites wait out minutes-long outages on timers: what they test is the
 // agent's own retry logic, which the main run covers; here they would double the time.
 const slow = 'test/integration/agent/outage-{restart,faults}.test.ts';

@@ -16,7 +16,7 @@ export function FolderField({ label, value, onChange, describedBy, invalid }: { 
   }, [filled]);
   const choose = async () => {
     if (!transport.desktop) return setChoosing(true);
-    const r = await transport.desktop<string | null>('app.chooseFolder');
+    const r = await transport.desktop('app.chooseFolder');
     if (r.ok && r.value) {
       onChange(r.value);
       setFilled((n) => n + 1);

@@ -72,7 +72,7 @@ export function Send() {
   /** Add files / Add folder: the system's dialog in the desktop app, the agent's file system in a browser. */
   const add = async (kind: 'files' | 'folders') => {
     if (!transport.desktop) return setChoosing(kind);
-    const r = await transport.desktop<string[]>(kind === 'files' ? 'app.chooseFiles' : 'app.chooseFolders');
+    const r = await transport.desktop(kind === 'files' ? 'app.chooseFiles' : 'app.chooseFolders');
     if (!r.ok) return setError(r.error);
     const chosen: Chosen[] = r.value.map((p) => ({ path: p, name: p.split(/[\\/]/).pop() ?? p, kind: kind === 'files' ? 'file' : 'folder', size: -1 }));
     setItems([...items, ...chosen.filter((c) => !items.some((i) => i.path === c.path))]);

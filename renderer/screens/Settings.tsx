@@ -5,6 +5,7 @@
 // another reason, at the form's foot.
 import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
 import { useApp } from '../store/context.js';
+import type { DesktopSettings } from '../../src/ipc/desktop.js';
 import { applyTheme } from '../theme.js';
 import { FieldProblem, FormProblem, isAbout, type Problem } from '../components/FieldProblem.js';
 import { changeOf, draftOf, isProblem, placeOf, PLACED, type Draft } from './settingsDraft.js';
@@ -51,17 +52,17 @@ export function Settings() {
   const [saved, setSaved] = useState<string>();
   const [problem, setProblem] = useState<Problem>();
   const [busy, setBusy] = useState(false);
-  const [desktop, setDesktop] = useState<{ closeToTray: boolean; notifications: boolean; startAtLogin: boolean }>();
+  const [desktop, setDesktop] = useState<DesktopSettings>();
 
   useEffect(() => void loadSettings(), [loadSettings]);
   useEffect(() => {
     if (settings) setDraft(draftOf(settings));
   }, [settings]);
   useEffect(() => {
-    void transport.desktop?.<NonNullable<typeof desktop>>('app.getSettings').then((r) => r.ok && setDesktop(r.value));
+    void transport.desktop?.('app.getSettings').then((r) => r.ok && setDesktop(r.value));
   }, [transport]);
-  const setApp = async (change: Partial<NonNullable<typeof desktop>>) => {
-    const r = await transport.desktop!<NonNullable<typeof desktop>>('app.setSettings', change);
+  const setApp = async (change: Partial<DesktopSettings>) => {
+    const r = await transport.desktop!('app.setSettings', change);
     if (r.ok) setDesktop(r.value);
   };
   const edit = (change: Partial<Draft>) => {

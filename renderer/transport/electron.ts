@@ -1,14 +1,15 @@
 // The desktop app: requests and events through the preload's window.ferry
 // (Electron IPC to main, which relays them to the agent's process).
 import type { Answer, Channel, EventName, EventOf, RequestOf, ResponseOf } from '../../src/ipc/contract.js';
+import type { DesktopChannel, DesktopEventName, DesktopEventOf, DesktopResponseOf } from '../../src/ipc/desktop.js';
 import type { Connection, Transport } from './types.js';
 
+/** What main/preload.ts exposes as window.ferry. */
 export interface FerryBridge {
-  invoke(channel: string, request: unknown): Promise<unknown>;
-  on(event: string, listener: (payload: unknown) => void): () => void;
+  invoke(channel: Channel, request: unknown): Promise<unknown>;
+  desktop(channel: DesktopChannel, request?: unknown): Promise<unknown>;
+  on(event: EventName | DesktopEventName, listener: (payload: unknown) => void): () => void;
   pathForFile(file: File): string;
-  restartToUpdate(): Promise<unknown>;
-  desktop(channel: string, request?: unknown): Promise<unknown>;
 }
 
 export function electronTransport(bridge: FerryBridge): Transport {
@@ -27,13 +28,14 @@ export function electronTransport(bridge: FerryBridge): Transport {
     }
   };
   bridge.on('agent.connection', (state) => {
-    connection = state as Connection;
+    connection = state as DesktopEventOf<'agent.connection'>;
     for (const w of watchers) w(connection);
     if (connection === 'connected') void resync();
   });
   return {
     pathOf: (file) => bridge.pathForFile(file) || undefined,
-    desktop: <T,>(channel: string, request?: unknown) => bridge.desktop(channel, request) as Promise<Answer<T>>,
+    desktop: <C extends DesktopChannel>(channel: C, request?: unknown) => bridge.desktop(channel, request) as Promise<Answer<DesktopResponseOf<C>>>,
+    onDesktop: (event, listener) => bridge.on(event, listener as (p: unknown) => void),
     invoke: <C extends Channel>(channel: C, request: RequestOf<C>) => bridge.invoke(channel, request) as Promise<Answer<ResponseOf<C>>>,
     on: <E extends EventName>(event: E, listener: (payload: EventOf<E>) => void) => bridge.on(event, listener as (p: unknown) => void),
     onConnection(listener) {

@@ -28,12 +28,12 @@ const LABELS: Record<string, string> = {
   package_description: 'Description', id: 'The connection ID', listen: 'The local API address', local_api_key: 'The local API key', chunk_size: 'Chunk size',
 };
 
-/** `fields/recipients/0` → "Recipients"; `dst_folder` → "The destination folder". */
+/** `fields/recipients/0` → "Recipients"; `dst_folder` → "The destination folder"; `closeToTray` → "Close to tray". */
 function labelOf(field: string | undefined): string {
   const name = field?.split('/').filter((s) => !/^\d+$/.test(s)).pop();
   if (!name) return 'The request';
   if (LABELS[name]) return LABELS[name];
-  const words = name.replace(/_/g, ' ');
+  const words = name.replace(/_/g, ' ').replace(/([a-z])([A-Z])/g, (_, a: string, b: string) => `${a} ${b.toLowerCase()}`);
   return words[0]!.toUpperCase() + words.slice(1);
 }
 

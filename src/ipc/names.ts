@@ -1,6 +1,7 @@
 // The names of the contract's channels and events, alone: what the Electron
 // preload exposes (its allowlist) without carrying the schemas into the window.
-// A test checks these lists against contract.ts and the handler table.
+// test/unit/ipc/channels.test.ts checks these lists against contract.ts,
+// desktop.ts, both handler tables and the channel tables of docs/desktop.md.
 export const CHANNELS = [
   'session.current', 'session.login', 'session.loginWithApiKey', 'session.logout', 'session.thisComputer', 'teams.list',
   'transfers.snapshot',
@@ -14,20 +15,14 @@ export const CHANNELS = [
 
 export const EVENTS = ['transfers.changed', 'session.changed', 'automations.changed', 'gateways.changed'] as const;
 
-/** Sent by main, not the agent: whether the agent's process is there. */
-export const CONNECTION_EVENT = 'agent.connection';
-/** Sent by main: open Receive with this Link (a ferry:// URL or a Link given to the app). */
-export const RECEIVE_EVENT = 'app.receive';
-/** Sent by main: the app's update state ({status: idle | available | downloading | ready, ...}). */
-export const UPDATE_EVENT = 'app.update';
-/** Answered by main itself, not the agent: restart into a downloaded update. */
-export const RESTART_TO_UPDATE = 'app.restartToUpdate';
-
-/** Answered by main itself (main/desktopChannels.ts): what only the desktop app can do. */
+/** Answered by main itself (main/desktopChannels.ts), with their schemas in desktop.ts: what only the desktop app can do. */
 export const DESKTOP_CHANNELS = [
   'app.chooseFiles', 'app.chooseFolders', 'app.chooseFolder', 'app.showInFolder', 'app.openExternal', 'app.getSettings', 'app.setSettings',
+  'app.restartToUpdate',
 ] as const;
-export type DesktopChannel = (typeof DESKTOP_CHANNELS)[number];
+
+/** Sent by main, not the agent (desktop.ts): the agent's connection, a Link to receive, the update's state. */
+export const DESKTOP_EVENTS = ['agent.connection', 'app.receive', 'app.update'] as const;
 
 /** Electron IPC channel names: requests, and events to the window. */
 export const ipcRequest = (channel: string) => `ferry:${channel}`;

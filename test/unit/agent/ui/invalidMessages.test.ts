@@ -4,7 +4,7 @@
 // was meant, not the discriminator of another.
 import pino from 'pino';
 import { describe, expect, test } from 'vitest';
-import { dispatch, type Handlers } from '../../../src/agent/ui/handlers.js';
+import { dispatch, type Handlers } from '../../../../src/agent/ui/handlers.js';
 
 /** Every channel answers "reached the handler": only validation answers errors here. */
 const reached = new Proxy({} as Handlers, { get: () => async () => 'reached', getOwnPropertyDescriptor: () => ({ configurable: true, enumerable: true, value: async () => 'reached' }) });
