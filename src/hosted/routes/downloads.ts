@@ -1,11 +1,14 @@
-// The download flow: a Package's file list, short-lived download URLs, and the
-// streamed ZIP of the whole Package those URLs point at for zip_windows/zip_mac.
+// The download flow: a Package's file list (whole, or a page at a time: Ferry's
+// addition), short-lived download URLs, and the streamed ZIP of the whole Package
+// those URLs point at for zip_windows/zip_mac.
 import type { RouteModule } from '../app.js';
 import { authorizePackage } from '../auth/credentials.js';
-import { DownloadAnswer, DownloadQuery, FileList, FileParams, ZipParams, ZipQuery } from '../../api/hosted/files.js';
+import { Type } from 'typebox';
+import { DownloadAnswer, DownloadQuery, FileList, FilePage, FileParams, FilesPageQuery, ZipParams, ZipQuery } from '../../api/hosted/files.js';
 import { PackageParams } from '../../api/hosted/packages.js';
 import { downloadUrl, listPackageFiles, zipFiles, zipScanCheck } from '../services/downloads.js';
 import { finalizedFiles } from '../services/files.js';
+import { listFilesPage } from '../services/fileList.js';
 import { buildZip, checkZipToken, requireDownloadable, selectFiles, zipEntries, zipFileName } from '../services/zip.js';
 
 /** `attachment` with an ASCII fallback name and the exact UTF-8 one (RFC 6266). */
@@ -13,10 +16,16 @@ const attachment = (name: string) =>
   `attachment; filename="${name.replace(/[^\x20-\x7e]|["\\%]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 
 const routes: RouteModule = (app, ctx) => {
-  app.get('/v1/packages/:package_id/files', { schema: { params: PackageParams, response: { 200: FileList } } }, async (req) => {
-    const { pkg } = await authorizePackage(ctx, req, req.params.package_id, 'read');
-    return listPackageFiles(ctx, pkg);
-  });
+  // The spec's whole array; with `limit` or `after`, one page of it (services/fileList.ts).
+  app.get(
+    '/v1/packages/:package_id/files',
+    { schema: { params: PackageParams, querystring: FilesPageQuery, response: { 200: Type.Union([FilePage, FileList]) } } },
+    async (req) => {
+      const { pkg } = await authorizePackage(ctx, req, req.params.package_id, 'read');
+      if (req.query.limit === undefined && req.query.after === undefined) return listPackageFiles(ctx, pkg);
+      return listFilesPage(ctx.db, pkg, req.query);
+    },
+  );
 
   app.get(
     '/v1/packages/:package_id/files/:file_id/download',
