@@ -52,6 +52,8 @@ export const LinkInfo = Type.Object({
   name: Type.String(),
   package_id: Type.String(),
   package_size: Type.Integer(),
+  /** How many files the Package holds (folders not counted); an addition, absent from services without it. */
+  total_files: Type.Optional(Type.Integer()),
   /** Read-only package token: list files, get download URLs. */
   package_token: Type.String(),
   recipient_email: Type.Union([Type.String(), Type.Null()]),
