@@ -6,10 +6,10 @@ import { authorizePackage } from '../auth/credentials.js';
 import { Type } from 'typebox';
 import { DownloadAnswer, DownloadQuery, FileList, FilePage, FileParams, FilesPageQuery, ZipParams, ZipQuery } from '../../api/hosted/files.js';
 import { PackageParams } from '../../api/hosted/packages.js';
-import { downloadUrl, listPackageFiles, zipFiles, zipScanCheck } from '../services/downloads.js';
-import { finalizedFiles } from '../services/files.js';
+import { downloadUrl, listPackageFiles, zipScanCheck } from '../services/downloads.js';
 import { listFilesPage } from '../services/fileList.js';
-import { buildZip, checkZipToken, requireDownloadable, selectFiles, zipEntries, zipFileName } from '../services/zip.js';
+import { checkZipToken, chosenFiles, requireDownloadable, withheldCount, zipFileName, zipPages } from '../services/zip.js';
+import { streamZip } from '../services/zipStream.js';
 
 /** `attachment` with an ASCII fallback name and the exact UTF-8 one (RFC 6266). */
 const attachment = (name: string) =>
@@ -48,16 +48,17 @@ const routes: RouteModule = (app, ctx) => {
         : (await authorizePackage(ctx, req, packageId, 'read')).pkg;
       requireDownloadable(pkg);
       await zipScanCheck(ctx, pkg.id);
-      const { kept, withheld } = zipFiles(selectFiles(await finalizedFiles(ctx, pkg.id), req.query.file));
+      const chosen = req.query.file ? await chosenFiles(ctx, pkg.id, req.query.file) : undefined;
       // Files flagged by the malware scan (or not scannable) are left out; the header says how many.
+      const withheld = await withheldCount(ctx, pkg.id, chosen);
       if (withheld > 0) reply.header('x-ferry-withheld-files', String(withheld));
-      const zip = await buildZip(zipEntries(kept, variant), (key) => ctx.storage.read(key));
+      const zip = await streamZip(zipPages(ctx, pkg.id, variant, chosen), (key) => ctx.storage.read(key));
       reply.raw.on('close', () => {
         if (!reply.raw.writableFinished) zip.abort();
       });
       zip.stream.on('error', (err) => req.log.warn({ err, packageId }, 'zip stream failed'));
-      if (zip.size >= 0) reply.header('content-length', String(zip.size));
       return reply
+        .header('content-length', String(zip.size))
         .header('content-type', 'application/zip')
         .header('content-disposition', attachment(zipFileName(pkg.name, variant)))
         .header('cache-control', 'no-store')

@@ -7,7 +7,7 @@ import { ZIP_KINDS, type ZipVariant } from '../../api/hosted/files.js';
 import { badRequest, gone, notFound } from '../errors.js';
 import { fileObject, finalizedFiles, getFile } from './files.js';
 import { requireDownloadable, zipFileName, zipUrl } from './zip.js';
-import { isWithheld, refusalFor } from './malwareScan.js';
+import { refusalFor } from './malwareScan.js';
 
 export const DEFAULT_URL_TTL_MS = 3600 * 1000;
 /** Pre-signed S3 URLs cannot live longer than this (SigV4). */
@@ -121,10 +121,4 @@ export async function zipScanCheck(ctx: HostedContext, packageId: string): Promi
     .limit(1)
     .executeTakeFirst();
   if (pending) throw refusalFor({ scan_state: 'pending', virus_detected: 0, scan_result: null })!;
-}
-
-/** The entries a ZIP holds: withheld files (flagged or unscannable) are left out and counted. */
-export function zipFiles<T extends Parameters<typeof isWithheld>[0]>(files: T[]): { kept: T[]; withheld: number } {
-  const kept = files.filter((f) => !isWithheld(f));
-  return { kept, withheld: files.length - kept.length };
 }

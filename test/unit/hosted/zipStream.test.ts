@@ -1,0 +1,59 @@
+// The streamed ZIP writer: it reads its entries a page at a time as it sends
+// them (never the whole list before the first byte), its measured length is the
+// archive's, and a list that changes between its walks fails the stream instead
+// of sending a wrong archive.
+import { Readable } from 'node:stream';
+import { expect, test } from 'vitest';
+import { streamZip, type EntryPages, type ZipEntry } from '../../../src/hosted/services/zipStream.js';
+import { readZip } from '../../helpers/flow.js';
+
+const PAGES = 50;
+const PER_PAGE = 1000;
+
+/** 50 pages of 1000 entries (a folder and files, one of 3 bytes in each page); counts the walks and the pages each pulled. */
+function source(changeOnWalk?: number) {
+  const pulled: number[] = [];
+  const pages: EntryPages = () => {
+    const walk = pulled.push(0) - 1;
+    return (async function* () {
+      for (let p = 0; p < PAGES; p++) {
+        pulled[walk]!++;
+        const page: ZipEntry[] = [{ name: `p${p}`, kind: 'directory', size: 0, mtime: new Date('2024-05-01T10:00:00Z'), key: null }];
+        for (let i = 1; i < PER_PAGE; i++) {
+          page.push({ name: `p${p}/f${i}`, kind: 'file', size: i === 1 ? 3 : 0, mtime: new Date('2024-05-01T10:00:00Z'), key: i === 1 ? `k${p}` : null });
+        }
+        if (walk === changeOnWalk && p === PAGES - 1) page.pop();
+        yield page;
+      }
+    })();
+  };
+  return { pages, pulled };
+}
+
+const open = async (key: string) => Readable.from([Buffer.from(key.padEnd(3, '_').slice(0, 3))]);
+
+test('sends the first bytes after reading a page or two of the second walk, and the whole archive is what it measured', async () => {
+  const { pages, pulled } = source();
+  const zip = await streamZip(pages, open);
+  expect(pulled).toEqual([PAGES]);
+  const chunks: Buffer[] = [];
+  const it = zip.stream[Symbol.asyncIterator]();
+  chunks.push((await it.next()).value as Buffer);
+  expect(pulled).toHaveLength(2);
+  expect(pulled[1]).toBeLessThanOrEqual(3);
+  for (let r = await it.next(); !r.done; r = await it.next()) chunks.push(r.value as Buffer);
+  const data = Buffer.concat(chunks);
+  expect(data.length).toBe(zip.size);
+  const entries = await readZip(data);
+  expect(entries.size).toBe(PAGES * PER_PAGE);
+  expect(entries.get('p7/f1')!.toString()).toBe('k7_');
+  expect(entries.get('p7/')!.length).toBe(0);
+});
+
+test('fails the stream when the entries change between walks', async () => {
+  const { pages } = source(2);
+  const zip = await streamZip(pages, open);
+  await expect(async () => {
+    for await (const _ of zip.stream) void _;
+  }).rejects.toThrow(/changed while its ZIP was being sent/);
+});
