@@ -44,6 +44,13 @@ export const LinkList = Type.Array(LinkObject);
 export const ResolveLinkQuery = Type.Object({ secret: Type.Optional(Type.String({ maxLength: 256 })) });
 export type ResolveLinkQuery = Static<typeof ResolveLinkQuery>;
 
+/** The Link page (`/l/{id}`): `after` shows the files after that place (the `next` of the page before). */
+export const LinkPageQuery = Type.Object({
+  ...ResolveLinkQuery.properties,
+  after: Type.Optional(Type.String({ minLength: 1, maxLength: 16_384, pattern: '^[A-Za-z0-9_-]+$' })),
+});
+export type LinkPageQuery = Static<typeof LinkPageQuery>;
+
 export const LinkInfo = Type.Object({
   branding: Type.Object({ primary_color: Type.String() }),
   /** The earlier of the Link's and the Package's expiry; null when neither expires. */
