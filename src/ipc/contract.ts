@@ -7,7 +7,7 @@
 import { Type, type Static, type TProperties, type TSchema } from 'typebox';
 import { LoginBody, SessionAnswer, SessionUser, TeamList } from '../api/agent/session.js';
 import { CreateUploadBody, PortalUploadBody, UploadLinkAnswer, UploadLinkBody, UploadLinkEntry, UploadLinkList, UploadLinkParams, UploadList, UploadRecord } from '../api/agent/uploads.js';
-import { CreateDownloadBody, CreatedDownload, DownloadList, DownloadRecord, LinkPreview } from '../api/agent/downloads.js';
+import { CreateDownloadBody, CreatedDownload, DownloadList, DownloadRecord, LinkPreview, PreviewFilesPage, PreviewFilesRequest } from '../api/agent/downloads.js';
 import { FolderListing, PathsMeasure } from '../api/agent/folders.js';
 import { About } from '../api/agent/system.js';
 import { AgentSettings, SettingsAnswer, SettingsChange, ThisComputerAnswer } from '../api/agent/settings.js';
@@ -62,6 +62,8 @@ export const channels = {
   'uploads.revokeLink': channel(UploadLinkParams, UploadLinkEntry),
 
   'downloads.preview': channel(Type.Object({ url: CreateDownloadBody.properties.url, password: CreateDownloadBody.properties.password }), LinkPreview),
+  /** The preview's next page of files (its `next`, then each page's). */
+  'downloads.previewFiles': channel(PreviewFilesRequest, PreviewFilesPage),
   'downloads.create': channel(CreateDownloadBody, CreatedDownload),
   'downloads.pause': channel(DownloadId, DownloadRecord),
   'downloads.resume': channel(DownloadId, DownloadRecord),
