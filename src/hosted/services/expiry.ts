@@ -29,16 +29,16 @@ export async function expirePackage(ctx: HostedContext, pkg: Pick<PackagesTable,
   await deletePackageObjects(ctx, pkg.id);
 }
 
-/** Rows read at a time, and objects removed at once, by deletePackageObjects. */
+/** Rows read at a time by deletePackageObjects, and objects removed in one DeleteObjects request. */
 const DELETE_PAGE = 1000;
-const DELETES_AT_ONCE = 16;
 
 type Place = [state: FilesTable['state'], path: string, kind: FilesTable['kind'], name: string, id: string];
 
 /**
  * Idempotent: retried by the sweeper until every object is gone. A Package of a
  * million files is read a page at a time (in the files_listing index's order, so
- * each page starts where the last stopped) and its objects removed 16 at once.
+ * each page starts where the last stopped), and each page's objects go in one
+ * DeleteObjects request; an unfinished upload is aborted first, one by one.
  */
 export async function deletePackageObjects(ctx: HostedContext, packageId: string): Promise<void> {
   let after: Place | undefined;
@@ -46,16 +46,9 @@ export async function deletePackageObjects(ctx: HostedContext, packageId: string
     let q = ctx.db.selectFrom('files').select(['id', 'object_key', 'upload_id', 'state', 'path', 'kind', 'name']).where('package_id', '=', packageId);
     if (after) q = q.where(({ eb, refTuple, tuple }) => eb(refTuple('state', 'path', 'kind', 'name', 'id'), '>', tuple(...after!)));
     const rows = await q.orderBy('state').orderBy('path').orderBy('kind').orderBy('name').orderBy('id').limit(DELETE_PAGE).execute();
-    const stored = rows.filter((f) => f.object_key !== null);
-    for (let i = 0; i < stored.length; i += DELETES_AT_ONCE) {
-      await Promise.all(
-        stored.slice(i, i + DELETES_AT_ONCE).map(async (f) => {
-          // What an unfinished upload left (abortQuietly knows each kind); then the object, which may exist either way.
-          if (f.state === 'pending') await abortQuietly(ctx, f);
-          await ctx.storage.remove(f.object_key!);
-        }),
-      );
-    }
+    // What an unfinished upload left (abortQuietly knows each kind); then the objects, which may exist either way.
+    for (const f of rows) if (f.state === 'pending' && f.object_key) await abortQuietly(ctx, f);
+    await ctx.storage.removeMany(rows.filter((f) => f.object_key !== null).map((f) => f.object_key!));
     if (rows.length < DELETE_PAGE) break;
     const last = rows[rows.length - 1]!;
     after = [last.state, last.path, last.kind, last.name, last.id];

@@ -1,5 +1,5 @@
 // Deleting a Package of thousands of files removes every object: its files are
-// read a page at a time (1000 rows) and their objects removed several at once.
+// read a page at a time (1000 rows), each page's objects removed in one request.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { call, startTestService, type TestService } from '../../helpers/hosted.js';
 import { ownerActor } from '../../helpers/auth.js';
@@ -14,7 +14,7 @@ afterAll(async () => {
   await svc?.close();
 });
 
-test('deleting a Package of 2,503 files removes each of their objects once', async () => {
+test('deleting a Package of 2,503 files removes each of their objects once, a thousand a request', async () => {
   const owner = await ownerActor(svc);
   const pkg = await createPackage(svc, owner);
   const real = [await uploadFile(svc, pkg, 'a.txt', '', Buffer.from('a')), await uploadFile(svc, pkg, 'm.txt', 'k', Buffer.from('m')), await uploadFile(svc, pkg, 'z.txt', 'z', Buffer.from('z'))];
@@ -23,18 +23,21 @@ test('deleting a Package of 2,503 files removes each of their objects once', asy
   const keys = (await svc.ctx.db.selectFrom('files').select('object_key').where('package_id', '=', pkg.id).where('id', 'in', real).execute()).map((f) => f.object_key!);
 
   const storage = svc.ctx.storage;
-  const remove = storage.remove;
+  const removeMany = storage.removeMany;
   const removed: string[] = [];
-  storage.remove = async (key) => {
-    removed.push(key);
-    return remove.call(storage, key);
+  let requests = 0;
+  storage.removeMany = async (keys) => {
+    requests++;
+    removed.push(...keys);
+    return removeMany.call(storage, keys);
   };
   try {
     const r = await call(svc.url, 'DELETE', `/v1/packages/${pkg.id}`, { headers: owner.h });
     expect(r.status, JSON.stringify(r.body)).toBe(204);
   } finally {
-    storage.remove = remove;
+    storage.removeMany = removeMany;
   }
+  expect(requests).toBe(3);
   expect(removed).toHaveLength(2503);
   expect(new Set(removed).size).toBe(2503);
   for (const key of keys) await expect(storage.read(key)).rejects.toThrow();
