@@ -4,7 +4,7 @@
 // of sending a wrong archive.
 import { Readable } from 'node:stream';
 import { expect, test } from 'vitest';
-import { streamZip, type EntryPages, type ZipEntry } from '../../../src/hosted/services/zipStream.js';
+import { measureZip, streamZip, type EntryPages, type ZipEntry } from '../../../src/hosted/services/zipStream.js';
 import { readZip } from '../../helpers/flow.js';
 
 const PAGES = 50;
@@ -56,4 +56,15 @@ test('fails the stream when the entries change between walks', async () => {
   await expect(async () => {
     for await (const _ of zip.stream) void _;
   }).rejects.toThrow(/changed while its ZIP was being sent/);
+});
+
+test('measures ZIP64 records where an entry passes 4 GiB: its descriptor, its central extra field, and the end records', async () => {
+  const GiB = 1024 ** 3;
+  const entry = (name: string, size: number): ZipEntry => ({ name, kind: 'file', size, mtime: new Date('2024-05-01T10:00:00Z'), key: 'k' });
+  const one = (e: ZipEntry[]): EntryPages => () => (async function* () { yield e; })();
+  // Local header + name + bytes + descriptor (16, or 24 in ZIP64); central header + name + UT (9) (+ ZIP64 extra, 28); end (22).
+  expect(await measureZip(one([entry('a', 10)]))).toBe(30 + 1 + 10 + 16 + 46 + 1 + 9 + 22);
+  const big = 5 * GiB;
+  // The big entry needs ZIP64 for its size; the one after it for its offset; the central directory's offset needs the ZIP64 end records.
+  expect(await measureZip(one([entry('a', big), entry('b', 1)]))).toBe(30 + 1 + big + 24 + (30 + 1 + 1 + 24) + 2 * (46 + 1 + 9 + 28) + 56 + 20 + 22);
 });
