@@ -4,7 +4,7 @@
 // of sending a wrong archive.
 import { Readable } from 'node:stream';
 import { expect, test } from 'vitest';
-import { measureZip, streamZip, type EntryPages, type ZipEntry } from '../../../src/hosted/services/zipStream.js';
+import { crc32, measureZip, streamZip, type EntryPages, type ZipEntry } from '../../../src/hosted/services/zipStream.js';
 import { readZip } from '../../helpers/flow.js';
 
 const PAGES = 50;
@@ -67,4 +67,12 @@ test('measures ZIP64 records where an entry passes 4 GiB: its descriptor, its ce
   const big = 5 * GiB;
   // The big entry needs ZIP64 for its size; the one after it for its offset; the central directory's offset needs the ZIP64 end records.
   expect(await measureZip(one([entry('a', big), entry('b', 1)]))).toBe(30 + 1 + big + 24 + (30 + 1 + 1 + 24) + 2 * (46 + 1 + 9 + 28) + 56 + 20 + 22);
+});
+
+test('computes CRC-32 eight bytes a step, alike in one piece or several', () => {
+  expect(crc32(0, Buffer.from('123456789')).toString(16)).toBe('cbf43926');
+  const text = Buffer.from('The quick brown fox jumps over the lazy dog');
+  expect(crc32(0, text).toString(16)).toBe('414fa339');
+  for (const cut of [1, 7, 8, 9, 20]) expect(crc32(crc32(0, text.subarray(0, cut)), text.subarray(cut))).toBe(0x414fa339);
+  expect(crc32(0, Buffer.alloc(0))).toBe(0);
 });
