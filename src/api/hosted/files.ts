@@ -180,6 +180,30 @@ export type FinalizeFilesAnswer = Static<typeof FinalizeFilesAnswer>;
 
 export const FileList = Type.Array(FileObject);
 
+export const FILES_PAGE_DEFAULT = 1000;
+export const FILES_PAGE_MAX = 5000;
+
+/**
+ * Ferry's addition to `GET /v1/packages/{id}/files`: with `limit` or `after`, the
+ * answer is one FilePage instead of the spec's whole array. `after` is the `next`
+ * of the page before (opaque: base64url of the last entry's place in the order).
+ */
+export const FilesPageQuery = Type.Object({
+  after: Type.Optional(Type.String({ minLength: 1, maxLength: 16_384, pattern: '^[A-Za-z0-9_-]+$' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: FILES_PAGE_MAX })),
+});
+export type FilesPageQuery = Static<typeof FilesPageQuery>;
+
+/**
+ * One page of a Package's finalized entries (files and folders, no ZIP entries),
+ * in the whole list's order; `next` is the `after` of the following page, null after the last.
+ */
+export const FilePage = Type.Object({
+  files: Type.Array(FileObject),
+  next: Type.Union([Type.String(), Type.Null()]),
+});
+export type FilePage = Static<typeof FilePage>;
+
 export const ZIP_KINDS = ['zip_windows', 'zip_mac'] as const;
 export type ZipVariant = (typeof ZIP_KINDS)[number];
 

@@ -235,7 +235,7 @@ async function touch(ctx: HostedContext, f: FilesTable): Promise<void> {
   await ctx.db.updateTable('files').set({ updated_at: nowIso() }).where('id', '=', f.id).where('state', '=', 'pending').execute();
 }
 
-/** The finalized entries of a Package, folders first within a folder, then by name. */
+/** The finalized entries of a Package, folders first within a folder, then by name (the order of fileList.ts's pages). */
 export async function finalizedFiles(ctx: HostedContext, packageId: string): Promise<FilesTable[]> {
   return ctx.db
     .selectFrom('files')
@@ -245,5 +245,6 @@ export async function finalizedFiles(ctx: HostedContext, packageId: string): Pro
     .orderBy('path')
     .orderBy('kind')
     .orderBy('name')
+    .orderBy('id')
     .execute();
 }
