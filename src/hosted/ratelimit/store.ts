@@ -11,21 +11,30 @@ export interface Hit {
   ttl: number;
 }
 
-/** Counts one request under `key`; a window older than `windowMs` starts over at 1. */
-export async function hit(db: Db, key: string, windowMs: number, now = Date.now()): Promise<Hit> {
+/**
+ * The upsert that counts one request under `key` at `now`. Every value is a
+ * parameter, so its text is the same at every instant and the statement is
+ * compiled once (src/sqlite/statements.ts): a literal `now` made a new text on
+ * each request, and those texts pushed every other statement out of the cache.
+ */
+export function hitQuery(db: Db, key: string, windowMs: number, now: number) {
   const stale = now - windowMs;
-  const row = await db
+  return db
     .insertInto('rate_limits')
     .values({ key, window_start: now, count: 1 })
     .onConflict((oc) =>
       // Both CASEs read the row as it was, so they agree on whether the window ran out.
       oc.column('key').doUpdateSet((eb) => ({
         count: eb.case().when('rate_limits.window_start', '<=', stale).then(1).else(eb('rate_limits.count', '+', 1)).end(),
-        window_start: eb.case().when('rate_limits.window_start', '<=', stale).then(now).else(eb.ref('rate_limits.window_start')).end(),
+        window_start: eb.case().when('rate_limits.window_start', '<=', stale).then(eb.val(now)).else(eb.ref('rate_limits.window_start')).end(),
       })),
     )
-    .returning(['count', 'window_start'])
-    .executeTakeFirstOrThrow();
+    .returning(['count', 'window_start']);
+}
+
+/** Counts one request under `key`; a window older than `windowMs` starts over at 1. */
+export async function hit(db: Db, key: string, windowMs: number, now = Date.now()): Promise<Hit> {
+  const row = await hitQuery(db, key, windowMs, now).executeTakeFirstOrThrow();
   return { current: row.count, ttl: Math.max(0, row.window_start + windowMs - now) };
 }
 
