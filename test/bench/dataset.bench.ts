@@ -20,6 +20,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import SQLite from 'better-sqlite3';
 import { call } from '../helpers/hosted.js';
@@ -99,10 +100,11 @@ async function killHalfWay(p: Procs, work: string, follow: Follower, uploadId: s
 async function main(): Promise<void> {
   const work = await mkdtemp(join(process.env.BENCH_DIR ?? tmpdir(), 'ferry-dataset-bench-'));
   if (opt['cpu-prof']) {
-    // Each process writes its profile when it exits (SIGTERM ends both cleanly).
+    // Each process writes its profile when it exits (SIGTERM ends them cleanly); node refuses --cpu-prof in NODE_OPTIONS.
     const dir = resolve(opt['cpu-prof']);
     await mkdir(dir, { recursive: true });
-    process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${dir}`.trim();
+    process.env.FERRY_CPU_PROF_DIR = dir;
+    process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --require ${fileURLToPath(new URL('./lib/cpuProfile.cjs', import.meta.url))}`.trim();
   }
   console.log(`${files} files of ${size} B in ${folders} folders, ${concurrency} in flight${kill ? ', agent SIGKILLed half-way through the upload' : ''}; ${cpus().length} CPUs (${cpus()[0]?.model}), node ${process.version}, dir ${work}`);
   const runs: Run[] = [];
