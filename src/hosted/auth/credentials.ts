@@ -104,6 +104,8 @@ export interface PackageGrant {
   pkg: PackageRow;
   access: PackageAccess;
   linkId?: string;
+  /** The Link's expiry, read with it: a download URL must not outlive it. */
+  linkExpiry?: string | null;
   user?: UserPrincipal;
   /** The X-Package-Token the grant came from. */
   token?: string;
@@ -136,6 +138,7 @@ export async function authorizePackage(
       const link = await ctx.db.selectFrom('links').selectAll().where('id', '=', claims.linkId).executeTakeFirst();
       if (!link || link.package_id !== packageId || !link.active) throw unauthorized('the link of this token is gone');
       if (link.expiry && link.expiry <= nowIso()) throw gone('link expired');
+      grant.linkExpiry = link.expiry;
     }
   } else if (hasUserCredential(req)) {
     const who = await authenticateUser(ctx, req);
