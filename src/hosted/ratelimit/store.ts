@@ -3,6 +3,7 @@
 // increment (or the start of a new window) is one atomic upsert.
 import type { FastifyRateLimitStore, FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { Db } from '../db/open.js';
+import { compiledOnce } from '../db/compiled.js';
 
 export interface Hit {
   /** Requests counted in the window, this one included. */
@@ -13,12 +14,12 @@ export interface Hit {
 
 /**
  * The upsert that counts one request under `key` at `now`. Every value is a
- * parameter, so its text is the same at every instant and the statement is
- * compiled once (src/sqlite/statements.ts): a literal `now` made a new text on
- * each request, and those texts pushed every other statement out of the cache.
+ * parameter, so its text is the same at every instant and it is built and
+ * compiled once (db/compiled.ts); a literal `now` made a new text on each
+ * request, and those texts pushed every other statement out of SQLite's
+ * statement cache (src/sqlite/statements.ts).
  */
-export function hitQuery(db: Db, key: string, windowMs: number, now: number) {
-  const stale = now - windowMs;
+export function hitQuery(db: Db, key: string, now: number, stale: number) {
   return db
     .insertInto('rate_limits')
     .values({ key, window_start: now, count: 1 })
@@ -32,9 +33,12 @@ export function hitQuery(db: Db, key: string, windowMs: number, now: number) {
     .returning(['count', 'window_start']);
 }
 
+const runHit = compiledOnce(hitQuery);
+
 /** Counts one request under `key`; a window older than `windowMs` starts over at 1. */
 export async function hit(db: Db, key: string, windowMs: number, now = Date.now()): Promise<Hit> {
-  const row = await hitQuery(db, key, windowMs, now).executeTakeFirstOrThrow();
+  const [row] = await runHit(db, key, now, now - windowMs);
+  if (!row) throw new Error('rate limit upsert answered no row');
   return { current: row.count, ttl: Math.max(0, row.window_start + windowMs - now) };
 }
 
