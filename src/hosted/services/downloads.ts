@@ -2,9 +2,9 @@
 // short-lived URLs, never outliving the Link, the Package or seven days.
 import type { HostedContext } from '../context.js';
 import type { PackagesTable } from '../db/schema.js';
-import type { DownloadAnswer, FileObject } from '../../api/hosted/files.js';
+import type { DownloadAnswer, DownloadUrlOutcome, FileObject } from '../../api/hosted/files.js';
 import { ZIP_KINDS, type ZipVariant } from '../../api/hosted/files.js';
-import { badRequest, gone, notFound } from '../errors.js';
+import { HttpError, badRequest, gone, notFound } from '../errors.js';
 import { fileObject, finalizedFiles, getFile } from './files.js';
 import { requireDownloadable, zipFileName, zipUrl } from './zip.js';
 import { isWithheld, refusalFor } from './malwareScan.js';
@@ -76,6 +76,26 @@ export async function downloadUrl(ctx: HostedContext, grant: Grant, fileId: stri
   if (refusal) throw refusal;
   const seconds = Math.max(1, Math.floor((deadline.getTime() - now.getTime()) / 1000));
   return { method: 'GET', url: await ctx.storage.downloadUrl(f.object_key, f.name, seconds) };
+}
+
+/**
+ * The URLs of several files, each answered as downloadUrl answers it alone: a
+ * refused file is its own outcome and does not stop the others. What refuses
+ * every file (the Package gone, an expiry too late) refuses the request.
+ */
+export async function downloadUrls(ctx: HostedContext, grant: Grant, fileIds: string[], requestedExpiry: string | undefined): Promise<DownloadUrlOutcome[]> {
+  requireDownloadable(grant.pkg);
+  downloadDeadline(new Date(), requestedExpiry, [await linkExpiry(ctx, grant.linkId, grant.linkExpiry), grant.pkg.expiry]);
+  const out: DownloadUrlOutcome[] = [];
+  for (const file_id of fileIds) {
+    try {
+      out.push({ file_id, status: 200, url: (await downloadUrl(ctx, grant, file_id, requestedExpiry)).url });
+    } catch (err) {
+      if (!(err instanceof HttpError)) throw err;
+      out.push({ file_id, status: err.status, code: err.code, message: err.message });
+    }
+  }
+  return out;
 }
 
 export interface PageDownloads {

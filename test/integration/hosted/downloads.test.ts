@@ -93,6 +93,23 @@ describe('download URLs', () => {
     expect(reads).toBe(1);
   });
 
+  it('come many at once from download_urls, each as its own request would answer it; what refuses all refuses the request', async () => {
+    const linkExpiry = new Date(Date.now() + 30 * 60_000);
+    const h = await linkToken({ expiry: linkExpiry.toISOString() });
+    const urls = (body: unknown) => call(svc.url, 'POST', `/v1/packages/${pkg.id}/download_urls`, { headers: h, body });
+    const r = await urls({ files: [{ file_id: fileId }, { file_id: 'file_nope' }, { file_id: fileId }] });
+    expect(r.status).toBe(200);
+    expect(r.body.results.map((o: { file_id: string; status: number }) => [o.file_id, o.status])).toEqual([[fileId, 200], ['file_nope', 404], [fileId, 200]]);
+    expect(r.body.results[1]).toMatchObject({ code: 'not_found', message: expect.any(String) });
+    expect((await fetchBytes(r.body.results[0].url)).data.equals(data)).toBe(true);
+    expect(presignedUntil(r.body.results[0].url).getTime()).toBeLessThanOrEqual(linkExpiry.getTime() + 1000);
+    const late = await urls({ files: [{ file_id: fileId }], expiry: new Date(Date.now() + 3 * DAY).toISOString() });
+    expect([late.status, late.body.code]).toEqual([400, 'expiry_too_late']);
+    expect((await urls({ files: [] })).status).toBe(400);
+    expect((await urls({ files: Array.from({ length: 101 }, () => ({ file_id: fileId })) })).status).toBe(400);
+    expect((await call(svc.url, 'POST', `/v1/packages/${pkg.id}/download_urls`, { body: { files: [{ file_id: fileId }] } })).status).toBe(401);
+  });
+
   it('never outlive seven days: more is 400, seven days is served', async () => {
     await svc.ctx.db.updateTable('packages').set({ expiry: null }).where('id', '=', pkg.id).execute();
     const late = await downloadUrl(pkg.h, `?expiry=${encodeURIComponent(new Date(Date.now() + 7 * DAY + 60_000).toISOString())}`);
