@@ -1,9 +1,9 @@
 // The recipient side of the hosted API: a Link URL taken apart, the Link
 // resolved to a read-only package token, the Package's file list (a page at a
-// time) and the short-lived download URL of one file.
+// time) and the short-lived download URLs of its files (one, or many in one request).
 import type { HostedHttp } from './http.js';
 import type { LinkInfo } from '../api/hosted/links.js';
-import { FILES_PAGE_MAX, type DownloadAnswer, type FileObject, type FilePage } from '../api/hosted/files.js';
+import { FILES_PAGE_MAX, type DownloadAnswer, type DownloadUrlOutcome, type DownloadUrlsAnswer, type FileObject, type FilePage } from '../api/hosted/files.js';
 
 export interface ParsedLinkUrl {
   /** scheme://host[:port] of the Link URL. */
@@ -93,4 +93,13 @@ export async function fileDownloadUrl(http: HostedHttp, packageId: string, fileI
     signal,
   });
   return r.url;
+}
+
+/** Ferry's addition: the URLs of up to 100 files in one request, one outcome per file in order (a 404 where the service lacks the route). */
+export async function fileDownloadUrls(http: HostedHttp, packageId: string, fileIds: string[], packageToken: string): Promise<DownloadUrlOutcome[]> {
+  const r = await http.request<DownloadUrlsAnswer>('POST', `/v1/packages/${encodeURIComponent(packageId)}/download_urls`, {
+    auth: { packageToken },
+    body: { files: fileIds.map((file_id) => ({ file_id })) },
+  });
+  return r.results;
 }

@@ -213,6 +213,33 @@ export type DownloadQuery = Static<typeof DownloadQuery>;
 export const DownloadAnswer = Type.Object({ method: Type.Literal('GET'), url: Type.String() });
 export type DownloadAnswer = Static<typeof DownloadAnswer>;
 
+export const MAX_FILES_PER_DOWNLOAD_URLS = 100;
+
+/**
+ * Ferry's addition: `POST /v1/packages/{id}/download_urls` answers the download
+ * URLs of several files, each exactly as its own `GET .../files/{file}/download`
+ * would (with the same optional `expiry`).
+ */
+export const DownloadUrlsBody = Type.Object({
+  files: Type.Array(Type.Object({ file_id: Type.String({ minLength: 1, maxLength: 100 }) }), { minItems: 1, maxItems: MAX_FILES_PER_DOWNLOAD_URLS }),
+  expiry: Type.Optional(Type.String({ format: 'date-time' })),
+});
+export type DownloadUrlsBody = Static<typeof DownloadUrlsBody>;
+
+/** One file's outcome: 200 with its `url`, or the status and `{code, message}` its own request would have answered. */
+export const DownloadUrlOutcome = Type.Object({
+  file_id: Type.String(),
+  status: Type.Integer(),
+  url: Type.Optional(Type.String()),
+  code: Type.Optional(Type.String()),
+  message: Type.Optional(Type.String()),
+});
+export type DownloadUrlOutcome = Static<typeof DownloadUrlOutcome>;
+
+/** In the order of the request's files. */
+export const DownloadUrlsAnswer = Type.Object({ results: Type.Array(DownloadUrlOutcome) });
+export type DownloadUrlsAnswer = Static<typeof DownloadUrlsAnswer>;
+
 export const ZipParams = Type.Object({
   package_id: Type.String({ minLength: 1, maxLength: 100 }),
   variant: Type.Union([Type.Literal('zip_windows'), Type.Literal('zip_mac')]),

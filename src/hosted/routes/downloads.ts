@@ -1,12 +1,12 @@
 // The download flow: a Package's file list (whole, or a page at a time: Ferry's
-// addition), short-lived download URLs, and the streamed ZIP of the whole Package
+// addition), short-lived download URLs (one or many at once), and the streamed ZIP of the whole Package
 // those URLs point at for zip_windows/zip_mac.
 import type { RouteModule } from '../app.js';
 import { authorizePackage } from '../auth/credentials.js';
 import { Type } from 'typebox';
-import { DownloadAnswer, DownloadQuery, FileList, FilePage, FileParams, FilesPageQuery, ZipParams, ZipQuery } from '../../api/hosted/files.js';
+import { DownloadAnswer, DownloadQuery, DownloadUrlsAnswer, DownloadUrlsBody, FileList, FilePage, FileParams, FilesPageQuery, ZipParams, ZipQuery } from '../../api/hosted/files.js';
 import { PackageParams } from '../../api/hosted/packages.js';
-import { downloadUrl, listPackageFiles, zipScanCheck } from '../services/downloads.js';
+import { downloadUrl, downloadUrls, listPackageFiles, zipScanCheck } from '../services/downloads.js';
 import { listFilesPage } from '../services/fileList.js';
 import { checkZipToken, chosenFiles, requireDownloadable, withheldCount, zipFileName, zipPages } from '../services/zip.js';
 import { streamZip } from '../services/zipStream.js';
@@ -33,6 +33,16 @@ const routes: RouteModule = (app, ctx) => {
     async (req) => {
       const grant = await authorizePackage(ctx, req, req.params.package_id, 'read');
       return downloadUrl(ctx, grant, req.params.file_id, req.query.expiry);
+    },
+  );
+
+  // Ferry's addition: many files' URLs in one request (and one count against the Package's rate limit).
+  app.post(
+    '/v1/packages/:package_id/download_urls',
+    { schema: { params: PackageParams, body: DownloadUrlsBody, response: { 200: DownloadUrlsAnswer } } },
+    async (req) => {
+      const grant = await authorizePackage(ctx, req, req.params.package_id, 'read');
+      return { results: await downloadUrls(ctx, grant, req.body.files.map((f) => f.file_id), req.body.expiry) };
     },
   );
 

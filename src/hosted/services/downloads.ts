@@ -2,9 +2,9 @@
 // short-lived URLs, never outliving the Link, the Package or seven days.
 import type { HostedContext } from '../context.js';
 import type { PackagesTable } from '../db/schema.js';
-import type { DownloadAnswer, FileObject } from '../../api/hosted/files.js';
+import type { DownloadAnswer, DownloadUrlOutcome, FileObject } from '../../api/hosted/files.js';
 import { ZIP_KINDS, type ZipVariant } from '../../api/hosted/files.js';
-import { badRequest, gone, notFound } from '../errors.js';
+import { HttpError, badRequest, gone, notFound } from '../errors.js';
 import { fileObject, finalizedFiles, getFile } from './files.js';
 import { decodeCursor, encodeCursor, finalizedPage } from './fileList.js';
 import { requireDownloadable, zipFileName, zipUrl } from './zip.js';
@@ -34,10 +34,13 @@ export function downloadDeadline(now: Date, requested: string | undefined, caps:
 interface Grant {
   pkg: PackagesTable;
   linkId?: string;
+  /** Set where the grant read the Link already (authorizePackage): one query less per file downloaded. */
+  linkExpiry?: string | null;
 }
 
-async function linkExpiry(ctx: HostedContext, linkId: string | undefined): Promise<string | null> {
+async function linkExpiry(ctx: HostedContext, linkId: string | undefined, known?: string | null): Promise<string | null> {
   if (!linkId) return null;
+  if (known !== undefined) return known;
   const link = await ctx.db.selectFrom('links').select('expiry').where('id', '=', linkId).executeTakeFirst();
   return link?.expiry ?? null;
 }
@@ -61,7 +64,7 @@ export async function downloadUrl(ctx: HostedContext, grant: Grant, fileId: stri
   const { pkg } = grant;
   requireDownloadable(pkg);
   const now = new Date();
-  const deadline = downloadDeadline(now, requestedExpiry, [await linkExpiry(ctx, grant.linkId), pkg.expiry]);
+  const deadline = downloadDeadline(now, requestedExpiry, [await linkExpiry(ctx, grant.linkId, grant.linkExpiry), pkg.expiry]);
   if ((ZIP_KINDS as readonly string[]).includes(fileId)) {
     // The ZIP leaves withheld files out, but cannot be handed out while a scan is pending.
     await zipScanCheck(ctx, pkg.id);
@@ -78,6 +81,26 @@ export async function downloadUrl(ctx: HostedContext, grant: Grant, fileId: stri
 
 /** Files the Link page lists at once: a Package of 100,000 files is shown (and signed) a page at a time. */
 export const LINK_PAGE_FILES = 200;
+
+/**
+ * The URLs of several files, each answered as downloadUrl answers it alone: a
+ * refused file is its own outcome and does not stop the others. What refuses
+ * every file (the Package gone, an expiry too late) refuses the request.
+ */
+export async function downloadUrls(ctx: HostedContext, grant: Grant, fileIds: string[], requestedExpiry: string | undefined): Promise<DownloadUrlOutcome[]> {
+  requireDownloadable(grant.pkg);
+  downloadDeadline(new Date(), requestedExpiry, [await linkExpiry(ctx, grant.linkId, grant.linkExpiry), grant.pkg.expiry]);
+  const out: DownloadUrlOutcome[] = [];
+  for (const file_id of fileIds) {
+    try {
+      out.push({ file_id, status: 200, url: (await downloadUrl(ctx, grant, file_id, requestedExpiry)).url });
+    } catch (err) {
+      if (!(err instanceof HttpError)) throw err;
+      out.push({ file_id, status: err.status, code: err.code, message: err.message });
+    }
+  }
+  return out;
+}
 
 export interface PageDownloads {
   /** This page's files. */
