@@ -3,9 +3,6 @@
 import type { Transfer } from '../store/index.js';
 import { bytes, speed, timeLeft } from '../format.js';
 
-/** The Package's name, both ways (an upload's folder or file shows beside it, as detail). */
-export const nameOf = (t: Transfer) => t.package_name;
-
 /** 1st, 2nd, 3rd, 4th... 11th, 12th, 13th... 21st. */
 export function ordinal(n: number): string {
   const teen = n % 100 >= 11 && n % 100 <= 13;
