@@ -12,7 +12,7 @@ import { bytes, speed, type Meter } from '../format.js';
 const PAGE = 200;
 
 /** Up to about four round speed ticks (in the unit the top speed reads in) from 0 to at least `top`. */
-export function speedTicks(top: number): number[] {
+function speedTicks(top: number): number[] {
   let unit = 1;
   while (top / unit >= 1024) unit *= 1024;
   const rough = Math.max(top / unit / 3, 1e-9);
@@ -24,7 +24,7 @@ export function speedTicks(top: number): number[] {
 }
 
 /** Time ticks back from now, as "now", "30 s", "2 min", spaced to give a few across `spanMs`. */
-export function timeTicks(spanMs: number): { ago: number; label: string }[] {
+function timeTicks(spanMs: number): { ago: number; label: string }[] {
   const step = [10_000, 30_000, 60_000, 120_000].find((s) => spanMs / s <= 5) ?? 120_000;
   const out: { ago: number; label: string }[] = [];
   for (let ago = 0; ago <= spanMs; ago += step) out.push({ ago, label: ago === 0 ? 'now' : ago < 60_000 ? `${ago / 1000} s` : `${ago / 60_000} min` });

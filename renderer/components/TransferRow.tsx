@@ -18,7 +18,7 @@ export interface Slot { ref: Ref<HTMLLIElement>; index: number; style: CSSProper
 
 const STATE_ICONS: Record<Shown, IconName> = { transferring: 'spin', queued: 'clock', paused: 'pause', complete: 'check', error: 'alert', canceled: 'cross', idle: 'spin' };
 
-export interface RowProps {
+interface RowProps {
   t: Transfer;
   meter: Meter;
   slot: Slot;

@@ -50,9 +50,9 @@ export const PortalUploadBody = Type.Object({
 });
 export type PortalUploadBody = Static<typeof PortalUploadBody>;
 
-export const UPLOAD_STATES = ['transferring', 'paused', 'idle', 'complete', 'error'] as const;
+const UPLOAD_STATES = ['transferring', 'paused', 'idle', 'complete', 'error'] as const;
 export type UploadState = (typeof UPLOAD_STATES)[number];
-export const UploadStateSchema = Type.Union([
+const UploadStateSchema = Type.Union([
   Type.Literal('transferring'),
   Type.Literal('paused'),
   Type.Literal('idle'),

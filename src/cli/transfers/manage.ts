@@ -17,7 +17,7 @@ const SHOWN = 200;
 
 const idOf = (r: Rec) => ('upload_id' in r ? r.upload_id : r.download_id);
 /** The state as people read it: "queued (3)" while it waits its turn, "canceled" rather than "error". */
-export function stateOf(r: Rec): string {
+function stateOf(r: Rec): string {
   if (r.canceled_at) return 'canceled';
   if (r.state === 'transferring' && r.queue_position !== undefined) return `queued (${r.queue_position})`;
   return r.waiting ? `${r.state} (waiting)` : r.state;
