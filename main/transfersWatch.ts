@@ -2,13 +2,14 @@
 // overall progress and for a notification when one completes or fails. (Main moves
 // no bytes and keeps no state of its own: a snapshot after each connection, then events.)
 import type { TransferEvent } from '../src/ipc/contract.js';
-import { applyChange, keyOfChange, keyOfTransfer, withDirection, type TransferSummary } from '../src/ipc/transfers.js';
+import { applyChange, keyOfChange, keyOfTransfer, transferName, withDirection, type TransferSummary } from '../src/ipc/transfers.js';
 import type { UploadSummary } from '../src/api/agent/uploads.js';
 import type { DownloadSummary } from '../src/api/agent/downloads.js';
+import type { Direction } from '../src/api/agent/transfers.js';
 
 export interface Seen {
   key: string;
-  direction: 'upload' | 'download';
+  direction: Direction;
   name: string;
   state: string;
   progress: number;
@@ -23,7 +24,7 @@ function seen(t: TransferSummary): Seen {
   return {
     key: keyOfTransfer(t),
     direction: t.direction,
-    name: t.direction === 'upload' ? t.name : t.package_name,
+    name: transferName(t),
     state: t.state,
     progress: t.progress,
     size: t.size,

@@ -3,6 +3,8 @@
 import { useEffect, useRef, useState } from 'react';
 import { useApp } from '../store/context.js';
 import type { Transfer } from '../store/index.js';
+import type { IndexedDownloadItem, IndexedUploadItem } from '../../src/api/agent/transfers.js';
+import { transferIdOf, transferName } from '../../src/ipc/transfers.js';
 import { TransferLinks } from './TransferLinks.js';
 import { bytes, speed, type Meter } from '../format.js';
 
@@ -10,7 +12,7 @@ import { bytes, speed, type Meter } from '../format.js';
 const PAGE = 200;
 
 /** Up to about four round speed ticks (in the unit the top speed reads in) from 0 to at least `top`. */
-export function speedTicks(top: number): number[] {
+function speedTicks(top: number): number[] {
   let unit = 1;
   while (top / unit >= 1024) unit *= 1024;
   const rough = Math.max(top / unit / 3, 1e-9);
@@ -22,7 +24,7 @@ export function speedTicks(top: number): number[] {
 }
 
 /** Time ticks back from now, as "now", "30 s", "2 min", spaced to give a few across `spanMs`. */
-export function timeTicks(spanMs: number): { ago: number; label: string }[] {
+function timeTicks(spanMs: number): { ago: number; label: string }[] {
   const step = [10_000, 30_000, 60_000, 120_000].find((s) => spanMs / s <= 5) ?? 120_000;
   const out: { ago: number; label: string }[] = [];
   for (let ago = 0; ago <= spanMs; ago += step) out.push({ ago, label: ago === 0 ? 'now' : ago < 60_000 ? `${ago / 1000} s` : `${ago / 60_000} min` });
@@ -61,7 +63,8 @@ function SpeedGraph({ meter }: { meter: Meter }) {
   );
 }
 
-interface FileRow { key: string; name: string; size: number; progress: number; state: string }
+/** An upload's file and a download's entry alike: `path` is its place in the Package. */
+type FileRow = Pick<IndexedUploadItem | IndexedDownloadItem, 'index' | 'path' | 'size' | 'progress' | 'state'>;
 
 /** How often a page shown is read again while its transfer moves. */
 const REFRESH_MS = 1000;
@@ -72,21 +75,17 @@ function useFilesPage(t: Transfer, page: number): { rows: FileRow[] | undefined;
   const [rows, setRows] = useState<FileRow[]>();
   const [problem, setProblem] = useState<string>();
   const readAt = useRef(0);
-  const id = t.direction === 'upload' ? t.upload_id : t.download_id;
+  const id = transferIdOf(t);
   const moved = `${t.state}|${t.files_done}|${t.progress}|${t.file_count}`;
   useEffect(() => {
     let live = true;
     const load = async () => {
       readAt.current = Date.now();
       const after = page * PAGE - 1;
-      let read: { rows: FileRow[] } | { problem: string };
-      if (t.direction === 'upload') {
-        const a = await call('uploads.files', { upload_id: id, after, limit: PAGE });
-        read = a.ok ? { rows: a.value.files.map((i) => ({ key: String(i.index), name: i.name, size: i.size, progress: i.progress, state: i.state })) } : { problem: a.error.message };
-      } else {
-        const a = await call('downloads.files', { download_id: id, after, limit: PAGE });
-        read = a.ok ? { rows: a.value.files.map((i) => ({ key: String(i.index), name: i.path, size: i.size, progress: i.progress, state: i.state })) } : { problem: a.error.message };
-      }
+      const a = t.direction === 'upload'
+        ? await call('uploads.files', { upload_id: id, after, limit: PAGE })
+        : await call('downloads.files', { download_id: id, after, limit: PAGE });
+      const read: { rows: FileRow[] } | { problem: string } = a.ok ? { rows: a.value.files } : { problem: a.error.message };
       if (!live) return;
       setRows('rows' in read ? read.rows : rows);
       setProblem('problem' in read ? read.problem : undefined);
@@ -116,8 +115,8 @@ function FilesTable({ t }: { t: Transfer }) {
         <thead><tr><th scope="col">File</th><th scope="col">Size</th><th scope="col">Done</th><th scope="col">State</th></tr></thead>
         <tbody>
           {(rows ?? []).map((f) => (
-            <tr key={f.key}>
-              <td className="name" title={f.name}>{f.name}</td>
+            <tr key={f.index}>
+              <td className="name" title={f.path}>{f.path}</td>
               <td className="size">{bytes(f.size)}</td>
               <td className="size">{f.size > 0 ? Math.floor((f.progress / f.size) * 100) : f.state === 'complete' ? 100 : 0}%</td>
               <td>{f.state}</td>
@@ -142,7 +141,7 @@ export function TransferDetails({ t, meter }: { t: Transfer; meter: Meter }) {
     <div className="details">
       <SpeedGraph meter={meter} />
       <FilesTable t={t} />
-      {t.direction === 'upload' && t.type === 'team' && t.state === 'complete' && <TransferLinks uploadId={t.upload_id} name={t.package_name} />}
+      {t.direction === 'upload' && t.type === 'team' && t.state === 'complete' && <TransferLinks uploadId={t.upload_id} name={transferName(t)} />}
     </div>
   );
 }

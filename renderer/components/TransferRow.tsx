@@ -5,9 +5,10 @@
 // selectable; Transfers moves focus and selection between rows.
 import { useState, type CSSProperties, type MouseEvent, type Ref } from 'react';
 import { useApp } from '../store/context.js';
-import { transferId, type Transfer } from '../store/index.js';
+import type { Transfer } from '../store/index.js';
+import { keyOfTransfer, transferName } from '../../src/ipc/transfers.js';
 import type { Meter } from '../format.js';
-import { nameOf, status } from './transferStatus.js';
+import { status } from './transferStatus.js';
 import { CancelTransfer } from './CancelTransfer.js';
 import { TransferDetails } from './TransferDetails.js';
 import { Icon, type IconName } from './icons.js';
@@ -17,9 +18,7 @@ export interface Slot { ref: Ref<HTMLLIElement>; index: number; style: CSSProper
 
 const STATE_ICONS: Record<Shown, IconName> = { transferring: 'spin', queued: 'clock', paused: 'pause', complete: 'check', error: 'alert', canceled: 'cross', idle: 'spin' };
 
-export const rowKey = (t: Transfer) => `${t.direction}:${transferId(t)}`;
-
-export interface RowProps {
+interface RowProps {
   t: Transfer;
   meter: Meter;
   slot: Slot;
@@ -35,10 +34,10 @@ export function TransferRow({ t, meter, slot, selected, tabbable, onPick, onFocu
   const transport = useApp((s) => s.transport);
   const [note, setNote] = useState<string>();
   // One transfer's details at a time, in the address (#/transfers/upload:<id>).
-  const open = useApp((s) => s.detailsOf === rowKey(t));
+  const open = useApp((s) => s.detailsOf === keyOfTransfer(t));
   const showDetails = useApp((s) => s.showDetails);
   const pct = t.size > 0 ? Math.floor((t.progress / t.size) * 100) : t.state === 'complete' ? 100 : 0;
-  const name = nameOf(t);
+  const name = transferName(t);
   const shown = shownState(t);
   const place = queuePosition(t);
   const act = async (what: 'pause' | 'resume') => {
@@ -59,7 +58,7 @@ export function TransferRow({ t, meter, slot, selected, tabbable, onPick, onFocu
   const times = timesOf(t);
   return (
     <li className="slot" role="none" ref={slot.ref} data-index={slot.index} style={slot.style}>
-      <div role="row" className={`row state-${t.state} shown-${shown}`} data-transfer={rowKey(t)} tabIndex={tabbable ? 0 : -1} aria-rowindex={slot.index + 1} aria-selected={selected}
+      <div role="row" className={`row state-${t.state} shown-${shown}`} data-transfer={keyOfTransfer(t)} tabIndex={tabbable ? 0 : -1} aria-rowindex={slot.index + 1} aria-selected={selected}
         aria-label={`${t.direction === 'upload' ? 'Upload' : 'Download'} ${name}`} onClick={onPick} onFocus={(e) => e.target === e.currentTarget && onFocusRow()}>
         <div role="gridcell" className="cell-icons">
           <Icon name={t.direction === 'upload' ? 'up' : 'down'} label={t.direction === 'upload' ? 'Upload' : 'Download'} className="direction" />
@@ -81,7 +80,7 @@ export function TransferRow({ t, meter, slot, selected, tabbable, onPick, onFocu
           {t.direction === 'upload' && t.state === 'complete' && t.type === 'team' && <button type="button" className="icon-button" aria-label="Copy link" title="Copy link" onClick={copyLink}><Icon name="link" /></button>}
           {shownIn && <button type="button" className="icon-button" aria-label="Show in folder" title="Show in folder" onClick={() => void transport.desktop!('app.showInFolder', { path: shownIn })}><Icon name="folder" /></button>}
           <CancelTransfer t={t} name={name} onProblem={setNote} />
-          <button type="button" className="icon-button toggle" aria-expanded={open} aria-label={`Details of ${name}`} title="Details" onClick={() => showDetails(open ? undefined : rowKey(t))}><Icon name="chevron" /></button>
+          <button type="button" className="icon-button toggle" aria-expanded={open} aria-label={`Details of ${name}`} title="Details" onClick={() => showDetails(open ? undefined : keyOfTransfer(t))}><Icon name="chevron" /></button>
         </div>
         {(note || open) && (
           <div role="gridcell" className="cell-more">

@@ -3,7 +3,8 @@
 // list orders it, and the totals of the status line. Pure functions of records.
 import type { Transfer } from '../store/index.js';
 import { speed } from '../format.js';
-import { isCanceled, nameOf } from './transferStatus.js';
+import { transferName } from '../../src/ipc/transfers.js';
+import { isCanceled } from './transferStatus.js';
 
 export { isCanceled };
 
@@ -77,7 +78,7 @@ export function found(t: Transfer, query: string): boolean {
   const q = query.trim().toLowerCase();
   if (!q) return true;
   const has = (s: string | undefined) => s !== undefined && s.toLowerCase().includes(q);
-  if (has(nameOf(t))) return true;
+  if (has(transferName(t))) return true;
   if (t.direction === 'upload') return has(t.name) || (t.recipients ?? []).some(has);
   return has(t.dst_folder);
 }
@@ -101,7 +102,7 @@ export function compare(order: Order): (a: Transfer, b: Transfer) => number {
     case 'newest': return newestFirst;
     case 'oldest': return (a, b) => -newestFirst(a, b);
     // "batch-2" before "batch-10": numbers in names compare as numbers.
-    case 'name': return (a, b) => byName.compare(nameOf(a), nameOf(b)) || newestFirst(a, b);
+    case 'name': return (a, b) => byName.compare(transferName(a), transferName(b)) || newestFirst(a, b);
     case 'size': return (a, b) => b.size - a.size || newestFirst(a, b);
     case 'state': return (a, b) => STATE_RANK[shownState(a)] - STATE_RANK[shownState(b)] || newestFirst(a, b);
   }

@@ -3,11 +3,8 @@
 import type { Transfer } from '../store/index.js';
 import { bytes, speed, timeLeft } from '../format.js';
 
-/** The Package's name, both ways (an upload's folder or file shows beside it, as detail). */
-export const nameOf = (t: Transfer) => t.package_name;
-
 /** 1st, 2nd, 3rd, 4th... 11th, 12th, 13th... 21st. */
-export function ordinal(n: number): string {
+function ordinal(n: number): string {
   const teen = n % 100 >= 11 && n % 100 <= 13;
   const suffix = teen ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' } as Record<number, string>)[n % 10] ?? 'th';
   return `${n}${suffix}`;

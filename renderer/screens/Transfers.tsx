@@ -11,7 +11,8 @@ import type { Transfer } from '../store/index.js';
 import { Meter } from '../format.js';
 import { StatusLine } from '../components/StatusLine.js';
 import { BulkActions, ListTools, SelectedActions, type Bulk, type Filter } from '../components/ListTools.js';
-import { TransferRow, rowKey } from '../components/TransferRow.js';
+import { TransferRow } from '../components/TransferRow.js';
+import { keyOfTransfer } from '../../src/ipc/transfers.js';
 import { useRowSelection } from '../components/useRowSelection.js';
 import { compare, found, isCanceled, isFinished, isResumable, totals, type Order } from '../components/transferFacts.js';
 
@@ -47,7 +48,7 @@ export function Transfers() {
     return () => clearInterval(timer);
   }, [running]);
   const meterOf = (t: Transfer) => {
-    const k = rowKey(t);
+    const k = keyOfTransfer(t);
     let m = meters.current.get(k);
     if (!m) meters.current.set(k, (m = new Meter()));
     return m;
@@ -58,7 +59,7 @@ export function Transfers() {
 
   // Built again only when the records, the filter, the search or the order change, not at each tick.
   const list = useMemo(() => Object.values(transfers).filter((t) => matches(t, filter) && found(t, query)).sort(compare(order)), [transfers, filter, query, order]);
-  const keysJoined = list.map(rowKey).join('\n');
+  const keysJoined = list.map(keyOfTransfer).join('\n');
   const keys = useMemo(() => (keysJoined ? keysJoined.split('\n') : []), [keysJoined]);
   const itemKey = useCallback((i: number) => keys[i]!, [keys]);
   const selection = useRowSelection(keys);
@@ -130,7 +131,7 @@ export function Transfers() {
   };
   const onPick = (t: Transfer) => (e: MouseEvent<HTMLElement>) => {
     if ((e.target as HTMLElement).closest(OWN_CLICK)) return;
-    const key = rowKey(t);
+    const key = keyOfTransfer(t);
     selection.pick(key, { toggle: e.ctrlKey || e.metaKey, range: e.shiftKey });
     setCurrent(key);
     if (e.shiftKey) window.getSelection()?.removeAllRanges(); // a Shift+click selects rows, not their text

@@ -19,7 +19,6 @@ export { signInError, type FormError } from './signInError.js';
 export type { Place } from './route.js';
 
 export type Transfer = TransferSummary;
-export { transferIdOf as transferId } from '../../src/ipc/transfers.js';
 
 export interface State {
   transport: Transport;

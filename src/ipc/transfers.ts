@@ -11,6 +11,13 @@ export type TransferSummary = ({ direction: 'upload' } & UploadSummary) | ({ dir
 export const transferKey = (direction: Direction, id: string) => `${direction}:${id}`;
 export const transferIdOf = (t: TransferSummary) => (t.direction === 'upload' ? t.upload_id : t.download_id);
 export const keyOfTransfer = (t: TransferSummary) => transferKey(t.direction, transferIdOf(t));
+/** Whether a string (from the window's address, say) is a transfer's key. */
+export const isTransferKey = (key: string) => /^(upload|download):[A-Za-z0-9_-]{1,100}$/.test(key);
+/**
+ * The name a transfer is shown by, in the window, the tray, notifications and the CLI:
+ * its Package's name, both ways. (An upload's `name`, what it was made of here, is a detail.)
+ */
+export const transferName = (t: { package_name: string }) => t.package_name;
 
 export const withDirection = {
   upload: (u: UploadSummary): TransferSummary => ({ direction: 'upload', ...u }),

@@ -106,8 +106,8 @@ async function waitComplete(url: string, kind: 'uploads' | 'downloads', id: stri
   const client = new AgentClient(url);
   const quiet = { write: () => true };
   const follow = kind === 'uploads'
-    ? followTransfer({ client, kind: 'upload', id, get: () => client.uploadSummary(id), isDone: (r) => r.state === 'complete' || r.state === 'error', out: quiet })
-    : followTransfer({ client, kind: 'download', id, get: () => client.downloadSummary(id), isDone: (r) => r.state === 'complete' || r.state === 'error', out: quiet });
+    ? followTransfer({ client, direction: 'upload', id, get: () => client.uploadSummary(id), isDone: (r) => r.state === 'complete' || r.state === 'error', out: quiet })
+    : followTransfer({ client, direction: 'download', id, get: () => client.downloadSummary(id), isDone: (r) => r.state === 'complete' || r.state === 'error', out: quiet });
   let timer: NodeJS.Timeout | undefined;
   const { record } = await Promise.race([
     follow,

@@ -3,13 +3,13 @@
 // whole (the spec's record) or a page at a time.
 import type { AgentDb } from './db.js';
 import { getUpload, type UploadRow } from './uploadStore.js';
-import type { ItemState, UploadRecord, UploadSummary } from '../../api/agent/uploads.js';
+import type { UploadItemState, UploadRecord, UploadSummary } from '../../api/agent/uploads.js';
 import type { IndexedUploadItem, UploadFilesPage } from '../../api/agent/transfers.js';
 
-function itemState(u: UploadRow, done: number, registered: boolean, progress: number): ItemState {
+function itemState(u: UploadRow, done: number, registered: boolean, progress: number): UploadItemState {
   if (done) return 'complete';
   if (u.state === 'paused' || u.state === 'error') return u.state;
-  return registered || progress > 0 ? 'transferring' : 'pending';
+  return registered || progress > 0 ? 'transferring' : 'queued';
 }
 
 /** What an item shows, as rows of values (a million of them must stay cheap). */
@@ -22,7 +22,7 @@ const ITEMS = `SELECT f.idx, f.local_path, f.rel_dir, f.name, f.size, f.done, f.
 function items(db: AgentDb, u: UploadRow, rows: ItemRow[]): IndexedUploadItem[] {
   return rows.map(([idx, localPath, relDir, name, size, done, fileId, bytes]) => {
     const progress = done ? size : (bytes ?? 0);
-    return { index: idx, path: localPath, name: relDir ? `${relDir}/${name}` : name, size, progress, state: itemState(u, done, fileId !== null, progress) };
+    return { index: idx, path: relDir ? `${relDir}/${name}` : name, local_path: localPath, size, progress, state: itemState(u, done, fileId !== null, progress) };
   });
 }
 

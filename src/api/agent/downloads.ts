@@ -6,8 +6,8 @@ import { Waiting } from './waiting.js';
 export const MiB = 1024 * 1024;
 /** Range size when the request names none. */
 export const DEFAULT_RANGE_SIZE = 16 * MiB;
-export const MIN_RANGE_SIZE = MiB;
-export const MAX_RANGE_SIZE = 1024 * MiB;
+const MIN_RANGE_SIZE = MiB;
+const MAX_RANGE_SIZE = 1024 * MiB;
 
 const NO_NUL = '^[^\\u0000]*$';
 
@@ -33,7 +33,7 @@ export type CreateDownloadBody = Static<typeof CreateDownloadBody>;
 export const CreatedDownload = Type.Object({ download_id: Type.String() });
 export type CreatedDownload = Static<typeof CreatedDownload>;
 
-export const DownloadStateSchema = Type.Union([
+const DownloadStateSchema = Type.Union([
   Type.Literal('transferring'),
   Type.Literal('paused'),
   Type.Literal('complete'),

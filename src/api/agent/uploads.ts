@@ -50,9 +50,9 @@ export const PortalUploadBody = Type.Object({
 });
 export type PortalUploadBody = Static<typeof PortalUploadBody>;
 
-export const UPLOAD_STATES = ['transferring', 'paused', 'idle', 'complete', 'error'] as const;
+const UPLOAD_STATES = ['transferring', 'paused', 'idle', 'complete', 'error'] as const;
 export type UploadState = (typeof UPLOAD_STATES)[number];
-export const UploadStateSchema = Type.Union([
+const UploadStateSchema = Type.Union([
   Type.Literal('transferring'),
   Type.Literal('paused'),
   Type.Literal('idle'),
@@ -60,25 +60,26 @@ export const UploadStateSchema = Type.Union([
   Type.Literal('error'),
 ]);
 
-export const ITEM_STATES = ['pending', 'transferring', 'paused', 'complete', 'error'] as const;
-export type ItemState = (typeof ITEM_STATES)[number];
+/** Not started yet (`queued`, as a download's entry), on its way, complete, or held by the upload being paused or failed. */
+export const UploadItemState = Type.Union([
+  Type.Literal('queued'),
+  Type.Literal('transferring'),
+  Type.Literal('paused'),
+  Type.Literal('complete'),
+  Type.Literal('error'),
+]);
+export type UploadItemState = Static<typeof UploadItemState>;
 
+/** A file (or empty folder) of an upload: `path` and `local_path` name what they name on a download's entry. */
 export const UploadItem = Type.Object({
-  /** The local file (or empty folder) it is read from. */
-  path: Type.String(),
   /** Its place in the Package: folders joined with `/`, then the file name. */
-  name: Type.String(),
+  path: Type.String(),
+  /** The local file (or empty folder) it is read from. */
+  local_path: Type.String(),
   size: Type.Integer(),
   /** Bytes stored and recorded. */
   progress: Type.Integer(),
-  /** Not started yet, on its way, complete, or held by the upload being paused or failed. */
-  state: Type.Union([
-    Type.Literal('pending'),
-    Type.Literal('transferring'),
-    Type.Literal('paused'),
-    Type.Literal('complete'),
-    Type.Literal('error'),
-  ]),
+  state: UploadItemState,
 });
 export type UploadItem = Static<typeof UploadItem>;
 

@@ -88,7 +88,7 @@ export const download = clientCommand(
     }
     if (!json) console.error(`download ${id} started`);
     const { record, bar } = await followTransfer<DownloadSummary>({
-      client, kind: 'download', id, get: () => client.downloadSummary(id),
+      client, direction: 'download', id, get: () => client.downloadSummary(id),
       isDone: (r) => r.state === 'complete' || r.state === 'error',
     });
     bar.finish();

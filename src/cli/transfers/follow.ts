@@ -11,12 +11,13 @@ import { ProgressBar, type ProgressOut } from '../progress.js';
 import { Failure } from './common.js';
 import type { Waiting } from '../../api/agent/waiting.js';
 import type { StreamEvent } from '../../api/agent/events.js';
+import type { Direction } from '../../api/agent/transfers.js';
 
 interface Moving { progress: number; size: number; file_count: number; files_done: number; updated_at: string; state: string; waiting?: Waiting; queue_position?: number }
 
 export interface FollowOptions<R extends Moving> {
   client: AgentClient;
-  kind: 'upload' | 'download';
+  direction: Direction;
   id: string;
   get(): Promise<R>;
   isDone(r: R): boolean;
@@ -41,13 +42,13 @@ async function within<T>(p: Promise<T>, ms: number): Promise<T | 'tick'> {
 }
 
 export async function followTransfer<R extends Moving>(o: FollowOptions<R>): Promise<{ record: R; bar: ProgressBar }> {
-  const bar = new ProgressBar({ label: `${o.kind} ${o.id}`, ttyLabel: o.kind, ...(o.out ? { out: o.out } : {}) });
-  const idKey = o.kind === 'upload' ? 'upload_id' : 'download_id';
+  const bar = new ProgressBar({ label: `${o.direction} ${o.id}`, ttyLabel: o.direction, ...(o.out ? { out: o.out } : {}) });
+  const idKey = o.direction === 'upload' ? 'upload_id' : 'download_id';
   const pollMs = o.pollMs ?? 1000, quietMs = o.quietMs ?? 5000;
   const ac = new AbortController();
   // Ctrl-C stops the waiting, not the transfer: say so, and how to look later.
   const onSignal = () => {
-    bar.finish(`stopped waiting; the ${o.kind} goes on in the agent (ferry ${o.kind}s get ${o.id})`);
+    bar.finish(`stopped waiting; the ${o.direction} goes on in the agent (ferry ${o.direction}s get ${o.id})`);
     ac.abort();
     process.exit(130);
   };
@@ -57,7 +58,7 @@ export async function followTransfer<R extends Moving>(o: FollowOptions<R>): Pro
     try {
       return await o.get();
     } catch (err) {
-      if (err instanceof AgentRequestError && err.status === 404) throw new Failure(`the ${o.kind} ${o.id} was removed`);
+      if (err instanceof AgentRequestError && err.status === 404) throw new Failure(`the ${o.direction} ${o.id} was removed`);
       throw err;
     }
   };
@@ -79,9 +80,9 @@ export async function followTransfer<R extends Moving>(o: FollowOptions<R>): Pro
       const now = Date.now();
       if (lostSince === undefined) {
         lostSince = now;
-        bar.note(`lost the agent at ${o.client.baseUrl}; the ${o.kind} is kept and goes on when the agent starts again. Waiting for it (up to ${lostFor}; Ctrl-C stops waiting)`);
+        bar.note(`lost the agent at ${o.client.baseUrl}; the ${o.direction} is kept and goes on when the agent starts again. Waiting for it (up to ${lostFor}; Ctrl-C stops waiting)`);
       } else if (now - lostSince >= lostMs) {
-        throw new Failure(`the agent did not answer for ${lostFor}; the ${o.kind} goes on when it starts again (ferry ${o.kind}s get ${o.id})`);
+        throw new Failure(`the agent did not answer for ${lostFor}; the ${o.direction} goes on when it starts again (ferry ${o.direction}s get ${o.id})`);
       }
       return undefined;
     }
@@ -90,7 +91,7 @@ export async function followTransfer<R extends Moving>(o: FollowOptions<R>): Pro
   type Events = AsyncIterator<StreamEvent>;
   const subscribe = async (): Promise<Events | undefined> => {
     try {
-      return (await o.client.events({ types: [o.kind], signal: ac.signal }))[Symbol.asyncIterator]();
+      return (await o.client.events({ types: [o.direction], signal: ac.signal }))[Symbol.asyncIterator]();
     } catch (err) {
       if (err instanceof AgentRequestError && err.status === 401) throw err;
       return undefined; // no event stream: poll
@@ -118,9 +119,9 @@ export async function followTransfer<R extends Moving>(o: FollowOptions<R>): Pro
           pending = undefined;
           if (next.done) return undefined;
           const change = next.value.data as Record<string, unknown> & { change?: string };
-          const summary = change[o.kind] as (R & Record<string, unknown>) | undefined;
+          const summary = change[o.direction] as (R & Record<string, unknown>) | undefined;
           if ((summary ? summary[idKey] : change[idKey]) !== o.id) continue;
-          if (change.change === 'removed') throw new Failure(`the ${o.kind} ${o.id} was removed`);
+          if (change.change === 'removed') throw new Failure(`the ${o.direction} ${o.id} was removed`);
           if (change.change === 'record' && summary) record = summary;
           else if (change.change === 'progress') {
             const { progress, size, file_count, files_done, updated_at } = change as unknown as Moving;

@@ -4,7 +4,8 @@ import { commandGroup, type Command } from '../command.js';
 import type { Affected } from '../agentClient.js';
 import type { UploadSummary } from '../../api/agent/uploads.js';
 import type { DownloadSummary } from '../../api/agent/downloads.js';
-import type { DownloadFilesPage, UploadFilesPage } from '../../api/agent/transfers.js';
+import type { Direction, DownloadFilesPage, UploadFilesPage } from '../../api/agent/transfers.js';
+import { transferName } from '../../ipc/transfers.js';
 import { describeWaiting, formatBytes } from '../progress.js';
 import { clientCommand, defined, int, str, table, UsageError, type Invocation } from './common.js';
 
@@ -13,33 +14,31 @@ type FilesPage = UploadFilesPage | DownloadFilesPage;
 
 /** Files `get` shows; `files` pages through the rest. */
 const SHOWN = 200;
-type Kind = 'upload' | 'download';
 
 const idOf = (r: Rec) => ('upload_id' in r ? r.upload_id : r.download_id);
-const nameOf = (r: Rec) => ('upload_id' in r ? r.name : r.package_name);
 /** The state as people read it: "queued (3)" while it waits its turn, "canceled" rather than "error". */
-export function stateOf(r: Rec): string {
+function stateOf(r: Rec): string {
   if (r.canceled_at) return 'canceled';
   if (r.state === 'transferring' && r.queue_position !== undefined) return `queued (${r.queue_position})`;
   return r.waiting ? `${r.state} (waiting)` : r.state;
 }
 const pct = (r: Rec) => `${r.size > 0 ? Math.floor((r.progress / r.size) * 100) : r.state === 'complete' ? 100 : 0}%`;
 
-function listing(records: Rec[], kind: Kind): string {
-  if (records.length === 0) return `no ${kind}s`;
+function listing(records: Rec[], direction: Direction): string {
+  if (records.length === 0) return `no ${direction}s`;
   return table(
-    [`${kind.toUpperCase()} ID`, 'STATE', 'DONE', 'SIZE', 'NAME'],
-    records.map((r) => [idOf(r), stateOf(r), pct(r), formatBytes(r.size), nameOf(r)]),
+    [`${direction.toUpperCase()} ID`, 'STATE', 'DONE', 'SIZE', 'NAME'],
+    records.map((r) => [idOf(r), stateOf(r), pct(r), formatBytes(r.size), transferName(r)]),
   );
 }
 
 /** A page of files as a table, and how to see the next. */
-function filesTable(kind: Kind, id: string, page: FilesPage, total: number): string {
+function filesTable(direction: Direction, id: string, page: FilesPage, total: number): string {
   const lines = [table(['#', 'STATE', 'DONE', 'SIZE', 'PATH'], page.files.map((i) => [
     String(i.index + 1), i.state, `${i.size > 0 ? Math.floor((i.progress / i.size) * 100) : i.state === 'complete' ? 100 : 0}%`, formatBytes(i.size),
-    'file_id' in i ? i.path : i.name,
+    i.path,
   ]))];
-  if (page.next !== null) lines.push(`${total - page.next - 1} more: ferry ${kind}s files ${id} --after ${page.next}`);
+  if (page.next !== null) lines.push(`${total - page.next - 1} more: ferry ${direction}s files ${id} --after ${page.next}`);
   return lines.join('\n');
 }
 
@@ -60,10 +59,10 @@ function details(r: Rec, files: FilesPage): string {
   return lines.join('\n');
 }
 
-const affected = (verb: string, kind: Kind, a: Affected<Rec> | undefined) => {
+const affected = (verb: string, direction: Direction, a: Affected<Rec> | undefined) => {
   const list = a === undefined ? [] : Array.isArray(a) ? a : [a];
-  if (list.length === 0) return `no ${kind}s ${verb}`;
-  return list.map((r) => `${verb} ${kind} ${idOf(r)} (${stateOf(r)})`).join('\n');
+  if (list.length === 0) return `no ${direction}s ${verb}`;
+  return list.map((r) => `${verb} ${direction} ${idOf(r)} (${stateOf(r)})`).join('\n');
 };
 
 const PAGE_FLAGS = { after: { type: 'string' }, limit: { type: 'string' } } as const;
@@ -77,7 +76,7 @@ function oneId(positionals: string[], what: string, optional: boolean): string |
 
 const STATES_HELP = (states: string) => `--states LIST (comma-separated: ${states})`;
 
-const group = (kind: Kind, help: string, actions: Record<string, Command>): Command => commandGroup(`${kind}s`, help, actions);
+const group = (direction: Direction, help: string, actions: Record<string, Command>): Command => commandGroup(`${direction}s`, help, actions);
 
 const UPLOADS_HELP = `usage: ferry uploads <action> [options]
 
@@ -113,12 +112,12 @@ actions:
 
 Run "ferry downloads <action> --help" for its agent options (--agent, --api-key, --json).`;
 
-function rmTarget(inv: Invocation, kind: Kind): { id?: string; states?: string } {
-  const id = oneId(inv.positionals, kind, true);
+function rmTarget(inv: Invocation, direction: Direction): { id?: string; states?: string } {
+  const id = oneId(inv.positionals, direction, true);
   const states = str(inv.values, 'states');
   const all = inv.values.all === true;
   if ([id !== undefined, states !== undefined, all].filter(Boolean).length !== 1) {
-    throw new UsageError(`name one ${kind} id, or --states LIST, or --all`);
+    throw new UsageError(`name one ${direction} id, or --states LIST, or --all`);
   }
   return { id, states };
 }

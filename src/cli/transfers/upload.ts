@@ -74,7 +74,7 @@ const DONE = new Set(['complete', 'error']);
 async function waitForUpload(client: AgentClient, id: string): Promise<{ record: UploadSummary; seconds: number }> {
   const autoFinalize = (await client.about()).settings.auto_finalize;
   const { record, bar } = await followTransfer<UploadSummary>({
-    client, kind: 'upload', id, get: () => client.uploadSummary(id),
+    client, direction: 'upload', id, get: () => client.uploadSummary(id),
     isDone: (r) => DONE.has(r.state) || (r.state === 'idle' && !autoFinalize),
   });
   bar.finish();

@@ -117,7 +117,10 @@ describe('a folder tree, uploaded twice and downloaded back', () => {
     });
     expect(r.status, JSON.stringify(r.body)).toBe(201);
     expect(r.body).toMatchObject({ type: 'team', package_name: 'Roundtrip mailed', size: total() });
-    expect(r.body.items.map((i: any) => i.name).sort()).toEqual(expectedNames());
+    expect(r.body.items.map((i: any) => i.path).sort()).toEqual(expectedNames());
+    // An item names its place in the Package (`path`) and the file it is read from (`local_path`);
+    // just made, nothing is registered yet: every item is `queued`, as a download's entry would be.
+    for (const i of r.body.items) expect(i).toEqual({ path: i.path, local_path: path.join(src, i.path), size: i.size, progress: 0, state: 'queued' });
 
     const done = await waitComplete(r.body.upload_id);
     expect(done.progress).toBe(total());
@@ -156,7 +159,7 @@ describe('a folder tree, uploaded twice and downloaded back', () => {
       body: { team_id: owner.teamId, paths: [path.join(src, 'tree')], package_name: 'Roundtrip link', chunk_size: CHUNK },
     });
     expect(r.status, JSON.stringify(r.body)).toBe(201);
-    expect(r.body.items.map((i: any) => i.name).sort()).toEqual(expectedNames());
+    expect(r.body.items.map((i: any) => i.path).sort()).toEqual(expectedNames());
     linkUpload = r.body;
     const done = await waitComplete(r.body.upload_id);
     expect(done.progress).toBe(total());
@@ -177,6 +180,15 @@ describe('a folder tree, uploaded twice and downloaded back', () => {
     const id = await startDownload(agent.url, { url: link.url, dst_folder: dst });
     const record = await waitForState(agent.url, id, 'complete');
     expect(record).toMatchObject({ package_id: linkUpload.package_id, package_name: 'Roundtrip link', size: total(), progress: total() });
+    // The same file has the same `path` both ways; each side's `local_path` is its own copy.
+    const sent = (await call(agent.url, 'GET', `/uploads/${linkUpload.upload_id}`)).body.items as { path: string; local_path: string; size: number }[];
+    const sentFiles = sent.filter((i) => files[i.path] !== undefined);
+    expect(sentFiles).toHaveLength(Object.keys(files).length);
+    for (const u of sentFiles) {
+      const d = record.items.find((i: { path: string }) => i.path === u.path);
+      expect(d, u.path).toMatchObject({ path: u.path, size: u.size, state: 'complete', local_path: path.join(dst, 'Roundtrip link', u.path) });
+      expect(u.local_path).toBe(path.join(src, u.path));
+    }
 
     // Only the Package folder lands in dst_folder; within it, exactly the source tree.
     expect(await fs.readdir(dst)).toEqual(['Roundtrip link']);

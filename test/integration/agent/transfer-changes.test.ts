@@ -49,8 +49,8 @@ function filesOf(received: SseMessage[], direction: 'upload' | 'download', id: s
 }
 
 /** Every file, read a page of `limit` at a time. */
-async function allPages(kind: 'uploads' | 'downloads', id: string, limit: number): Promise<{ index: number; state: string }[]> {
-  const out: { index: number; state: string }[] = [];
+async function allPages(kind: 'uploads' | 'downloads', id: string, limit: number): Promise<{ index: number; path: string; state: string }[]> {
+  const out: { index: number; path: string; state: string }[] = [];
   let after: number | null = -1;
   for (let pages = 0; after !== null && pages < 10_000; pages++) {
     const r: { status: number; body: any } = await call(agent.url, 'GET', `/${kind}/${id}/files?after=${after}&limit=${limit}`);
@@ -74,7 +74,7 @@ describe('an upload and a download of many files', () => {
   let events: EventStream;
   let quiet: EventStream;
   let uploadId: string;
-  let pagesDuring: { index: number; state: string }[][] = [];
+  let pagesDuring: { index: number; path: string; state: string }[][] = [];
 
   beforeAll(async () => {
     events = await openEventStream(agent.url, { query: 'types=upload,download&files=*' });
@@ -109,10 +109,10 @@ describe('an upload and a download of many files', () => {
   });
 
   test('pages read while the upload moved list every file once, in order', async () => {
-    const names = (await call(agent.url, 'GET', `/uploads/${uploadId}`)).body.items.map((i: { name: string }) => i.name);
+    const paths = (await call(agent.url, 'GET', `/uploads/${uploadId}`)).body.items.map((i: { path: string }) => i.path);
     for (const pages of pagesDuring) {
       expect(pages.map((f) => f.index)).toEqual([...Array(FILES).keys()]);
-      expect(pages.map((f) => (f as unknown as { name: string }).name)).toEqual(names);
+      expect(pages.map((f) => f.path)).toEqual(paths);
     }
     expect(pagesDuring.some((pages) => pages.some((f) => f.state !== 'complete')), 'a page saw files not yet complete').toBe(true);
   });

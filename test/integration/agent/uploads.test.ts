@@ -86,7 +86,7 @@ describe('a Team upload of a folder tree to recipients', () => {
     const total = Object.values(files).reduce((s, b) => s + b.length, 0);
     expect(r.body.size).toBe(total);
     // The clutter is left out; the empty folder is an entry of its own.
-    expect(r.body.items.map((i: any) => i.name).sort()).toEqual(
+    expect(r.body.items.map((i: any) => i.path).sort()).toEqual(
       ['shoot/cam-b', ...Object.keys(files)].sort(),
     );
 

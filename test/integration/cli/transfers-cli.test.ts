@@ -162,6 +162,8 @@ describe('without waiting, and managing uploads', () => {
     const ls = await run(a, ['uploads', 'ls']);
     expect(ls.stdout.split('\n')[0]).toMatch(/^UPLOAD ID\s+STATE\s+DONE\s+SIZE\s+NAME$/);
     expect(ls.stdout).toContain(created.upload_id);
+    // Named by the Package, as the window names it: the first test's upload of the folder reel is the Package Reel.
+    expect(ls.stdout).toMatch(/ Reel$/m);
     expect(json((await run(a, ['uploads', 'ls', '--json'])).stdout).map((u: { upload_id: string }) => u.upload_id)).toContain(created.upload_id);
   });
 

@@ -140,14 +140,14 @@ test('file changes are sent only while followed: the files that changed, and on 
 
   const { feed, make, files, transfers, sent, kinds } = setup({ follows: true });
   make('u1');
-  files.set('u1', [{ index: 0, state: 'complete' }, { index: 1, state: 'transferring' }, { index: 2, state: 'pending' }]);
+  files.set('u1', [{ index: 0, state: 'complete' }, { index: 1, state: 'transferring' }, { index: 2, state: 'queued' }]);
   feed.changed('u1', 'progress', 1);
   expect(kinds()).toEqual(['record', 'files']);
   expect(sent[1]!.c).toEqual({ change: 'files', files: [{ index: 1, state: 'transferring' }] });
   advance(300);
   transfers.get('u1')!.state = 'paused';
   feed.changed('u1', 'state');
-  expect(sent.at(-1)!.c).toEqual({ change: 'files', files: [{ index: 1, state: 'transferring' }, { index: 2, state: 'pending' }] });
+  expect(sent.at(-1)!.c).toEqual({ change: 'files', files: [{ index: 1, state: 'transferring' }, { index: 2, state: 'queued' }] });
   feed.close();
 });
 

@@ -52,7 +52,7 @@ describe('followTransfer', () => {
     } as unknown as AgentClient;
     const seen: number[] = [];
     const { record } = await followTransfer<Rec>({
-      client, kind: 'upload', id: 'u1', out: quiet, pollMs: 1, quietMs: 60_000,
+      client, direction: 'upload', id: 'u1', out: quiet, pollMs: 1, quietMs: 60_000,
       get: async () => (gets++, rec(0)),
       isDone: (r) => (seen.push(r.progress), r.state === 'complete'),
     });
@@ -66,7 +66,7 @@ describe('followTransfer', () => {
     let gets = 0;
     const client = { events: async () => { throw new Error('no stream'); } } as unknown as AgentClient;
     const { record } = await followTransfer<Rec>({
-      client, kind: 'upload', id: 'u1', out: quiet, pollMs: 1,
+      client, direction: 'upload', id: 'u1', out: quiet, pollMs: 1,
       get: async () => seq[Math.min(gets++, seq.length - 1)]!,
       isDone: (r) => r.state === 'complete',
     });
@@ -79,7 +79,7 @@ describe('followTransfer', () => {
     let gets = 0;
     const client = { events: async () => (async function* () {})() } as unknown as AgentClient;
     const { record } = await followTransfer<Rec>({
-      client, kind: 'upload', id: 'u1', out: quiet, pollMs: 1,
+      client, direction: 'upload', id: 'u1', out: quiet, pollMs: 1,
       get: async () => seq[Math.min(gets++, seq.length - 1)]!,
       isDone: (r) => r.state === 'complete',
     });
@@ -88,12 +88,12 @@ describe('followTransfer', () => {
 
   test('a removed transfer is a failure, whether the event says so or the agent answers 404', async () => {
     const removedByEvent = { events: async () => (async function* () { yield { id: 1, type: 'upload', data: { change: 'removed', upload_id: 'u1' } }; })() } as unknown as AgentClient;
-    await expect(followTransfer<Rec>({ client: removedByEvent, kind: 'upload', id: 'u1', out: quiet, get: async () => rec(0), isDone: () => false }))
+    await expect(followTransfer<Rec>({ client: removedByEvent, direction: 'upload', id: 'u1', out: quiet, get: async () => rec(0), isDone: () => false }))
       .rejects.toThrow(/upload u1 was removed/);
     const gone = { events: async () => { throw new Error('x'); } } as unknown as AgentClient;
     let gets = 0;
     await expect(followTransfer<Rec>({
-      client: gone, kind: 'upload', id: 'u1', out: quiet, pollMs: 1, isDone: () => false,
+      client: gone, direction: 'upload', id: 'u1', out: quiet, pollMs: 1, isDone: () => false,
       get: async () => { if (gets++ > 0) throw new AgentRequestError(404, 262149, 'upload not found'); return rec(0); },
     })).rejects.toThrow(/upload u1 was removed/);
   });
@@ -121,7 +121,7 @@ describe('followTransfer when the agent stops answering', () => {
     const answers: (Rec | 'down')[] = [rec(0), 'down', 'down', 'down', rec(70), rec(80)];
     let gets = 0;
     const { record } = await followTransfer<Rec>({
-      client, kind: 'upload', id: 'u1', out, pollMs: 1, quietMs: 60_000, lostMs: 60_000,
+      client, direction: 'upload', id: 'u1', out, pollMs: 1, quietMs: 60_000, lostMs: 60_000,
       get: async () => {
         const a = answers[gets++];
         if (a === undefined) throw new Error('looked once too often: the second stream has the end');
@@ -142,7 +142,7 @@ describe('followTransfer when the agent stops answering', () => {
     const client = { events: async () => { throw unreachable(); } } as unknown as AgentClient;
     let gets = 0;
     await expect(followTransfer<Rec>({
-      client, kind: 'download', id: 'd1', out: quiet, pollMs: 5, lostMs: 30, isDone: () => false,
+      client, direction: 'download', id: 'd1', out: quiet, pollMs: 5, lostMs: 30, isDone: () => false,
       get: async () => { if (gets++ > 0) throw unreachable(); return { ...rec(0), upload_id: 'd1' }; },
     })).rejects.toThrow(/did not answer for .*the download goes on when it starts again \(ferry downloads get d1\)/);
     expect(gets).toBeGreaterThan(2);

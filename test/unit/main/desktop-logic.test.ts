@@ -68,7 +68,8 @@ describe('the tray', () => {
 describe('notifications', () => {
   test('name and outcome; none while the window has the focus, or when turned off; a click opens the app', () => {
     const w = new TransfersWatch();
-    const outcomes = w.apply([up('x', 'complete', 18.3 * GiB, 18.3 * GiB)]);
+    // Named by its Package, as the window and the CLI name it, not by the folder it was made of.
+    const outcomes = w.apply([up('x', 'complete', 18.3 * GiB, 18.3 * GiB, { name: 'shoot (and 2 more)' })]);
     expect(notification(outcomes[0]!)).toEqual({ title: 'Dailies sent', body: '42 files, 18.3 GiB' });
     expect(notification({ kind: 'failed', transfer: { ...outcomes[0]!.transfer, error: 'The Package can no longer take files' } })).toEqual({ title: 'Dailies failed', body: 'The Package can no longer take files' });
     const shown: { onClick(): void }[] = [];
