@@ -7,13 +7,11 @@
 // and finalizes those 300, then finalizes the Package. This file runs its own
 // service and agent.
 import type { ChildProcess } from 'node:child_process';
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { start, stop } from './global-setup.js';
 import { freePort } from '../helpers/ports.js';
-import { openAgentDb } from '../../src/agent/store/db.js';
-import { insertUpload, markFileDone, setFileRegistration, type NewUploadFile } from '../../src/agent/store/uploadStore.js';
+import { fileName, packageOnService, seedManyFiles, servicePackage, type ManyFiles, type ServicePackage } from '../helpers/manyFiles.js';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -21,7 +19,6 @@ const FILES = 50_000;
 /** The files that really move; the others were sent before. */
 const MOVING = 300;
 const DONE = FILES - MOVING;
-const SIZE = 64;
 const UPLOAD_ID = 'upl_manyfiles0001';
 const KB = 1024;
 
@@ -30,8 +27,8 @@ let service: ChildProcess;
 let agent: ChildProcess;
 let serviceUrl: string;
 let appUrl: string;
-let userToken: string;
-let packageId: string;
+let pkg: ServicePackage;
+let many: ManyFiles;
 
 /** What the window received over /ui/events. */
 const frames = { count: 0, bytes: 0, largest: 0, ofTransfer: 0, bytesOfTransfer: 0, withItems: 0, withFiles: 0 };
@@ -47,48 +44,18 @@ async function json<T>(url: string, method: string, body?: unknown, headers: Rec
 }
 const rest = <T>(method: string, p: string, body?: unknown) => json<T>(`${appUrl}/api/v1${p}`, method, body);
 
-/** One upload in agent.db: DONE files already on the service, then MOVING files on disk, paused (the window resumes it). */
-async function seed(configDir: string, moving: string, pkg: { id: string; access_token: string; name: string }): Promise<void> {
-  const files: NewUploadFile[] = [];
-  const mtime = Date.parse('2026-11-01T10:00:00Z');
-  for (let i = 0; i < DONE; i++) {
-    files.push({ kind: 'file', local_path: `/media/archive/Reels/roll-${Math.floor(i / 1000) + 1}/frame-${String(i + 1).padStart(5, '0')}.dng`, rel_dir: `Reels/roll-${Math.floor(i / 1000) + 1}`, name: `frame-${String(i + 1).padStart(5, '0')}.dng`, size: SIZE, mtime_ms: mtime });
-  }
-  for (const name of (await fs.readdir(moving)).sort()) {
-    const st = await fs.stat(path.join(moving, name));
-    files.push({ kind: 'file', local_path: path.join(moving, name), rel_dir: 'Reels/new', name, size: st.size, mtime_ms: st.mtimeMs });
-  }
-  expect(files).toHaveLength(FILES);
-  await fs.mkdir(configDir, { recursive: true });
-  const db = openAgentDb(path.join(configDir, 'agent.db'));
-  insertUpload(db, { id: UPLOAD_ID, type: 'team', state: 'paused', package_id: pkg.id, package_token: pkg.access_token, name: 'Reels', package_name: pkg.name, priority: 0, chunk_size: 100 * 1024 * 1024, auto_finalize: 1, delete_after: null, size: FILES * SIZE }, files);
-  // Done as a run leaves a file: registered (a file id), sent in one part, finalized.
-  for (let i = 0; i < DONE; i++) {
-    setFileRegistration(db, UPLOAD_ID, i, { file_id: `fil_sent${String(i).padStart(6, '0')}`, s3_upload_id: null, chunk_size: SIZE, part_count: 1 });
-    markFileDone(db, UPLOAD_ID, i);
-  }
-  await db.shut();
-}
-
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(180_000);
   const dir = path.join(process.env.FERRY_E2E_TMP!, 'many-files');
-  const moving = path.join(dir, 'Reels', 'new');
-  await fs.mkdir(moving, { recursive: true });
-  for (let i = DONE; i < FILES; i++) await fs.writeFile(path.join(moving, `frame-${String(i + 1).padStart(5, '0')}.dng`), Buffer.alloc(SIZE, i % 251));
   const [api, agentPort] = [await freePort(), await freePort()];
   const owner = { email: 'owner@example.com', password: 'correct horse battery' };
   service = await start(['serve', '--listen', `127.0.0.1:${api}`, '--s3-listen', `127.0.0.1:${await freePort()}`, '--data-dir', path.join(dir, 'hosted'), '--init-owner', `${owner.email}:${owner.password}`],
     'ferry hosted service ready');
   serviceUrl = `http://127.0.0.1:${api}`;
-  // The Package, made on the service as the agent makes one (src/client/uploads.ts).
-  userToken = (await json<{ token: string }>(`${serviceUrl}/v1/auth`, 'POST', owner)).token;
-  const auth = { 'x-user-token': userToken };
-  const team = (await json<{ id: string }[]>(`${serviceUrl}/v1/teams`, 'GET', undefined, auth))[0]!;
-  const pkg = await json<{ id: string; access_token: string; name: string }>(`${serviceUrl}/v1/teams/${team.id}/packages`, 'POST', { name: 'Reels', description: '', recipients: [] }, auth);
-  packageId = pkg.id;
+  pkg = await packageOnService(serviceUrl, owner, 'Reels');
+  many = { id: UPLOAD_ID, name: 'Reels', files: FILES, moving: MOVING, movingDir: path.join(dir, 'Reels', 'new'), size: 64 };
   const configDir = path.join(dir, 'agent');
-  await seed(configDir, moving, pkg);
+  await seedManyFiles(configDir, pkg, many);
 
   appUrl = `http://127.0.0.1:${agentPort}`;
   agent = await start(['agent', '--ui', '--listen', `127.0.0.1:${agentPort}`, '--hosted-url', serviceUrl, '--config-dir', configDir], 'ferry agent ready');
@@ -155,8 +122,7 @@ test(`the window follows a transfer of ${FILES.toLocaleString('en')} files to co
   await expect(row).toContainText('50,000 files');
 
   // The service only ever heard of the 300 that moved, and took the Package's finalize.
-  const pkg = await json<{ state: string; total_files: number }>(`${serviceUrl}/v1/packages/${packageId}`, 'GET', undefined, { 'x-user-token': userToken });
-  expect(pkg).toMatchObject({ state: 'finalized', total_files: MOVING });
+  expect(await servicePackage(serviceUrl, pkg)).toMatchObject({ state: 'finalized', total_files: MOVING });
   const summary = await rest<{ state: string; file_count: number; files_done: number }>('GET', `/uploads/${UPLOAD_ID}?files=false`);
   expect(summary).toMatchObject({ state: 'complete', file_count: FILES, files_done: FILES });
 
@@ -190,7 +156,7 @@ test(`its details page through ${FILES.toLocaleString('en')} files 200 at a time
   const pager = page.getByRole('navigation', { name: 'Pages of files' });
   await expect(table.locator('caption')).toHaveText('Files 1–200 of 50,000');
   await expect(body).toHaveCount(200);
-  await expect(body.first()).toContainText('Reels/roll-1/frame-00001.dng');
+  await expect(body.first()).toContainText(fileName(many, 0));
   await expect(pager).toContainText('Page 1 of 250');
 
   // By keyboard: Next keeps the focus while the page changes under it.
@@ -201,8 +167,8 @@ test(`its details page through ${FILES.toLocaleString('en')} files 200 at a time
   await expect(pager).toContainText('Page 250 of 250');
   await expect(next).toBeDisabled();
   await expect(body).toHaveCount(200);
-  await expect(body.first()).toContainText('Reels/new/frame-49801.dng');
-  await expect(body.last()).toContainText('Reels/new/frame-50000.dng');
+  await expect(body.first()).toContainText(fileName(many, FILES - 200));
+  await expect(body.last()).toContainText(fileName(many, FILES - 1));
   await expect(body.last()).toContainText('complete');
 
   const heap = await heapMiB();
