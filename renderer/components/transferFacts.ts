@@ -21,7 +21,8 @@ export const isFinished = (t: Transfer) => t.state === 'complete' || isCanceled(
 /** What Resume can start again: paused, or failed (a canceled one stays canceled). */
 export const isResumable = (t: Transfer) => t.state === 'paused' || (t.state === 'error' && !isCanceled(t));
 
-const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+/** "1 file", "50,000 files": grouped as the details' "Files 1–200 of 50,000" are. */
+const plural = (n: number, one: string) => `${n.toLocaleString('en')} ${one}${n === 1 ? '' : 's'}`;
 
 /** The muted line under the Package name: the folder or file it was made of, how many files, where a download goes. */
 export function detailOf(t: Transfer): string {

@@ -7,9 +7,11 @@
 // late frames, and the time each event batch takes to apply (store and React
 // render). Then, during an upload at full speed, the rate of messages reaching
 // the window and the upload's throughput with the window open against closed;
-// and the size of the window's JS. Prints PASS/FAIL per target, writes
+// a transfer of 50,000 files followed by the window while its last files are
+// sent (messages and bytes a second, the largest message, the heap); and the
+// size of the window's JS. Prints PASS/FAIL per target, writes
 // .bench-results/ui.json, exits 0 either way.
-// Run: npm run bench:ui  (env BENCH_UI_TRANSFERS, BENCH_UI_ACTIVE, BENCH_UI_UPLOAD_MB)
+// Run: npm run bench:ui  (env BENCH_UI_TRANSFERS, BENCH_UI_ACTIVE, BENCH_UI_UPLOAD_MB, BENCH_UI_MANY_FILES, BENCH_UI_MANY_MOVING)
 import { randomFillSync } from 'node:crypto';
 import { mkdir, mkdtemp, open, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -22,11 +24,15 @@ import { jsonLine, repoRoot, startFerry, type Running } from '../helpers/cli.js'
 import { openAgentDb } from '../../src/agent/store/db.js';
 import { insertUpload, markFileDone } from '../../src/agent/store/uploadStore.js';
 import { startServedService, type ServedService } from './lib/processes.js';
+import { packageOnService, seedManyFiles, type ManyFiles } from '../helpers/manyFiles.js';
 
 const SIZES = (process.env.BENCH_UI_TRANSFERS ?? '1000,10000').split(',').map(Number).filter((n) => n > 0);
 /** Uploads running while the list scrolls: their progress events are what the window applies. */
 const ACTIVE = Number(process.env.BENCH_UI_ACTIVE ?? 8);
 const UPLOAD = Number(process.env.BENCH_UI_UPLOAD_MB ?? 1024) * 1024 * 1024;
+/** The transfer of many files the window follows (0: none), and how many of them are sent while it does (the others are done before). */
+const MANY = Number(process.env.BENCH_UI_MANY_FILES ?? 50_000);
+const MANY_MOVING = Number(process.env.BENCH_UI_MANY_MOVING ?? 2_000);
 const CHROMIUM = { executablePath: process.env.FERRY_CHROMIUM ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'] };
 /** A frame is late when it comes more than half a frame after its time (60 a second). */
 const LATE_MS = 1.5 * (1000 / 60);
@@ -173,6 +179,64 @@ async function measureList(browser: Browser, svc: ServedService, work: string, n
   }
 }
 
+/**
+ * A transfer of MANY files, all but MANY_MOVING done before (test/helpers/manyFiles.ts), resumed
+ * from the window, which follows it to complete: the messages it receives and their bytes a
+ * second, the largest, against one record of the transfer (every file listed); then its heap.
+ */
+async function measureManyFiles(browser: Browser, svc: ServedService, work: string): Promise<void> {
+  const size = MANY.toLocaleString('en');
+  const configDir = join(work, 'agent-many');
+  const pkg = await packageOnService(svc.url, svc.owner, 'Reels');
+  const many: ManyFiles = { id: 'upl_benchmany', name: 'Reels', files: MANY, moving: Math.min(MANY, MANY_MOVING), movingDir: join(work, 'many'), size: 64 * 1024 };
+  await seedManyFiles(configDir, pkg, many);
+  const agent = await startAgent(configDir, svc);
+  try {
+    const got = { messages: 0, bytes: 0, largest: 0 };
+    const page = await browser.newPage({ viewport: { width: 1100, height: 720 } });
+    page.on('websocket', (ws) => ws.on('framereceived', ({ payload }) => {
+      const n = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
+      got.messages++;
+      got.bytes += n;
+      got.largest = Math.max(got.largest, n);
+    }));
+    await page.goto(agent.appUrl);
+    const resume = page.getByRole('row', { name: `Upload ${many.name}` }).getByRole('button', { name: 'Resume' });
+    await resume.waitFor({ timeout: 60_000 });
+    Object.assign(got, { messages: 0, bytes: 0, largest: 0 });
+    const t0 = performance.now();
+    await resume.click();
+    await untilComplete(agent.agentUrl, many.id);
+    // The window has it complete: its bar full.
+    await page.getByRole('row', { name: `Upload ${many.name}` }).locator('[role=progressbar][aria-valuenow="100"]').waitFor({ timeout: 60_000 });
+    const s = (performance.now() - t0) / 1000;
+    const whole = Buffer.byteLength(JSON.stringify((await call(agent.agentUrl, 'GET', `/uploads/${many.id}`)).body));
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('HeapProfiler.collectGarbage');
+    const heap = ((await cdp.send('Runtime.getHeapUsage')) as { usedSize: number }).usedSize / 1024 / 1024;
+    const what = `${size} files followed`;
+    record(`${what}: ${many.moving.toLocaleString('en')} of them sent, in`, s, 's', '', true);
+    record(`${what}: messages to the window`, got.messages / s, 'per s', '≤ 10', got.messages / s <= 10);
+    record(`${what}: bytes to the window`, got.bytes / 1024 / s, 'KiB/s', '', true);
+    record(`${what}: all those bytes, of one record (${Math.round(whole / 1024).toLocaleString('en')} KiB)`, (got.bytes / whole) * 100, '%', '< 10', got.bytes / whole < 0.1);
+    record(`${what}: largest message`, got.largest / 1024, 'KiB', '< 10', got.largest < 10 * 1024);
+    record(`${what}: renderer JS heap, after`, heap, 'MiB', '< 100', heap < 100);
+    await page.close();
+  } finally {
+    await agent.proc.stop();
+  }
+}
+
+async function untilComplete(agentUrl: string, id: string): Promise<void> {
+  for (let i = 0; i < 36_000; i++) {
+    const u = await call(agentUrl, 'GET', `/uploads/${id}?files=false`);
+    if (u.body.state === 'complete') return;
+    if (u.body.state === 'error') throw new Error(`upload failed: ${u.body.error}`);
+    await new Promise((res) => setTimeout(res, 50));
+  }
+  throw new Error('upload did not complete');
+}
+
 async function uploadTime(agentUrl: string, teamId: string, file: string): Promise<number> {
   const t0 = performance.now();
   const r = await call(agentUrl, 'POST', '/uploads', { body: { team_id: teamId, paths: [file] } });
@@ -199,6 +263,7 @@ try {
   await fh.close();
 
   for (const n of SIZES) await measureList(browser, svc, work, n, file);
+  if (MANY > 0) await measureManyFiles(browser, svc, work);
 
   // An upload at full speed with the window closed, then open (counting its messages), on an agent of its own.
   const agent = await startAgent(join(work, 'agent-upload'), svc);
@@ -233,7 +298,7 @@ try {
   console.log(`\nferry app window (browser mode, Chromium); load average ${load.before} before, ${load.after} after`);
   for (const r of rows) console.log(`  ${r.what.padEnd(72)} ${String(r.value).padStart(10)} ${r.unit.padEnd(7)} ${r.target.padEnd(8)} ${r.target ? (r.pass ? 'PASS' : 'FAIL') : ''}`);
   await mkdir(join(repoRoot, '.bench-results'), { recursive: true });
-  await writeFile(join(repoRoot, '.bench-results', 'ui.json'), JSON.stringify({ when: new Date().toISOString(), load, sizes: SIZES, active: ACTIVE, uploadBytes: UPLOAD, rows }, null, 2));
+  await writeFile(join(repoRoot, '.bench-results', 'ui.json'), JSON.stringify({ when: new Date().toISOString(), load, sizes: SIZES, active: ACTIVE, uploadBytes: UPLOAD, manyFiles: MANY, manyMoving: MANY_MOVING, rows }, null, 2));
 } finally {
   await browser.close();
   await svc.stop();
