@@ -16,7 +16,7 @@ import { classify } from './downloadErrors.js';
 import { RangeMismatchError } from './rangeFetch.js';
 import { backoffMs } from './retry.js';
 import { downloadFilesAt, downloadFilesPage, downloadRecord, downloadSummary } from './downloadRecord.js';
-import { CANCELED } from '../store/canceledMigration.js';
+import { CANCELED } from '../store/canceledTransfers.js';
 
 export interface JobDeps {
   db: AgentDb;
