@@ -1,13 +1,23 @@
 // What a receive will fetch, before anything is downloaded: the Package's name,
 // sender, size, file count, expiry and message, then its files with "Select all".
-// A Package may hold 10,000 files: the list draws a few hundred at a time (with
-// how many more there are) and "Select all" still selects every one.
-import { useEffect, useRef, useState } from 'react';
-import type { LinkPreview } from '../../src/api/agent/downloads.js';
+// A Package may hold a million files: the list holds the pages loaded so far (the
+// first comes with the preview; the next loads when its end scrolls into view, or
+// with "Show more"), says how many more there are, and "Select all" still selects
+// every one, loaded or not.
+import { useEffect, useRef } from 'react';
+import type { LinkPreview, PreviewFile } from '../../src/api/agent/downloads.js';
 import { bytes } from '../format.js';
 
-/** Rows drawn at first, and added by "Show more". */
-const STEP = 200;
+/** Which files a receive takes: every file of the Package, or the ones ticked (among those loaded). */
+export type FilePick = { all: true } | { all: false; ids: Set<string> };
+
+/** How many files a pick takes, and their bytes (a hand-picked set counts the loaded files it names). */
+export function pickTotals(pick: FilePick, preview: LinkPreview, files: PreviewFile[]): { count: number; size: number } {
+  if (pick.all) return { count: preview.file_count, size: preview.size };
+  let size = 0;
+  for (const f of files) if (pick.ids.has(f.file_id)) size += f.size;
+  return { count: pick.ids.size, size };
+}
 
 export const filesWord = (n: number) => `${n.toLocaleString('en')} ${n === 1 ? 'file' : 'files'}`;
 
@@ -32,7 +42,7 @@ export function PackageSummary({ preview }: { preview: LinkPreview }) {
     <div className="package-summary">
       <h2 className="package-name" title={preview.name}>{preview.name}</h2>
       <p className="muted">
-        From <span className="sender">{preview.sender_email}</span> · {filesWord(preview.files.length)}, {bytes(preview.size)}
+        From <span className="sender">{preview.sender_email}</span> · {filesWord(preview.file_count)}, {bytes(preview.size)}
       </p>
       <p className="muted">{preview.expiry ? expiryWords(preview.expiry) : 'Does not expire'}</p>
       {preview.description && (
@@ -42,48 +52,74 @@ export function PackageSummary({ preview }: { preview: LinkPreview }) {
   );
 }
 
+export interface PackageFilesProps {
+  preview: LinkPreview;
+  /** The files loaded so far, in the Package's order. */
+  files: PreviewFile[];
+  /** Whether more files are to be loaded, one is under way, and why the last load failed. */
+  more: { left: boolean; loading: boolean; error?: string };
+  onMore(): void;
+  pick: FilePick;
+  onPick(next: FilePick): void;
+}
+
 /** The files, each with a checkbox, under a tri-state "Select all"; sizes in a right-aligned column. */
-export function PackageFiles({ preview, picked, onPick }: { preview: LinkPreview; picked: Set<string>; onPick(next: Set<string>): void }) {
-  const [drawn, setDrawn] = useState(STEP);
-  useEffect(() => setDrawn(STEP), [preview]);
+export function PackageFiles({ preview, files, more, onMore, pick, onPick }: PackageFilesProps) {
   const all = useRef<HTMLInputElement>(null);
-  const count = preview.files.length;
-  const some = picked.size > 0 && picked.size < count;
+  const end = useRef<HTMLLIElement>(null);
+  const count = preview.file_count;
+  const chosen = pick.all ? count : pick.ids.size;
+  const some = chosen > 0 && chosen < count;
   useEffect(() => {
     if (all.current) all.current.indeterminate = some;
   }, [some]);
-  const rest = count - drawn;
+  // The next page loads when the end of the list scrolls into view (the button does it by keyboard).
+  useEffect(() => {
+    const el = end.current;
+    if (!el || !more.left || more.loading || more.error || typeof IntersectionObserver === 'undefined') return;
+    const seen = new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting)) onMore();
+    });
+    seen.observe(el);
+    return () => seen.disconnect();
+  }, [more.left, more.loading, more.error, files.length, onMore]);
+  const toggle = (id: string) => {
+    // Unticking one of "all": the loaded files but that one (files not loaded yet are not named).
+    const ids = pick.all ? new Set(files.map((f) => f.file_id)) : new Set(pick.ids);
+    if (ids.has(id)) ids.delete(id);
+    else ids.add(id);
+    onPick(ids.size === count ? { all: true } : { all: false, ids });
+  };
+  const rest = count - files.length;
   return (
     <div className="package-files">
       <div className="files-head">
         <label className="inline">
-          <input ref={all} type="checkbox" aria-label="Select all files" checked={count > 0 && picked.size === count} onChange={() => onPick(picked.size === count ? new Set() : new Set(preview.files.map((f) => f.file_id)))} />
+          <input ref={all} type="checkbox" aria-label="Select all files" checked={count > 0 && chosen === count} onChange={() => onPick(chosen === count ? { all: false, ids: new Set() } : { all: true })} />
           Select all
         </label>
         <span className="size">Size</span>
       </div>
       <ul className="chosen" aria-label={`Files of ${preview.name}`}>
-        {preview.files.slice(0, drawn).map((f) => (
+        {files.map((f) => (
           <li key={f.file_id}>
             <label className="inline">
-              <input type="checkbox" checked={picked.has(f.file_id)} onChange={() => {
-                const next = new Set(picked);
-                if (next.has(f.file_id)) next.delete(f.file_id);
-                else next.add(f.file_id);
-                onPick(next);
-              }} />
+              <input type="checkbox" checked={pick.all || pick.ids.has(f.file_id)} onChange={() => toggle(f.file_id)} />
               <span className="name" title={f.path}>{f.path}</span>
             </label>
             <span className="size">{bytes(f.size)}</span>
           </li>
         ))}
-        {rest > 0 && (
-          <li className="more">
-            <span className="muted">{`and ${rest.toLocaleString('en')} more ${rest === 1 ? 'file' : 'files'}, included in Select all`}</span>
-            <button type="button" onClick={() => setDrawn(drawn + STEP)}>Show {Math.min(STEP, rest)} more</button>
+        {more.left && (
+          <li className="more" ref={end}>
+            <span className="muted" role={more.error ? 'alert' : undefined}>
+              {more.error ?? (rest > 0 ? `and ${rest.toLocaleString('en')} more ${rest === 1 ? 'file' : 'files'}, included in Select all` : 'More files to show')}
+            </span>
+            <button type="button" onClick={onMore} disabled={more.loading}>{more.loading ? 'Loading…' : more.error ? 'Try again' : 'Show more'}</button>
           </li>
         )}
       </ul>
+      {!pick.all && more.left && pick.ids.size > 0 && <p className="muted">Files not shown yet are only taken with Select all.</p>}
     </div>
   );
 }

@@ -1,11 +1,11 @@
 // Receive: a Link (and its password), where to put it; "Show files" says what the
 // receive will fetch (PackagePreview.tsx) and which files; then Download.
-import { useEffect, useState, type FormEvent } from 'react';
-import type { LinkPreview } from '../../src/api/agent/downloads.js';
+import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import type { LinkPreview, PreviewFile } from '../../src/api/agent/downloads.js';
 import { useApp } from '../store/context.js';
 import { FolderField } from '../components/FolderField.js';
 import { bytes } from '../format.js';
-import { PackageFiles, PackageSummary, filesWord } from '../components/PackagePreview.js';
+import { PackageFiles, PackageSummary, filesWord, pickTotals, type FilePick } from '../components/PackagePreview.js';
 import { FieldProblem, FormProblem, invalidProps, type Problem } from '../components/FieldProblem.js';
 import { AgentErrorCode } from '../../src/api/agent/errors.js';
 
@@ -35,7 +35,12 @@ export function Receive() {
   const [password, setPassword] = useState('');
   const [dst, setDst] = useState('');
   const [preview, setPreview] = useState<LinkPreview>();
-  const [picked, setPicked] = useState<Set<string>>(new Set());
+  // The preview's files loaded so far, and the cursor of the next page (null: all loaded).
+  const [files, setFiles] = useState<PreviewFile[]>([]);
+  const [next, setNext] = useState<string | null>(null);
+  const [loading, setLoading] = useState(false);
+  const [moreError, setMoreError] = useState<string>();
+  const [pick, setPick] = useState<FilePick>({ all: true });
   const [packageFolder, setPackageFolder] = useState(true);
   /** What the last Show files or Download said; another Link clears it, with the files shown. */
   const [error, setError] = useState<Problem>();
@@ -52,8 +57,24 @@ export function Receive() {
     }
     setError(undefined);
     setPreview(r.value);
-    setPicked(new Set(r.value.files.map((f) => f.file_id)));
+    setFiles(r.value.files);
+    setNext(r.value.next);
+    setMoreError(undefined);
+    setPick({ all: true });
   };
+
+  /** The next page of the preview's files. */
+  const more = useCallback(async () => {
+    if (!next || loading) return;
+    setLoading(true);
+    const r = await call('downloads.previewFiles', { url: url.trim(), ...(password ? { password } : {}), after: next });
+    setLoading(false);
+    if (!r.ok) return setMoreError(`The next files could not be loaded: ${r.error.message}`);
+    setMoreError(undefined);
+    setFiles((have) => [...have, ...r.value.files]);
+    setNext(r.value.next);
+  }, [call, url, password, next, loading]);
+  const onMore = useCallback(() => void more(), [more]);
 
   const download = async (e: FormEvent) => {
     e.preventDefault();
@@ -61,15 +82,15 @@ export function Receive() {
       url: url.trim(),
       dst_folder: dst,
       ...(password ? { password } : {}),
-      ...(preview && picked.size < preview.files.length ? { file_ids: [...picked] } : {}),
+      ...(preview && !pick.all ? { file_ids: [...pick.ids] } : {}),
       create_package_folder: packageFolder,
     });
     if (!r.ok) return setError(r.error.field && r.error.field !== 'url' ? r.error : linkProblem(r.error, password));
     go('transfers');
   };
 
-  const chosenSize = preview ? preview.files.reduce((sum, f) => (picked.has(f.file_id) ? sum + f.size : sum), 0) : 0;
-  const why = !url.trim() ? 'Paste a Link first.' : !dst ? 'Choose a destination folder.' : preview && picked.size === 0 ? 'Select at least one file.' : undefined;
+  const chosen = preview ? pickTotals(pick, preview, files) : { count: 0, size: 0 };
+  const why = !url.trim() ? 'Paste a Link first.' : !dst ? 'Choose a destination folder.' : preview && chosen.count === 0 ? 'Select at least one file.' : undefined;
 
   return (
     <section aria-labelledby="place-title">
@@ -93,7 +114,14 @@ export function Receive() {
         {preview && (
           <section className="package-preview" aria-label="What this Link holds">
             <PackageSummary preview={preview} />
-            <PackageFiles preview={preview} picked={picked} onPick={setPicked} />
+            <PackageFiles
+              preview={preview}
+              files={files}
+              more={{ left: next !== null, loading, ...(moreError ? { error: moreError } : {}) }}
+              onMore={onMore}
+              pick={pick}
+              onPick={setPick}
+            />
           </section>
         )}
         <label className="inline">
@@ -102,7 +130,7 @@ export function Receive() {
         <FormProblem problem={error} placed={PLACED} />
         <div className="form-foot">
           <button type="submit" className="primary" disabled={why !== undefined} aria-describedby="receive-why">
-            {preview && picked.size > 0 ? `Download ${filesWord(picked.size)}, ${bytes(chosenSize)}` : 'Download'}
+            {preview && chosen.count > 0 ? `Download ${filesWord(chosen.count)}, ${bytes(chosen.size)}` : 'Download'}
           </button>
           {why && <span id="receive-why" className="muted">{why}</span>}
         </div>

@@ -1,9 +1,9 @@
 // The recipient side of the hosted API: a Link URL taken apart, the Link
-// resolved to a read-only package token, the Package's file list and the
-// short-lived download URL of one file.
+// resolved to a read-only package token, the Package's file list (a page at a
+// time) and the short-lived download URLs of its files (one, or many in one request).
 import type { HostedHttp } from './http.js';
 import type { LinkInfo } from '../api/hosted/links.js';
-import type { DownloadAnswer, FileObject } from '../api/hosted/files.js';
+import { FILES_PAGE_MAX, type DownloadAnswer, type DownloadUrlOutcome, type DownloadUrlsAnswer, type FileObject, type FilePage } from '../api/hosted/files.js';
 
 export interface ParsedLinkUrl {
   /** scheme://host[:port] of the Link URL. */
@@ -48,9 +48,42 @@ export function resolveLink(http: HostedHttp, linkId: string, secret: string, pa
   });
 }
 
-/** Every entry of a Package, the two ZIP variants included. */
-export function listPackageFiles(http: HostedHttp, packageId: string, packageToken: string, signal?: AbortSignal): Promise<FileObject[]> {
-  return http.request<FileObject[]>('GET', `/v1/packages/${encodeURIComponent(packageId)}/files`, { auth: { packageToken }, signal });
+/**
+ * One page of a Package's files and folders (`?after=&limit=`, Ferry's paging).
+ * A service without it answers the spec's whole array: that comes back as one
+ * last page, its two ZIP entries left out as the pages leave them out.
+ */
+export async function packageFilesPage(
+  http: HostedHttp,
+  packageId: string,
+  packageToken: string,
+  page: { after?: string; limit?: number } = {},
+  signal?: AbortSignal,
+): Promise<FilePage> {
+  const r = await http.request<FilePage | FileObject[]>('GET', `/v1/packages/${encodeURIComponent(packageId)}/files`, {
+    query: { limit: page.limit ?? FILES_PAGE_MAX, after: page.after },
+    auth: { packageToken },
+    signal,
+  });
+  if (Array.isArray(r)) return { files: r.filter((f) => f.kind === 'file' || f.kind === 'directory'), next: null };
+  return r;
+}
+
+/** At most this many pages: 500 million entries at the largest page, far past any Package. */
+const MAX_PAGES = 100_000;
+
+/** Every file and folder of a Package (not the ZIP entries), fetched a page at a time. */
+export async function listPackageFiles(http: HostedHttp, packageId: string, packageToken: string, signal?: AbortSignal): Promise<FileObject[]> {
+  const all: FileObject[] = [];
+  let after: string | undefined;
+  for (let n = 0; n < MAX_PAGES; n++) {
+    const page = await packageFilesPage(http, packageId, packageToken, { after }, signal);
+    for (const f of page.files) all.push(f);
+    if (page.next === null) return all;
+    if (page.next === after) throw new Error('the service answered the same page of files twice');
+    after = page.next;
+  }
+  throw new Error(`the Package's file list did not end within ${MAX_PAGES} pages`);
 }
 
 /** A pre-signed GET URL for one file, valid about an hour (less when the Link or Package expires sooner). */
@@ -60,4 +93,13 @@ export async function fileDownloadUrl(http: HostedHttp, packageId: string, fileI
     signal,
   });
   return r.url;
+}
+
+/** Ferry's addition: the URLs of up to 100 files in one request, one outcome per file in order (a 404 where the service lacks the route). */
+export async function fileDownloadUrls(http: HostedHttp, packageId: string, fileIds: string[], packageToken: string): Promise<DownloadUrlOutcome[]> {
+  const r = await http.request<DownloadUrlsAnswer>('POST', `/v1/packages/${encodeURIComponent(packageId)}/download_urls`, {
+    auth: { packageToken },
+    body: { files: fileIds.map((file_id) => ({ file_id })) },
+  });
+  return r.results;
 }

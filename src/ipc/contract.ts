@@ -7,7 +7,7 @@
 import { Type, type Static, type TProperties, type TSchema } from 'typebox';
 import { LoginBody, SessionAnswer, SessionUser, TeamList } from '../api/agent/session.js';
 import { CreateUploadBody, PortalUploadBody, UploadLinkAnswer, UploadLinkBody, UploadLinkEntry, UploadLinkList, UploadLinkParams, UploadSummary } from '../api/agent/uploads.js';
-import { CreateDownloadBody, CreatedDownload, DownloadSummary, LinkPreview } from '../api/agent/downloads.js';
+import { CreateDownloadBody, CreatedDownload, DownloadSummary, LinkPreview, PreviewFilesPage, PreviewFilesRequest } from '../api/agent/downloads.js';
 import { DownloadChange, DownloadFilesPage, FilesQuery, UploadChange, UploadFilesPage } from '../api/agent/transfers.js';
 import { FolderListing, PathsMeasure } from '../api/agent/folders.js';
 import { About } from '../api/agent/system.js';
@@ -65,6 +65,8 @@ export const channels = {
   'uploads.revokeLink': channel(UploadLinkParams, UploadLinkEntry),
 
   'downloads.preview': channel(Type.Object({ url: CreateDownloadBody.properties.url, password: CreateDownloadBody.properties.password }), LinkPreview),
+  /** The preview's next page of files (its `next`, then each page's). */
+  'downloads.previewFiles': channel(PreviewFilesRequest, PreviewFilesPage),
   'downloads.create': channel(CreateDownloadBody, CreatedDownload),
   'downloads.pause': channel(DownloadId, DownloadSummary),
   'downloads.resume': channel(DownloadId, DownloadSummary),

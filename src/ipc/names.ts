@@ -6,7 +6,7 @@ export const CHANNELS = [
   'session.current', 'session.login', 'session.loginWithApiKey', 'session.logout', 'session.thisComputer', 'teams.list',
   'transfers.snapshot',
   'uploads.create', 'uploads.createPortal', 'uploads.pause', 'uploads.resume', 'uploads.remove', 'uploads.cancel', 'uploads.pauseAll', 'uploads.resumeAll', 'uploads.files', 'uploads.link', 'uploads.transferLink', 'uploads.links', 'uploads.revokeLink',
-  'downloads.preview', 'downloads.create', 'downloads.pause', 'downloads.resume', 'downloads.remove', 'downloads.cancel', 'downloads.pauseAll', 'downloads.resumeAll', 'downloads.files',
+  'downloads.preview', 'downloads.previewFiles', 'downloads.create', 'downloads.pause', 'downloads.resume', 'downloads.remove', 'downloads.cancel', 'downloads.pauseAll', 'downloads.resumeAll', 'downloads.files',
   'automations.list', 'automations.create', 'automations.update', 'automations.setEnabled', 'automations.remove', 'automations.packages',
   'gateways.list', 'gateways.register', 'gateways.update', 'gateways.unregister', 'gateways.createConnection',
   'system.about', 'settings.get', 'settings.update', 'fs.list',

@@ -8,12 +8,13 @@
 // utilityProcess in the app). Only the system's dialogs and login items are
 // stand-ins. Journeys: sign in, send a folder chosen in the "system" dialog and
 // see it complete, the app's own settings, and restart to update.
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { expect, test, type Page } from '@playwright/test';
+import { forkAgentProcess } from '../helpers/agentProcess.js';
 import { AgentSupervisor, type AgentChild } from '../../main/supervisor.js';
 import { relay } from '../../main/ipcRelay.js';
 import { registerDesktop } from '../../main/desktopChannels.js';
@@ -74,24 +75,7 @@ let send: SendToWindow;
 
 /** The agent's process as main starts it (Node's IPC channel for Electron's port). */
 function spawnAgent(): AgentChild {
-  const flags = { listen: '127.0.0.1:0', 'hosted-url': process.env.FERRY_E2E_SERVICE!, 'config-dir': path.join(tmp, 'agent'), 'chunk-size': String(5 * MiB), concurrency: '1', 'log-level': 'silent' };
-  const child = fork(path.join(root, 'src', 'cli', 'agentProcess.ts'), [], {
-    execArgv: ['--require', path.join(root, 'bin', 'threadPool.cjs'), '--import', 'tsx'],
-    env: { ...process.env, FERRY_AGENT_FLAGS: JSON.stringify(flags) },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  children.push(child);
-  return {
-    port: {
-      post: (m) => void child.send(m),
-      onMessage(listener) {
-        child.on('message', listener);
-        return () => void child.off('message', listener);
-      },
-    },
-    onExit: (l) => void child.once('exit', (code) => l(code)),
-    kill: () => void child.kill('SIGKILL'),
-  };
+  return forkAgentProcess({ listen: '127.0.0.1:0', 'hosted-url': process.env.FERRY_E2E_SERVICE!, 'config-dir': path.join(tmp, 'agent'), 'chunk-size': String(5 * MiB), concurrency: '1', 'log-level': 'silent' }, children);
 }
 
 test.beforeAll(async ({ browser }) => {

@@ -38,6 +38,15 @@ describe('ZIP names', () => {
     ]);
   });
 
+  it('keeps them distinct across many names, the table of names grown many times over', () => {
+    // 20,000 names, then each again in capitals: every second one gets " (2)", every third " (3)".
+    const rels = Array.from({ length: 20_000 }, (_, i) => `d${i % 50}/clip ${i}.mov`);
+    const names = windowsNames([...rels, ...rels.map((r) => r.toUpperCase()), ...rels]);
+    expect(names.slice(0, 20_000)).toEqual(rels);
+    expect(names.slice(20_000, 40_000)).toEqual(rels.map((r) => r.toUpperCase().replace(/\.MOV$/, ' (2).MOV')));
+    expect(names.slice(40_000)).toEqual(rels.map((r) => r.replace(/\.mov$/, ' (3).mov')));
+  });
+
   it('spots Finder noise', () => {
     expect(isMacNoise('.DS_Store')).toBe(true);
     expect(isMacNoise('a/b/.DS_Store')).toBe(true);

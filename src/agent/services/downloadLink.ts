@@ -1,15 +1,15 @@
 // A download's Link: which service answers it, its resolution and the listing of
 // its Package (kept from a preview for the download that follows, so that one
 // receive counts one access: linkTokens.ts), what the service's refusals mean
-// to the caller, and the preview itself. Apart from downloads.ts, which makes
-// and runs downloads once their Link is open.
+// to the caller, and the preview opened through it (linkPreview.ts). Apart from
+// downloads.ts, which makes and runs downloads once their Link is open.
 import type { AgentContext } from '../context.js';
-import type { LinkPreview } from '../../api/agent/downloads.js';
 import { AgentErrorCode } from '../../api/agent/errors.js';
 import { HostedApiError, HostedHttp } from '../../client/http.js';
 import { listPackageFiles, parseLinkUrl, resolveLink } from '../../client/downloads.js';
 import { AgentError, invalid, upstream } from '../errors.js';
 import { LinkTokens } from './linkTokens.js';
+import { createLinkPreview } from './linkPreview.js';
 import type { LinkInfo } from '../../api/hosted/links.js';
 import type { FileObject } from '../../api/hosted/files.js';
 
@@ -48,11 +48,17 @@ export function createDownloadLinks(ctx: AgentContext) {
    * works (no access counted), else by resolving it now and keeping that for the download
    * to come (or the retry of one refused for its other fields). A download made forgets it.
    */
-  async function openLink(http: HostedHttp, key: string, link: { linkId: string; secret: string }, password: string | undefined) {
+  async function openLink<T = FileObject[]>(
+    http: HostedHttp,
+    key: string,
+    link: { linkId: string; secret: string },
+    password: string | undefined,
+    list: (http: HostedHttp, packageId: string, token: string) => Promise<T> = listPackageFiles as never,
+  ) {
     const kept = resolved.peek(key);
     if (kept) {
       try {
-        return { info: kept, files: await listPackageFiles(http, kept.package_id, kept.package_token) };
+        return { info: kept, files: await list(http, kept.package_id, kept.package_token) };
       } catch (err) {
         resolved.forget(key);
         // A token that stopped working (expired, revoked Link): resolve again, which says why.
@@ -60,10 +66,18 @@ export function createDownloadLinks(ctx: AgentContext) {
       }
     }
     const info: LinkInfo = await resolveLink(http, link.linkId, link.secret, password).catch(linkError);
-    const files: FileObject[] = await listPackageFiles(http, info.package_id, info.package_token).catch(linkError);
+    const files = await list(http, info.package_id, info.package_token).catch(linkError);
     resolved.keep(key, info);
     return { info, files };
   }
+
+  const previews = createLinkPreview((url, password, list) => {
+    const link = parseLinkUrl(url);
+    if (typeof link === 'string') throw invalid(link, 'url');
+    const apiBase = apiBaseFor(link.origin);
+    const pw = password || undefined;
+    return openLink(clientFor(apiBase), LinkTokens.key(apiBase, link.linkId, link.secret, pw), link, pw, list);
+  });
 
   return {
     apiBaseFor,
@@ -74,23 +88,8 @@ export function createDownloadLinks(ctx: AgentContext) {
     /** A download was made from the Link: its kept resolution is spent. */
     forget: (key: string) => resolved.forget(key),
 
-    /** The files a Link offers, before anything is downloaded (the app's "Show files"). */
-    async preview(url: string, password?: string): Promise<LinkPreview> {
-      const link = parseLinkUrl(url);
-      if (typeof link === 'string') throw invalid(link, 'url');
-      const apiBase = apiBaseFor(link.origin);
-      const pw = password || undefined;
-      const { info, files } = await openLink(clientFor(apiBase), LinkTokens.key(apiBase, link.linkId, link.secret, pw), link, pw);
-      const listed = files.filter((f) => f.kind === 'file').map((f) => ({ file_id: f.id, path: f.path ? `${f.path}/${f.name}` : f.name, size: f.size ?? 0 }));
-      return {
-        package_id: info.package_id,
-        name: info.name,
-        sender_email: info.sender_email,
-        description: info.description ?? '',
-        expiry: info.expiry,
-        size: listed.reduce((sum, f) => sum + f.size, 0),
-        files: listed,
-      };
-    },
+    /** The files a Link offers, before anything is downloaded (the app's "Show files"): linkPreview.ts. */
+    preview: previews.first,
+    previewFiles: previews.after,
   };
 }

@@ -116,8 +116,9 @@ export function createDownloadsService(ctx: AgentContext) {
   }
 
   return {
-    /** The files a Link offers, before anything is downloaded (downloadLink.ts). */
+    /** The files a Link offers, before anything is downloaded (the app's "Show files"): downloadLink.ts, linkPreview.ts. */
     preview: links.preview,
+    previewFiles: links.previewFiles,
 
     /**
      * POST /downloads: resolves the Link and lists its Package before anything is created.

@@ -58,6 +58,7 @@ export function createHandlers(services: AgentServices, ctx: Pick<AgentContext, 
     'uploads.revokeLink': (r) => uploads.revokeLink(r.upload_id, r.link_id),
 
     'downloads.preview': (r) => downloads.preview(r.url, r.password),
+    'downloads.previewFiles': (r) => downloads.previewFiles(r.url, r.password, r.after),
     'downloads.create': (r) => downloads.create(r),
     'downloads.pause': (r) => downloads.pause(r.download_id),
     'downloads.resume': async (r) => downloads.resume(r.download_id),

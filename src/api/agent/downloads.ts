@@ -112,7 +112,16 @@ export const DeleteDownloadsQuery = Type.Object({
 });
 export type DeleteDownloadsQuery = Static<typeof DeleteDownloadsQuery>;
 
-/** A Link's Package before anything is downloaded: what "Show files" lists. */
+/** One file of a Link's Package, as the preview lists it. */
+export const PreviewFile = Type.Object({ file_id: Type.String(), path: Type.String(), size: Type.Integer() });
+export type PreviewFile = Static<typeof PreviewFile>;
+
+/**
+ * A Link's Package before anything is downloaded: what "Show files" shows. A
+ * Package may hold a million files, so `files` is the first page of them and
+ * `next` the cursor of the following one (`downloads.previewFiles`); `file_count`
+ * and `size` are the whole Package's.
+ */
 export const LinkPreview = Type.Object({
   package_id: Type.String(),
   name: Type.String(),
@@ -121,8 +130,23 @@ export const LinkPreview = Type.Object({
   description: Type.String(),
   /** When the Link stops working (the earlier of the Link's and the Package's expiry); null when it does not expire. */
   expiry: Type.Union([Type.String(), Type.Null()]),
-  /** Bytes of the files listed. */
+  /** Bytes of every file of the Package. */
   size: Type.Integer(),
-  files: Type.Array(Type.Object({ file_id: Type.String(), path: Type.String(), size: Type.Integer() })),
+  /** How many files the Package holds. */
+  file_count: Type.Integer(),
+  files: Type.Array(PreviewFile),
+  /** The cursor of the next page of files; null when `files` holds them all. */
+  next: Type.Union([Type.String(), Type.Null()]),
 });
 export type LinkPreview = Static<typeof LinkPreview>;
+
+/** `downloads.previewFiles`: the page of files after `after` (a preview's or a page's `next`). */
+export const PreviewFilesRequest = Type.Object({
+  url: CreateDownloadBody.properties.url,
+  password: CreateDownloadBody.properties.password,
+  after: Type.String({ minLength: 1, maxLength: 16_384 }),
+});
+export type PreviewFilesRequest = Static<typeof PreviewFilesRequest>;
+
+export const PreviewFilesPage = Type.Object({ files: Type.Array(PreviewFile), next: Type.Union([Type.String(), Type.Null()]) });
+export type PreviewFilesPage = Static<typeof PreviewFilesPage>;

@@ -180,6 +180,30 @@ export type FinalizeFilesAnswer = Static<typeof FinalizeFilesAnswer>;
 
 export const FileList = Type.Array(FileObject);
 
+export const FILES_PAGE_DEFAULT = 1000;
+export const FILES_PAGE_MAX = 5000;
+
+/**
+ * Ferry's addition to `GET /v1/packages/{id}/files`: with `limit` or `after`, the
+ * answer is one FilePage instead of the spec's whole array. `after` is the `next`
+ * of the page before (opaque: base64url of the last entry's place in the order).
+ */
+export const FilesPageQuery = Type.Object({
+  after: Type.Optional(Type.String({ minLength: 1, maxLength: 16_384, pattern: '^[A-Za-z0-9_-]+$' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: FILES_PAGE_MAX })),
+});
+export type FilesPageQuery = Static<typeof FilesPageQuery>;
+
+/**
+ * One page of a Package's finalized entries (files and folders, no ZIP entries),
+ * in the whole list's order; `next` is the `after` of the following page, null after the last.
+ */
+export const FilePage = Type.Object({
+  files: Type.Array(FileObject),
+  next: Type.Union([Type.String(), Type.Null()]),
+});
+export type FilePage = Static<typeof FilePage>;
+
 export const ZIP_KINDS = ['zip_windows', 'zip_mac'] as const;
 export type ZipVariant = (typeof ZIP_KINDS)[number];
 
@@ -188,6 +212,33 @@ export type DownloadQuery = Static<typeof DownloadQuery>;
 
 export const DownloadAnswer = Type.Object({ method: Type.Literal('GET'), url: Type.String() });
 export type DownloadAnswer = Static<typeof DownloadAnswer>;
+
+export const MAX_FILES_PER_DOWNLOAD_URLS = 100;
+
+/**
+ * Ferry's addition: `POST /v1/packages/{id}/download_urls` answers the download
+ * URLs of several files, each exactly as its own `GET .../files/{file}/download`
+ * would (with the same optional `expiry`).
+ */
+export const DownloadUrlsBody = Type.Object({
+  files: Type.Array(Type.Object({ file_id: Type.String({ minLength: 1, maxLength: 100 }) }), { minItems: 1, maxItems: MAX_FILES_PER_DOWNLOAD_URLS }),
+  expiry: Type.Optional(Type.String({ format: 'date-time' })),
+});
+export type DownloadUrlsBody = Static<typeof DownloadUrlsBody>;
+
+/** One file's outcome: 200 with its `url`, or the status and `{code, message}` its own request would have answered. */
+export const DownloadUrlOutcome = Type.Object({
+  file_id: Type.String(),
+  status: Type.Integer(),
+  url: Type.Optional(Type.String()),
+  code: Type.Optional(Type.String()),
+  message: Type.Optional(Type.String()),
+});
+export type DownloadUrlOutcome = Static<typeof DownloadUrlOutcome>;
+
+/** In the order of the request's files. */
+export const DownloadUrlsAnswer = Type.Object({ results: Type.Array(DownloadUrlOutcome) });
+export type DownloadUrlsAnswer = Static<typeof DownloadUrlsAnswer>;
 
 export const ZipParams = Type.Object({
   package_id: Type.String({ minLength: 1, maxLength: 100 }),

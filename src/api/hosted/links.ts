@@ -44,6 +44,13 @@ export const LinkList = Type.Array(LinkObject);
 export const ResolveLinkQuery = Type.Object({ secret: Type.Optional(Type.String({ maxLength: 256 })) });
 export type ResolveLinkQuery = Static<typeof ResolveLinkQuery>;
 
+/** The Link page (`/l/{id}`): `after` shows the files after that place (the `next` of the page before). */
+export const LinkPageQuery = Type.Object({
+  ...ResolveLinkQuery.properties,
+  after: Type.Optional(Type.String({ minLength: 1, maxLength: 16_384, pattern: '^[A-Za-z0-9_-]+$' })),
+});
+export type LinkPageQuery = Static<typeof LinkPageQuery>;
+
 export const LinkInfo = Type.Object({
   branding: Type.Object({ primary_color: Type.String() }),
   /** The earlier of the Link's and the Package's expiry; null when neither expires. */
@@ -52,6 +59,8 @@ export const LinkInfo = Type.Object({
   name: Type.String(),
   package_id: Type.String(),
   package_size: Type.Integer(),
+  /** How many files the Package holds (folders not counted); an addition, absent from services without it. */
+  total_files: Type.Optional(Type.Integer()),
   /** Read-only package token: list files, get download URLs. */
   package_token: Type.String(),
   recipient_email: Type.Union([Type.String(), Type.Null()]),

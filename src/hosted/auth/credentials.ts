@@ -3,6 +3,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { HostedContext } from '../context.js';
 import type { PackagesTable, Role } from '../db/schema.js';
+import type { Db } from '../db/open.js';
+import { compiledOnce } from '../db/compiled.js';
 import { HttpError, conflict, forbidden, gone, notFound, unauthorized } from '../errors.js';
 import { hashSecret } from './passwords.js';
 import type { PackageAccess } from './tokens.js';
@@ -104,10 +106,16 @@ export interface PackageGrant {
   pkg: PackageRow;
   access: PackageAccess;
   linkId?: string;
+  /** The Link's expiry, read with it: a download URL must not outlive it. */
+  linkExpiry?: string | null;
   user?: UserPrincipal;
   /** The X-Package-Token the grant came from. */
   token?: string;
 }
+
+// Read for each request a Package token makes (every file of an upload or a download).
+const packageById = compiledOnce((db: Db, id: string) => db.selectFrom('packages').selectAll().where('id', '=', id));
+const linkById = compiledOnce((db: Db, id: string) => db.selectFrom('links').selectAll().where('id', '=', id));
 
 /**
  * Access to one Package: its token (X-Package-Token), or the API key / user token
@@ -129,17 +137,18 @@ export async function authorizePackage(
     const claims = await ctx.tokens.verifyPackage(token);
     if (!claims) throw unauthorized('invalid package token');
     if (claims.packageId !== packageId) throw notFound('package');
-    const pkg = await ctx.db.selectFrom('packages').selectAll().where('id', '=', packageId).executeTakeFirst();
+    const [pkg] = await packageById(ctx.db, packageId);
     if (!pkg) throw notFound('package');
     grant = { pkg, access: claims.access, token, ...(claims.linkId ? { linkId: claims.linkId } : {}) };
     if (claims.linkId) {
-      const link = await ctx.db.selectFrom('links').selectAll().where('id', '=', claims.linkId).executeTakeFirst();
+      const [link] = await linkById(ctx.db, claims.linkId);
       if (!link || link.package_id !== packageId || !link.active) throw unauthorized('the link of this token is gone');
       if (link.expiry && link.expiry <= nowIso()) throw gone('link expired');
+      grant.linkExpiry = link.expiry;
     }
   } else if (hasUserCredential(req)) {
     const who = await authenticateUser(ctx, req);
-    const pkg = await ctx.db.selectFrom('packages').selectAll().where('id', '=', packageId).executeTakeFirst();
+    const [pkg] = await packageById(ctx.db, packageId);
     if (!pkg) throw notFound('package');
     // A member who may not read it (Teamspaces, private Portals) is told nothing of it.
     const viewer = await teamViewer(ctx, who, pkg.team_id, 'package');

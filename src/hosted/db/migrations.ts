@@ -12,6 +12,7 @@ import { protectionMigrations } from './migrations/protection.js';
 import { realtimeMigrations } from './migrations/realtime.js';
 import { packageListMigrations } from './migrations/packageLists.js';
 import { sessionMigrations } from './migrations/sessions.js';
+import { fileListMigrations } from './migrations/fileLists.js';
 
 export { postgresTypes, type Migration } from './migrations/ddl.js';
 
@@ -24,6 +25,7 @@ export const migrations: Migration[] = [
   ...realtimeMigrations,
   ...packageListMigrations,
   ...sessionMigrations,
+  ...fileListMigrations,
 ].sort((a, b) => a.version - b.version);
 
 export function migrationSql(m: Migration, dialect: DialectName): string {

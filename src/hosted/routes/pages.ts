@@ -6,7 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { RouteModule } from '../app.js';
 import { HttpError } from '../errors.js';
-import { LinkParams, ResolveLinkQuery } from '../../api/hosted/links.js';
+import { LinkPageQuery, LinkParams, ResolveLinkQuery } from '../../api/hosted/links.js';
 import { reopenLink, resolveLink } from '../services/links.js';
 import { visitCookie, visitToken } from '../services/linkVisit.js';
 import { clientAddress } from '../ratelimit/plugin.js';
@@ -30,7 +30,7 @@ function tooManyPage(reply: FastifyReply, err: HttpError) {
 }
 
 const routes: RouteModule = (app, ctx) => {
-  async function page(req: FastifyRequest, reply: FastifyReply, linkId: string, secret: string | undefined, password: string | undefined) {
+  async function page(req: FastifyRequest, reply: FastifyReply, linkId: string, secret: string | undefined, password: string | undefined, after?: string) {
     const action = `?secret=${encodeURIComponent(secret ?? '')}`;
     const userAgent = req.headers['user-agent'] ?? '';
     try {
@@ -38,7 +38,7 @@ const routes: RouteModule = (app, ctx) => {
       const kept = visitToken(req.headers.cookie, linkId);
       const visit = (kept && (await reopenLink(ctx, linkId, secret, kept))) || (await resolveLink(ctx, linkId, secret, password, clientAddress(req)));
       const { info, pkg, link } = visit;
-      const downloads = await pageDownloads(ctx, pkg, link.id);
+      const downloads = await pageDownloads(ctx, pkg, link.id, after);
       if (info.package_token !== kept) reply.header('set-cookie', visitCookie(ctx.config.linkUrl, linkId, info.package_token));
       return reply.code(200).headers(PAGE_HEADERS).send(renderDownloadPage(info, downloads, /windows/i.test(userAgent), `${ctx.config.publicUrl}/l/${linkId}${action}`));
     } catch (err) {
@@ -63,8 +63,8 @@ const routes: RouteModule = (app, ctx) => {
       throw err;
     });
 
-    scope.get('/l/:link_id', { schema: { params: LinkParams, querystring: ResolveLinkQuery } }, async (req, reply) =>
-      page(req, reply, req.params.link_id, req.query.secret, undefined),
+    scope.get('/l/:link_id', { schema: { params: LinkParams, querystring: LinkPageQuery } }, async (req, reply) =>
+      page(req, reply, req.params.link_id, req.query.secret, undefined, req.query.after),
     );
 
     scope.post('/l/:link_id', { schema: { params: LinkParams, querystring: ResolveLinkQuery, body: PasswordForm } }, async (req, reply) =>

@@ -40,9 +40,11 @@ ${error ? `<p class="err">${e(error)}</p>` : ''}
 }
 
 /**
- * The file list, each with a checkbox of a GET form to the ZIP route (no script:
- * the form sends the chosen ids, `file=...`, with the page's ZIP token), and
- * "Open in Ferry" (the app's ferry:// scheme with this Link) for recipients who have the app.
+ * The file list, a page of it at a time (LINK_PAGE_FILES, with links to the next
+ * page and back to the first: a Package of 100,000 files is never 100,000 rows),
+ * each with a checkbox of a GET form to the ZIP route (no script: the form sends
+ * the chosen ids, `file=...`, with the page's ZIP token), and "Open in Ferry" (the
+ * app's ferry:// scheme with this Link) for recipients who have the app.
  */
 export function renderDownloadPage(info: LinkInfo, d: PageDownloads, preferWindows: boolean, linkUrl: string): string {
   const [main, other] = preferWindows ? (['zip_windows', 'zip_mac'] as const) : (['zip_mac', 'zip_windows'] as const);
@@ -54,7 +56,8 @@ export function renderDownloadPage(info: LinkInfo, d: PageDownloads, preferWindo
         `<td><a href="${e(f.url)}" download>${e(f.rel)}</a></td><td class="size">${e(bytes(f.size))}</td></tr>`,
     )
     .join('\n');
-  const count = `${d.files.length} ${d.files.length === 1 ? 'file' : 'files'}, ${bytes(info.package_size)}`;
+  const total = info.total_files ?? d.files.length;
+  const count = `${total.toLocaleString('en-US')} ${total === 1 ? 'file' : 'files'}, ${bytes(info.package_size)}`;
   return layout(
     info.name,
     info.branding.primary_color,
@@ -69,10 +72,23 @@ export function renderDownloadPage(info: LinkInfo, d: PageDownloads, preferWindo
 ${rows}
 </table>
 ${withheldNote(d)}
+${pager(d, total, new URL(linkUrl).search)}
 <p><button type="submit" form="pick" class="ghost">Download chosen files (ZIP)</button></p>
 <p class="muted">These download addresses work until ${e(d.until.toISOString().slice(0, 16).replace('T', ' '))} UTC; open this page again for fresh ones.
 &ldquo;Open in Ferry&rdquo; needs the Ferry app on this computer.</p>`,
   );
+}
+
+/** Where the page stands in a long list, and the links to the next files and back to the first. */
+function pager(d: PageDownloads, total: number, first: string): string {
+  if (!d.next && !d.later) return '';
+  const shown = d.files.length + d.withheld.length;
+  const links = [
+    d.later ? `<a href="${e(first)}">First files</a>` : '',
+    d.next ? `<a class="btn ghost" href="${e(`${first}&after=${d.next}`)}">Next files</a>` : '',
+  ].filter(Boolean);
+  return `<nav class="actions" aria-label="More files of this Package"><span class="muted">${e(`This page shows ${shown.toLocaleString('en-US')} of the ${total.toLocaleString('en-US')} files; choosing files for a ZIP works within a page.`)}</span>
+${links.join('\n')}</nav>`;
 }
 
 /** Says which files the page (and its ZIPs) leave out because of the malware scan. */

@@ -2,12 +2,13 @@
 // short-lived URLs, never outliving the Link, the Package or seven days.
 import type { HostedContext } from '../context.js';
 import type { PackagesTable } from '../db/schema.js';
-import type { DownloadAnswer, FileObject } from '../../api/hosted/files.js';
+import type { DownloadAnswer, DownloadUrlOutcome, FileObject } from '../../api/hosted/files.js';
 import { ZIP_KINDS, type ZipVariant } from '../../api/hosted/files.js';
-import { badRequest, gone, notFound } from '../errors.js';
+import { HttpError, badRequest, gone, notFound } from '../errors.js';
 import { fileObject, finalizedFiles, getFile } from './files.js';
+import { decodeCursor, encodeCursor, finalizedPage } from './fileList.js';
 import { requireDownloadable, zipFileName, zipUrl } from './zip.js';
-import { isWithheld, refusalFor } from './malwareScan.js';
+import { refusalFor } from './malwareScan.js';
 
 export const DEFAULT_URL_TTL_MS = 3600 * 1000;
 /** Pre-signed S3 URLs cannot live longer than this (SigV4). */
@@ -33,10 +34,13 @@ export function downloadDeadline(now: Date, requested: string | undefined, caps:
 interface Grant {
   pkg: PackagesTable;
   linkId?: string;
+  /** Set where the grant read the Link already (authorizePackage): one query less per file downloaded. */
+  linkExpiry?: string | null;
 }
 
-async function linkExpiry(ctx: HostedContext, linkId: string | undefined): Promise<string | null> {
+async function linkExpiry(ctx: HostedContext, linkId: string | undefined, known?: string | null): Promise<string | null> {
   if (!linkId) return null;
+  if (known !== undefined) return known;
   const link = await ctx.db.selectFrom('links').select('expiry').where('id', '=', linkId).executeTakeFirst();
   return link?.expiry ?? null;
 }
@@ -60,7 +64,7 @@ export async function downloadUrl(ctx: HostedContext, grant: Grant, fileId: stri
   const { pkg } = grant;
   requireDownloadable(pkg);
   const now = new Date();
-  const deadline = downloadDeadline(now, requestedExpiry, [await linkExpiry(ctx, grant.linkId), pkg.expiry]);
+  const deadline = downloadDeadline(now, requestedExpiry, [await linkExpiry(ctx, grant.linkId, grant.linkExpiry), pkg.expiry]);
   if ((ZIP_KINDS as readonly string[]).includes(fileId)) {
     // The ZIP leaves withheld files out, but cannot be handed out while a scan is pending.
     await zipScanCheck(ctx, pkg.id);
@@ -75,29 +79,77 @@ export async function downloadUrl(ctx: HostedContext, grant: Grant, fileId: stri
   return { method: 'GET', url: await ctx.storage.downloadUrl(f.object_key, f.name, seconds) };
 }
 
+/** Files the Link page lists at once: a Package of 100,000 files is shown (and signed) a page at a time. */
+export const LINK_PAGE_FILES = 200;
+
+/**
+ * The URLs of several files, each answered as downloadUrl answers it alone: a
+ * refused file is its own outcome and does not stop the others. What refuses
+ * every file (the Package gone, an expiry too late) refuses the request.
+ */
+export async function downloadUrls(ctx: HostedContext, grant: Grant, fileIds: string[], requestedExpiry: string | undefined): Promise<DownloadUrlOutcome[]> {
+  requireDownloadable(grant.pkg);
+  downloadDeadline(new Date(), requestedExpiry, [await linkExpiry(ctx, grant.linkId, grant.linkExpiry), grant.pkg.expiry]);
+  const out: DownloadUrlOutcome[] = [];
+  for (const file_id of fileIds) {
+    try {
+      out.push({ file_id, status: 200, url: (await downloadUrl(ctx, grant, file_id, requestedExpiry)).url });
+    } catch (err) {
+      if (!(err instanceof HttpError)) throw err;
+      out.push({ file_id, status: err.status, code: err.code, message: err.message });
+    }
+  }
+  return out;
+}
+
 export interface PageDownloads {
+  /** This page's files. */
   files: { id: string; rel: string; size: number; url: string }[];
-  /** Files left out by the malware scan: flagged, not scannable, or still being scanned. */
+  /** This page's files left out by the malware scan: flagged, not scannable, or still being scanned. */
   withheld: { rel: string; why: 'virus_detected' | 'scan_failed' | 'scan_pending' }[];
   zip: Record<ZipVariant, string>;
   /** When the URLs above stop working. */
   until: Date;
+  /** The cursor of the next page of files (fileList.ts), null on the last. */
+  next: string | null;
+  /** Whether this is a later page (the page was asked with a cursor). */
+  later: boolean;
 }
 
-/** Everything the web download page links to, signed once for the default lifetime. */
-export async function pageDownloads(ctx: HostedContext, pkg: PackagesTable, linkId: string): Promise<PageDownloads> {
+/**
+ * What one page of the web download page links to, signed once for the default
+ * lifetime: up to LINK_PAGE_FILES files after `after` (folders are passed over),
+ * and the two ZIPs of the whole Package.
+ */
+export async function pageDownloads(ctx: HostedContext, pkg: PackagesTable, linkId: string, after?: string): Promise<PageDownloads> {
   requireDownloadable(pkg);
+  let place = after === undefined ? undefined : decodeCursor(after);
   const now = new Date();
   const until = downloadDeadline(now, undefined, [await linkExpiry(ctx, linkId), pkg.expiry]);
   const seconds = Math.max(1, Math.floor((until.getTime() - now.getTime()) / 1000));
   const files: PageDownloads['files'] = [];
   const withheld: PageDownloads['withheld'] = [];
-  for (const f of await finalizedFiles(ctx, pkg.id)) {
-    if (f.kind !== 'file' || !f.object_key) continue;
-    const rel = f.path ? `${f.path}/${f.name}` : f.name;
-    const refusal = refusalFor(f);
-    if (refusal) withheld.push({ rel, why: refusal.code as PageDownloads['withheld'][number]['why'] });
-    else files.push({ id: f.id, rel, size: f.size ?? 0, url: await ctx.storage.downloadUrl(f.object_key, f.name, seconds) });
+  let next: string | null = null;
+  // Each round reads on from the last row read, so it ends: the page is full, or the list is.
+  for (;;) {
+    const rows = await finalizedPage(ctx.db, pkg.id, place, LINK_PAGE_FILES + 1);
+    let i = 0;
+    for (; i < rows.length && files.length + withheld.length < LINK_PAGE_FILES; i++) {
+      const f = rows[i]!;
+      place = [f.path, f.kind, f.name, f.id];
+      if (f.kind !== 'file' || !f.object_key) continue;
+      const rel = f.path ? `${f.path}/${f.name}` : f.name;
+      const refusal = refusalFor(f);
+      if (refusal) withheld.push({ rel, why: refusal.code as PageDownloads['withheld'][number]['why'] });
+      else files.push({ id: f.id, rel, size: f.size ?? 0, url: await ctx.storage.downloadUrl(f.object_key, f.name, seconds) });
+    }
+    // A short read is the end of the list; rows left unread (or a full read) may have more.
+    const more = i < rows.length || rows.length === LINK_PAGE_FILES + 1;
+    if (files.length + withheld.length >= LINK_PAGE_FILES) {
+      next = more ? encodeCursor(rows[i - 1]!) : null;
+      break;
+    }
+    if (!more) break;
   }
   return {
     files,
@@ -107,6 +159,8 @@ export async function pageDownloads(ctx: HostedContext, pkg: PackagesTable, link
       zip_mac: await zipUrl(ctx, pkg.id, 'zip_mac', until, linkId),
     },
     until,
+    next,
+    later: after !== undefined,
   };
 }
 
@@ -121,10 +175,4 @@ export async function zipScanCheck(ctx: HostedContext, packageId: string): Promi
     .limit(1)
     .executeTakeFirst();
   if (pending) throw refusalFor({ scan_state: 'pending', virus_detected: 0, scan_result: null })!;
-}
-
-/** The entries a ZIP holds: withheld files (flagged or unscannable) are left out and counted. */
-export function zipFiles<T extends Parameters<typeof isWithheld>[0]>(files: T[]): { kept: T[]; withheld: number } {
-  const kept = files.filter((f) => !isWithheld(f));
-  return { kept, withheld: files.length - kept.length };
 }

@@ -8,6 +8,7 @@ import { visiblePackages, type Viewer } from './visibility.js';
 import type { FilePayload, PackageStatePayload, StreamEvent, StreamEventType } from '../../api/hosted/events.js';
 import { nowIso } from '../ids.js';
 import { afterEventWriters, isPostgres, orderEventWriters } from '../db/dialect.js';
+import { compiledOnce } from '../db/compiled.js';
 
 type Conn = Kysely<Database> | Transaction<Database>;
 
@@ -15,6 +16,10 @@ type Conn = Kysely<Database> | Transaction<Database>;
 export const EVENT_RETENTION_MS = 24 * 3600 * 1000;
 
 export type EventPackageRef = Pick<PackagesTable, 'id' | 'team_id' | 'portal_id'>;
+
+// Two for each file uploaded (registered, finalized).
+const insertEvent = compiledOnce((db: Kysely<Database>, team_id: string, package_id: string, portal_id: string | null, type: StreamEventType, payload: string, created_at: string) =>
+  db.insertInto('events').values({ team_id, package_id, portal_id, type, payload, created_at }).returning('id'));
 
 /** Writes one event in `trx` (the change's transaction) and tells the streams; answers its id. */
 export async function raiseEvent(
@@ -28,11 +33,8 @@ export async function raiseEvent(
   // On PostgreSQL the id order must be the commit order (db/dialect.ts): alone, the insert gets a transaction of its own.
   if (!trx.isTransaction && isPostgres(trx)) return trx.transaction().execute((t) => raiseEvent(ctx, t, type, pkg, payload, at));
   await orderEventWriters(trx);
-  const row = await trx
-    .insertInto('events')
-    .values({ team_id: pkg.team_id, package_id: pkg.id, portal_id: pkg.portal_id, type, payload: JSON.stringify(payload), created_at: at })
-    .returning('id')
-    .executeTakeFirstOrThrow();
+  const [row] = await insertEvent(trx, pkg.team_id, pkg.id, pkg.portal_id, type, JSON.stringify(payload), at);
+  if (!row) throw new Error('the event insert answered no id');
   await ctx.events.raised(trx, row.id);
   return row.id;
 }

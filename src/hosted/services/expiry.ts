@@ -3,7 +3,7 @@
 // sweeper for Packages left unfinished.
 import type { HostedContext } from '../context.js';
 import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
-import type { Database, PackagesTable } from '../db/schema.js';
+import type { Database, FilesTable, PackagesTable } from '../db/schema.js';
 import { abortQuietly } from './files.js';
 import { nowIso } from '../ids.js';
 import { raisePackageStates } from './events.js';
@@ -29,18 +29,29 @@ export async function expirePackage(ctx: HostedContext, pkg: Pick<PackagesTable,
   await deletePackageObjects(ctx, pkg.id);
 }
 
-/** Idempotent: retried by the sweeper until every object is gone. */
+/** Rows read at a time by deletePackageObjects, and objects removed in one DeleteObjects request. */
+const DELETE_PAGE = 1000;
+
+type Place = [state: FilesTable['state'], path: string, kind: FilesTable['kind'], name: string, id: string];
+
+/**
+ * Idempotent: retried by the sweeper until every object is gone. A Package of a
+ * million files is read a page at a time (in the files_listing index's order, so
+ * each page starts where the last stopped), and each page's objects go in one
+ * DeleteObjects request; an unfinished upload is aborted first, one by one.
+ */
 export async function deletePackageObjects(ctx: HostedContext, packageId: string): Promise<void> {
-  const files = await ctx.db
-    .selectFrom('files')
-    .select(['id', 'object_key', 'upload_id', 'state'])
-    .where('package_id', '=', packageId)
-    .where('object_key', 'is not', null)
-    .execute();
-  for (const f of files) {
-    // What an unfinished upload left (abortQuietly knows each kind); then the object, which may exist either way.
-    if (f.state === 'pending') await abortQuietly(ctx, f);
-    await ctx.storage.remove(f.object_key!);
+  let after: Place | undefined;
+  for (;;) {
+    let q = ctx.db.selectFrom('files').select(['id', 'object_key', 'upload_id', 'state', 'path', 'kind', 'name']).where('package_id', '=', packageId);
+    if (after) q = q.where(({ eb, refTuple, tuple }) => eb(refTuple('state', 'path', 'kind', 'name', 'id'), '>', tuple(...after!)));
+    const rows = await q.orderBy('state').orderBy('path').orderBy('kind').orderBy('name').orderBy('id').limit(DELETE_PAGE).execute();
+    // What an unfinished upload left (abortQuietly knows each kind); then the objects, which may exist either way.
+    for (const f of rows) if (f.state === 'pending' && f.object_key) await abortQuietly(ctx, f);
+    await ctx.storage.removeMany(rows.filter((f) => f.object_key !== null).map((f) => f.object_key!));
+    if (rows.length < DELETE_PAGE) break;
+    const last = rows[rows.length - 1]!;
+    after = [last.state, last.path, last.kind, last.name, last.id];
   }
   await ctx.db.updateTable('packages').set({ objects_deleted: 1 }).where('id', '=', packageId).execute();
 }

@@ -2,6 +2,7 @@
 // or several in one request: fileBatches.ts) and part blueprints. The per-file
 // finalize that completes the multipart upload is in fileFinalize.ts.
 import type { HostedContext } from '../context.js';
+import { compiledOnce } from '../db/compiled.js';
 import { lockRow } from '../db/dialect.js';
 import type { FilesTable, PackagesTable } from '../db/schema.js';
 import { SINGLE_PUT, type FileObject, type RegisterFileAnswer, type RegisterFileBody, type RegisterFileQuery } from '../../api/hosted/files.js';
@@ -33,8 +34,12 @@ export const fileObject = (f: FilesTable): FileObject => ({
   ...(f.scan_state ? { scan_state: f.scan_state } : {}),
 });
 
+const fileById = compiledOnce((db: Db, fileId: string, packageId: string) => db.selectFrom('files').selectAll().where('id', '=', fileId).where('package_id', '=', packageId));
+const filesAt = compiledOnce((db: Db, packageId: string, path: string, name: string) =>
+  db.selectFrom('files').selectAll().where('package_id', '=', packageId).where('path', '=', path).where('name', '=', name));
+
 export async function getFile(ctx: HostedContext, packageId: string, fileId: string): Promise<FilesTable> {
-  const f = await ctx.db.selectFrom('files').selectAll().where('id', '=', fileId).where('package_id', '=', packageId).executeTakeFirst();
+  const [f] = await fileById(ctx.db, fileId, packageId);
   if (!f) throw notFound('file');
   return f;
 }
@@ -108,13 +113,7 @@ export async function prepare(ctx: HostedContext, pkg: Pkg, body: RegisterFileBo
 export async function insert(ctx: Pick<HostedContext, 'events'>, trx: Db, pkg: Pkg, { body, row }: Prepared): Promise<FilesTable[]> {
   // Registrations to one Package take turns from here to commit (PostgreSQL; SQLite has one writer at a time).
   await lockRow(trx, 'packages', pkg.id);
-  const same = await trx
-    .selectFrom('files')
-    .selectAll()
-    .where('package_id', '=', pkg.id)
-    .where('path', '=', row.path)
-    .where('name', '=', row.name)
-    .execute();
+  const same = await filesAt(trx, pkg.id, row.path, row.name);
   if (same.some((f) => f.state === 'finalized')) throw conflict(`"${joinRel(row.path, row.name)}" is already in the package`, 'duplicate_path');
   if (same.length > 0) await trx.deleteFrom('files').where('id', 'in', same.map((f) => f.id)).execute();
   // Portal limits (413) are checked here, so concurrent registrations cannot overrun them together.
@@ -235,7 +234,7 @@ async function touch(ctx: HostedContext, f: FilesTable): Promise<void> {
   await ctx.db.updateTable('files').set({ updated_at: nowIso() }).where('id', '=', f.id).where('state', '=', 'pending').execute();
 }
 
-/** The finalized entries of a Package, folders first within a folder, then by name. */
+/** The finalized entries of a Package, folders first within a folder, then by name (the order of fileList.ts's pages). */
 export async function finalizedFiles(ctx: HostedContext, packageId: string): Promise<FilesTable[]> {
   return ctx.db
     .selectFrom('files')
@@ -245,5 +244,6 @@ export async function finalizedFiles(ctx: HostedContext, packageId: string): Pro
     .orderBy('path')
     .orderBy('kind')
     .orderBy('name')
+    .orderBy('id')
     .execute();
 }

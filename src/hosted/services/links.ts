@@ -166,6 +166,7 @@ const linkInfo = (link: LinksTable, pkg: PackagesTable, token: string): LinkInfo
   name: pkg.name,
   package_id: pkg.id,
   package_size: pkg.size,
+  total_files: pkg.total_files,
   package_token: token,
   recipient_email: link.email,
   sender_email: pkg.sender,

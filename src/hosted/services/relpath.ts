@@ -51,13 +51,69 @@ export function windowsSegment(seg: string): string {
 }
 
 /**
- * Windows names for a list of relative paths, in the same order. Windows folders
- * are case-insensitive, so two paths that end up equal ignoring case get a
- * ` (2)`, ` (3)`... before the extension of the later one.
+ * The names already given, ignoring case, as 64-bit hashes in an open-addressing
+ * table: 16 bytes a name at most, so that a ZIP of a million entries need not
+ * keep a million strings. Two names whose hashes meet (odds of about n^2 / 2^65)
+ * would make the later one take a ` (2)` it did not need; never a clash.
  */
-export function windowsNames(relpaths: string[]): string[] {
-  const taken = new Set<string>();
-  return relpaths.map((rel) => {
+class TakenNames {
+  private slots = new Uint32Array(2 * 1024);
+  private count = 0;
+
+  private static hash(s: string): [number, number] {
+    let a = 0x811c9dc5;
+    let b = 0x9747b28c;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      a = Math.imul(a ^ c, 0x01000193);
+      b = Math.imul(b ^ c, 0x5bd1e995);
+      b ^= b >>> 15;
+    }
+    // Slot 0/0 marks an empty slot.
+    return [a >>> 0, (b | 1) >>> 0];
+  }
+
+  /** Adds the name; false when it was there already. */
+  add(name: string): boolean {
+    if (this.has(name)) return false;
+    if ((this.count + 1) * 2 > this.slots.length / 2) this.grow();
+    this.put(TakenNames.hash(name));
+    this.count++;
+    return true;
+  }
+
+  has(name: string): boolean {
+    const [a, b] = TakenNames.hash(name);
+    const n = this.slots.length / 2;
+    for (let i = a % n; ; i = (i + 1) % n) {
+      if (this.slots[2 * i + 1] === 0) return false;
+      if (this.slots[2 * i] === a && this.slots[2 * i + 1] === b) return true;
+    }
+  }
+
+  private put([a, b]: [number, number]): void {
+    const n = this.slots.length / 2;
+    let i = a % n;
+    while (this.slots[2 * i + 1] !== 0) i = (i + 1) % n;
+    this.slots[2 * i] = a;
+    this.slots[2 * i + 1] = b;
+  }
+
+  private grow(): void {
+    const old = this.slots;
+    this.slots = new Uint32Array(old.length * 2);
+    for (let i = 0; i < old.length; i += 2) if (old[i + 1] !== 0) this.put([old[i]!, old[i + 1]!]);
+  }
+}
+
+/**
+ * Windows names for relative paths given one after another (a ZIP's entries in
+ * order). Windows folders are case-insensitive, so two paths that end up equal
+ * ignoring case get a ` (2)`, ` (3)`... before the extension of the later one.
+ */
+export function windowsNamer(): (rel: string) => string {
+  const taken = new TakenNames();
+  return (rel) => {
     const segs = rel.split('/').map(windowsSegment);
     const parent = segs.slice(0, -1).join('/');
     const last = segs[segs.length - 1]!;
@@ -70,5 +126,8 @@ export function windowsNames(relpaths: string[]): string[] {
     }
     taken.add(candidate.toLowerCase());
     return candidate;
-  });
+  };
 }
+
+/** Windows names for a list of relative paths, in the same order (windowsNamer). */
+export const windowsNames = (relpaths: string[]): string[] => relpaths.map(windowsNamer());

@@ -1,100 +1,80 @@
-// The whole Package (or the files chosen on the Link page) as one streamed ZIP (yazl). Entries are STORED, not deflated:
-// media files do not compress, and stored sizes let the answer carry a
-// Content-Length. Files are read from storage one after another, never whole;
-// yazl switches to ZIP64 by itself when a size or an offset passes 4 GiB.
-import type { Readable } from 'node:stream';
-import yazl from 'yazl';
+// The whole Package (or the files chosen on the Link page) as one streamed ZIP
+// (zipStream.ts): its entries read from the database a page at a time, each walk
+// of the archive reading them again, so that a Package of a million files costs
+// the service a page of rows and 8 bytes per entry, not its list.
 import type { HostedContext } from '../context.js';
 import type { FilesTable, PackagesTable } from '../db/schema.js';
 import type { ZipVariant } from '../../api/hosted/files.js';
 import { badRequest, gone, unauthorized } from '../errors.js';
 import { nowIso } from '../ids.js';
-import { isMacNoise, joinRel, windowsNames, windowsSegment } from './relpath.js';
+import { isMacNoise, joinRel, windowsNamer, windowsSegment } from './relpath.js';
+import { isWithheld } from './malwareScan.js';
+import { finalizedPages } from './fileList.js';
+import type { EntryPages, ZipEntry } from './zipStream.js';
 
-export interface ZipEntry {
-  name: string;
-  kind: 'file' | 'directory';
-  size: number;
-  mtime: Date;
-  key: string | null;
+/** Byte order of UTF-8 text, the order of the list in SQLite (and PostgreSQL's C collation). */
+const byteOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+
+/**
+ * The files chosen on the Link page (by id; each must be a finalized file of the
+ * Package, else 400, so a stale selection is not silently short), in the list's order.
+ * At most ZipQuery's 10,000, so they are held.
+ */
+export async function chosenFiles(ctx: HostedContext, packageId: string, ids: string[]): Promise<FilesTable[]> {
+  const wanted = [...new Set(ids)];
+  const chosen: FilesTable[] = [];
+  for (let i = 0; i < wanted.length; i += 500) {
+    const rows = await ctx.db
+      .selectFrom('files')
+      .selectAll()
+      .where('package_id', '=', packageId)
+      .where('state', '=', 'finalized')
+      .where('kind', '=', 'file')
+      .where('id', 'in', wanted.slice(i, i + 500))
+      .execute();
+    chosen.push(...rows);
+  }
+  if (chosen.length !== wanted.length) throw badRequest('a chosen file is not a file of this Package', 'unknown_file');
+  return chosen.sort((a, b) => byteOrder(a.path, b.path) || byteOrder(a.name, b.name) || byteOrder(a.id, b.id));
+}
+
+/** How many of the Package's files its ZIP leaves out: flagged by the malware scan, or not scannable. */
+export async function withheldCount(ctx: HostedContext, packageId: string, chosen?: FilesTable[]): Promise<number> {
+  if (chosen) return chosen.filter(isWithheld).length;
+  const r = await ctx.db
+    .selectFrom('files')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('package_id', '=', packageId)
+    .where('state', '=', 'finalized')
+    .where((eb) => eb.or([eb('virus_detected', '=', 1), eb('scan_state', 'in', ['infected', 'failed'])]))
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
 }
 
 /**
- * The files a ZIP holds: all, or only the chosen ones (by id; each must be a
- * finalized file of the Package, else 400, so a stale selection is not silently short).
+ * The archive's entries, a page at a time: the Package's finalized entries (or the
+ * chosen files), withheld files left out, Windows-safe names or UTF-8 names without
+ * Finder noise. Each call walks them from the first again, naming them alike.
  */
-export function selectFiles(files: FilesTable[], ids: string[] | undefined): FilesTable[] {
-  if (!ids) return files;
-  const wanted = new Set(ids);
-  const chosen = files.filter((f) => f.kind === 'file' && wanted.has(f.id));
-  if (chosen.length !== wanted.size) throw badRequest('a chosen file is not a file of this Package', 'unknown_file');
-  return chosen;
-}
-
-/** The archive's entries: Windows-safe names, or UTF-8 names without Finder noise. */
-export function zipEntries(files: FilesTable[], variant: ZipVariant): ZipEntry[] {
-  const kept = variant === 'zip_mac' ? files.filter((f) => !isMacNoise(joinRel(f.path, f.name))) : files;
-  const rels = kept.map((f) => joinRel(f.path, f.name));
-  const names = variant === 'zip_windows' ? windowsNames(rels) : rels;
-  return kept.map((f, i) => ({
-    name: names[i]!,
-    kind: f.kind,
-    size: f.size ?? 0,
-    mtime: new Date(f.last_modified),
-    key: f.object_key,
-  }));
+export function zipPages(ctx: HostedContext, packageId: string, variant: ZipVariant, chosen?: FilesTable[]): EntryPages {
+  return async function* () {
+    const named = variant === 'zip_windows' ? windowsNamer() : (rel: string) => rel;
+    for await (const page of chosen ? [chosen] : finalizedPages(ctx.db, packageId)) {
+      const entries: ZipEntry[] = [];
+      for (const f of page) {
+        if (isWithheld(f)) continue;
+        const rel = joinRel(f.path, f.name);
+        if (variant === 'zip_mac' && isMacNoise(rel)) continue;
+        entries.push({ name: named(rel), kind: f.kind, size: f.size ?? 0, mtime: new Date(f.last_modified), key: f.object_key });
+      }
+      yield entries;
+    }
+  };
 }
 
 /** The download file name of a Package's ZIP. */
 export const zipFileName = (pkgName: string, variant: ZipVariant) =>
   `${variant === 'zip_windows' ? windowsSegment(pkgName) : pkgName.replace(/[/\u0000-\u001f]/g, '_')}.zip`;
-
-export interface ZipStream {
-  stream: Readable;
-  /** Exact byte length of the archive (-1 if yazl could not tell, which stored entries with sizes rule out). */
-  size: number;
-  /** Stops reading from storage (the client went away). */
-  abort(): void;
-}
-
-export async function buildZip(entries: ZipEntry[], open: (key: string) => Promise<Readable>): Promise<ZipStream> {
-  const zip = new yazl.ZipFile();
-  const output = zip.outputStream as Readable;
-  let current: Readable | undefined;
-  let aborted = false;
-  const abort = () => {
-    aborted = true;
-    current?.destroy();
-    output.destroy();
-  };
-  zip.on('error', (err: Error) => {
-    current?.destroy();
-    output.destroy(err);
-  });
-  for (const e of entries) {
-    if (e.kind === 'directory') {
-      zip.addEmptyDirectory(e.name, { mtime: e.mtime, mode: 0o40755 });
-      continue;
-    }
-    const key = e.key!;
-    zip.addReadStreamLazy(e.name, { mtime: e.mtime, mode: 0o100644, compress: false, size: e.size }, (cb) => {
-      if (aborted) return;
-      open(key).then(
-        (s) => {
-          // The client may have gone while storage was answering: close this read too.
-          if (aborted) return void s.destroy();
-          current = s;
-          cb(null, s);
-        },
-        (err: unknown) => cb(err, undefined as unknown as Readable),
-      );
-    });
-  }
-  const size = await new Promise<number>((resolve) => {
-    (zip.end as (opts: object, cb: (size: number) => void) => void)({}, resolve);
-  });
-  return { stream: output, size, abort };
-}
 
 /** A ZIP URL carries its own grant (a signed token for that one archive, until `expiresAt`). */
 export async function zipUrl(ctx: HostedContext, packageId: string, variant: ZipVariant, expiresAt: Date, linkId?: string): Promise<string> {

@@ -8,6 +8,7 @@ import {
   CreateMultipartUploadCommand,
   CreateBucketCommand,
   DeleteObjectCommand,
+  DeleteObjectsCommand,
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
@@ -70,6 +71,8 @@ export interface Storage {
   /** The object's bytes, or bytes start..end (inclusive) of it; `signal` stops the read. */
   read(key: string, range?: { start: number; end: number }, signal?: AbortSignal): Promise<Readable>;
   remove(key: string): Promise<void>;
+  /** Removes up to 1000 objects in one request (DeleteObjects); a key without an object is no error. */
+  removeMany(keys: string[]): Promise<void>;
 }
 
 const quote = (etag: string) => (etag.startsWith('"') ? etag : `"${etag}"`);
@@ -187,6 +190,12 @@ export function createS3Storage(s: S3Settings, blueprintTtlSeconds: number): Sto
     },
     async remove(Key) {
       await client.send(new DeleteObjectCommand({ Bucket, Key }));
+    },
+    async removeMany(keys) {
+      if (keys.length === 0) return;
+      const r = await client.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true } }));
+      const failed = (r.Errors ?? []).filter((e) => e.Code !== 'NoSuchKey');
+      if (failed.length > 0) throw new Error(`the store kept ${failed.length} of ${keys.length} objects: ${failed[0]!.Key}: ${failed[0]!.Code} ${failed[0]!.Message ?? ''}`);
     },
   };
 }

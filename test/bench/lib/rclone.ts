@@ -5,9 +5,12 @@ import { loadOrCreateStoreCredentials } from '../../../src/objectstore/index.js'
 import { MiB } from './loopback.js';
 import type { ServedService } from './processes.js';
 
-/** Runs `rclone ARGS` against the service's store (remote `ferry:`); resolves the milliseconds it took. */
-export async function rclone(svc: ServedService, timeoutMs: number, args: string[]): Promise<number> {
-  const creds = await loadOrCreateStoreCredentials(svc.dataDir);
+/** A store rclone can reach: the embedded one of a service (its keys are in its data dir), or one whose keys are given. */
+export type RcloneTarget = Pick<ServedService, 's3Url' | 'dataDir'> | { s3Url: string; creds: { accessKey: string; secretKey: string } };
+
+/** Runs `rclone ARGS` against the store (remote `ferry:`); resolves the milliseconds it took. */
+export async function rclone(svc: RcloneTarget, timeoutMs: number, args: string[]): Promise<number> {
+  const creds = 'creds' in svc ? svc.creds : await loadOrCreateStoreCredentials(svc.dataDir);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     RCLONE_CONFIG_FERRY_TYPE: 's3',

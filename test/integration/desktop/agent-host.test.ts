@@ -4,7 +4,7 @@
 // hears events; killed with SIGKILL mid-upload, the agent is started again after
 // the back-off, the connection says "reconnecting" meanwhile, and the upload
 // goes on from SQLite to complete.
-import { fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -14,6 +14,7 @@ import { startTestService, type TestService } from '../../helpers/hosted.js';
 import { ownerActor, type Actor } from '../../helpers/auth.js';
 import { repoRoot } from '../../helpers/cli.js';
 import { applyChange, keyOfChange, transferKey, type TransferSummary } from '../../../src/ipc/transfers.js';
+import { forkAgentProcess } from '../../helpers/agentProcess.js';
 import { AgentSupervisor, type AgentChild, type Connection } from '../../../main/supervisor.js';
 import type { TransferEvent } from '../../../src/ipc/contract.js';
 
@@ -24,7 +25,7 @@ let svc: TestService;
 let owner: Actor;
 let tmp: string;
 let sup: AgentSupervisor | undefined;
-const children: ReturnType<typeof fork>[] = [];
+const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   svc = await startTestService();
@@ -41,24 +42,7 @@ afterAll(async () => {
 
 /** The agent's process as the desktop app starts it, over Node's IPC channel instead of Electron's port. */
 function spawnAgent(): AgentChild {
-  const flags = { listen: '127.0.0.1:0', 'hosted-url': svc.url, 'config-dir': path.join(tmp, 'agent'), 'chunk-size': String(5 * MiB), concurrency: '1', 'log-level': 'silent' };
-  const child = fork(path.join(repoRoot, 'src', 'cli', 'agentProcess.ts'), [], {
-    execArgv: ['--require', path.join(repoRoot, 'bin', 'threadPool.cjs'), '--import', 'tsx'],
-    env: { ...process.env, FERRY_AGENT_FLAGS: JSON.stringify(flags) },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  children.push(child);
-  return {
-    port: {
-      post: (m) => void child.send(m),
-      onMessage(listener) {
-        child.on('message', listener);
-        return () => void child.off('message', listener);
-      },
-    },
-    onExit: (l) => void child.once('exit', (code) => l(code)),
-    kill: () => void child.kill('SIGKILL'),
-  };
+  return forkAgentProcess({ listen: '127.0.0.1:0', 'hosted-url': svc.url, 'config-dir': path.join(tmp, 'agent'), 'chunk-size': String(5 * MiB), concurrency: '1', 'log-level': 'silent' }, children);
 }
 
 test('requests, events, a kill -9 of the agent and its restart: the upload completes and the window heard it all', async () => {

@@ -1,7 +1,10 @@
 // Download URLs (their lifetime caps) and the web download page behind a Link.
+import SQLite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startTestService, type TestService } from '../../helpers/hosted.js';
 import { ownerActor } from '../../helpers/auth.js';
+import { onPostgres } from '../../helpers/postgres.js';
+import { onlyIf } from '../../helpers/skip.js';
 import { bytes } from '../../../src/format/sizes.js';
 import { createPackage, fetchBytes, finalizePackage, makeLink, presignedUntil, readZip, sha256, uploadFile, type Pkg } from '../../helpers/flow.js';
 
@@ -26,6 +29,27 @@ async function linkToken(body: Record<string, unknown> = {}) {
   const info = await call(svc.url, 'GET', `/v1/links/${l.id}?secret=${l.secret}`);
   expect(info.status).toBe(200);
   return { 'x-package-token': info.body.package_token as string };
+}
+
+/** How many times the service ran a statement whose SQL matches `sql` while `run` ran (the service is in this process). */
+async function countingStatements(sql: RegExp, run: () => Promise<void>): Promise<number> {
+  const scratch = new SQLite(':memory:');
+  const proto = Object.getPrototypeOf(scratch.prepare('select 1')) as Record<'get' | 'all' | 'run', (...a: unknown[]) => unknown>;
+  scratch.close();
+  const kept = { get: proto.get, all: proto.all, run: proto.run };
+  let n = 0;
+  for (const m of ['get', 'all', 'run'] as const) {
+    proto[m] = function (this: { source: string }, ...a: unknown[]) {
+      if (sql.test(this.source)) n++;
+      return kept[m].apply(this, a);
+    };
+  }
+  try {
+    await run();
+  } finally {
+    Object.assign(proto, kept);
+  }
+  return n;
 }
 
 const downloadUrl = (headers: Record<string, string>, query = '') =>
@@ -60,6 +84,30 @@ describe('download URLs', () => {
     const until = presignedUntil(r.body.url).getTime();
     expect(until).toBeLessThanOrEqual(linkExpiry.getTime() + 1000);
     expect(until).toBeGreaterThan(linkExpiry.getTime() - 5000);
+  });
+
+  // Counted on SQLite, whose statements run in this process; the queries are the same on PostgreSQL.
+  it('read the Link once per URL: the token check reads its expiry too (a query less per file downloaded)', onlyIf(!onPostgres(), 'counts SQLite statements: runs in the SQLite pass'), async () => {
+    const h = await linkToken({ expiry: new Date(Date.now() + 30 * 60_000).toISOString() });
+    const reads = await countingStatements(/from "links"/, async () => expect((await downloadUrl(h)).status).toBe(200));
+    expect(reads).toBe(1);
+  });
+
+  it('come many at once from download_urls, each as its own request would answer it; what refuses all refuses the request', async () => {
+    const linkExpiry = new Date(Date.now() + 30 * 60_000);
+    const h = await linkToken({ expiry: linkExpiry.toISOString() });
+    const urls = (body: unknown) => call(svc.url, 'POST', `/v1/packages/${pkg.id}/download_urls`, { headers: h, body });
+    const r = await urls({ files: [{ file_id: fileId }, { file_id: 'file_nope' }, { file_id: fileId }] });
+    expect(r.status).toBe(200);
+    expect(r.body.results.map((o: { file_id: string; status: number }) => [o.file_id, o.status])).toEqual([[fileId, 200], ['file_nope', 404], [fileId, 200]]);
+    expect(r.body.results[1]).toMatchObject({ code: 'not_found', message: expect.any(String) });
+    expect((await fetchBytes(r.body.results[0].url)).data.equals(data)).toBe(true);
+    expect(presignedUntil(r.body.results[0].url).getTime()).toBeLessThanOrEqual(linkExpiry.getTime() + 1000);
+    const late = await urls({ files: [{ file_id: fileId }], expiry: new Date(Date.now() + 3 * DAY).toISOString() });
+    expect([late.status, late.body.code]).toEqual([400, 'expiry_too_late']);
+    expect((await urls({ files: [] })).status).toBe(400);
+    expect((await urls({ files: Array.from({ length: 101 }, () => ({ file_id: fileId })) })).status).toBe(400);
+    expect((await call(svc.url, 'POST', `/v1/packages/${pkg.id}/download_urls`, { body: { files: [{ file_id: fileId }] } })).status).toBe(401);
   });
 
   it('never outlive seven days: more is 400, seven days is served', async () => {

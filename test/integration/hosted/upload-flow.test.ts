@@ -67,6 +67,7 @@ describe('upload and download flow', () => {
       name: 'Flow test',
       package_id: pkg.id,
       package_size: 19 * MiB + content.get('three.txt')!.length,
+      total_files: content.size,
       recipient_email: 'friend@example.com',
       sender_email: 'owner@example.com',
       branding: { primary_color: expect.stringMatching(/^#/) },
