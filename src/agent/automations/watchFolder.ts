@@ -14,7 +14,7 @@ import { watch, type FSWatcher } from 'chokidar';
 import type { CreateUploadBody, PortalUploadBody } from '../../api/agent/uploads.js';
 import type { TeamUploadSettings, PortalUploadSettings } from '../../api/agent/automations.js';
 import { isClutter, WalkError } from '../engine/walk.js';
-import { newUploadId } from '../services/uploads.js';
+import { newUploadId } from '../services/uploadCreate.js';
 import type { UploadPlan } from '../engine/uploadPlan.js';
 import { getUpload } from '../store/uploadStore.js';
 import { deleteEntry, getEntry, insertEntry, retireUnit, sentKey, sentKeys, unitBusy, unitsWithSends, updateEntry } from '../store/automationStore.js';

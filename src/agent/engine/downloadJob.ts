@@ -1,7 +1,8 @@
 // One download as a Transfer of the scheduler: it hands out ranges of its files
 // (DownloadWriter writes and records them), retries failed ranges after a
-// back-off without holding a slot, and moves between transferring, paused,
-// complete and error, telling the feed of each change (which throttles progress).
+// back-off without holding a slot (downloadRetries.ts keeps them waiting), and
+// moves between transferring, paused, complete and error, telling the feed of
+// each change (which throttles progress).
 import type { Logger } from 'pino';
 import type { PartTask, Scheduler, Transfer } from './scheduler.js';
 import type { DownloadRecord, DownloadSummary } from '../../api/agent/downloads.js';
@@ -16,7 +17,8 @@ import { classify } from './downloadErrors.js';
 import { RangeMismatchError } from './rangeFetch.js';
 import { backoffMs } from './retry.js';
 import { downloadFilesAt, downloadFilesPage, downloadRecord, downloadSummary } from './downloadRecord.js';
-import { CANCELED } from '../store/canceledMigration.js';
+import { CANCELED } from '../store/canceledTransfers.js';
+import { RangeRetries } from './downloadRetries.js';
 
 export interface JobDeps {
   db: AgentDb;
@@ -39,11 +41,9 @@ export class DownloadJob implements Transfer {
   /** Bumped by resume, so ranges aborted by an earlier pause know to queue themselves again. */
   private gen = 0;
   private cursor = 0;
-  /** Failed ranges waiting out their back-off; a timer marks each one due (timers, not clock reads, so none is missed). */
-  private retryQueue: { item: DownloadItem; idx: number; due: boolean }[] = [];
-  private readonly attempts = new Map<string, number>();
+  /** Failed ranges waiting out their back-off, and their tries. */
+  private readonly retries: RangeRetries;
   private readonly running = new Set<Promise<void>>();
-  private readonly timers = new Set<NodeJS.Timeout>();
   private closed = false;
   /** Waiting for the service or the store; gives up into a recoverable error after --retry-for. */
   private readonly trouble: Trouble;
@@ -56,6 +56,7 @@ export class DownloadJob implements Transfer {
     this.id = row.id;
     this.priority = row.priority;
     this.createdAt = row.created_at;
+    this.retries = new RangeRetries(() => deps.scheduler.wake());
     this.trouble = new Trouble(deps.tuning.retry.retryForMs, { changed: () => this.notify(false), gaveUp: (err) => this.fail(err.message, true) });
     items.forEach((item, i) => (item.index = i));
   }
@@ -93,12 +94,8 @@ export class DownloadJob implements Transfer {
       this.trouble.blockedBy(blocker);
       return undefined;
     }
-    for (let i = 0; i < this.retryQueue.length; i++) {
-      const r = this.retryQueue[i]!;
-      if (!r.due) continue;
-      this.retryQueue.splice(i--, 1);
-      if (r.item.state === 'pending' && !r.item.done.has(r.idx) && !r.item.inFlight.has(r.idx)) return this.task(r.item, r.idx);
-    }
+    const due = this.retries.nextDue();
+    if (due) return this.task(due.item, due.idx);
     for (let i = this.cursor; i < this.items.length; i++) {
       const item = this.items[i]!;
       if (item.state !== 'pending') {
@@ -138,18 +135,18 @@ export class DownloadJob implements Transfer {
           this.notify(false, item);
         });
         item.inFlight.delete(idx);
-        this.attempts.delete(`${item.fileId}:${idx}`);
+        this.retries.succeeded(item, idx);
         this.trouble.succeeded();
         if (!item.allDone || item.finalizing || item.state !== 'pending') return;
         item.finalizing = finalizing = true;
       }
-      if ((await this.deps.writer.finalize(item, signal)) === 'restart') this.wakeAfter(0);
+      if ((await this.deps.writer.finalize(item, signal)) === 'restart') this.retries.wakeAfter(0);
       else this.checkDone();
     } catch (err) {
       item.inFlight.delete(idx);
       if (signal.aborted) {
         // Paused or stopped meanwhile; after a quick pause and resume the range is due again.
-        if (idx !== FINALIZE && !this.closed && this.row.state === 'transferring' && this.gen !== gen) this.requeue(item, idx, 0);
+        if (idx !== FINALIZE && !this.closed && this.row.state === 'transferring' && this.gen !== gen) this.retries.requeue(item, idx, 0);
         return;
       }
       // A failed finalize is not a range to fetch again.
@@ -171,21 +168,19 @@ export class DownloadJob implements Transfer {
     // Flagged after the download was planned (its scan ended later): skipped, never written.
     if (f.kind === 'withheld') return this.skipItem(item, f.message);
     if (f.kind === 'fatal' || idx === FINALIZE) return this.fail(`${item.relPath}: ${f.message}`);
-    const key = `${item.fileId}:${idx}`;
-    const n = (this.attempts.get(key) ?? 0) + 1;
-    this.attempts.set(key, n);
+    const n = this.retries.failed(item, idx);
     // Something unforeseen is bounded by tries; the network, the service and the store failing, by --retry-for.
     if (f.cause === 'suspect' && n >= this.deps.tuning.retry.attempts) return this.fail(`${item.relPath}: gave up after ${n} tries: ${f.message}`, true);
     const delay = retryAfterMs(f.retryAfter) ?? backoffMs(n, this.deps.tuning.retry);
     this.trouble.failed(targetOf(err) ?? this.deps.writer.service, f.message, Date.now() + delay);
     this.deps.log.debug({ download: this.id, file: item.fileId, range: idx, attempt: n, err: f.message }, 'range failed, retrying');
-    this.requeue(item, idx, delay);
+    this.retries.requeue(item, idx, delay);
   }
 
   /** A target came back: ranges waiting out a back-off go now. */
   retryNow(): void {
     if (this.row.state !== 'transferring' || this.closed) return;
-    for (const r of this.retryQueue) r.due = true;
+    this.retries.allDue();
     this.deps.scheduler.wake();
   }
 
@@ -215,22 +210,6 @@ export class DownloadJob implements Transfer {
     store.setItemState(this.deps.db, this.id, item.fileId, 'skipped', message);
     void this.deps.writer.discard(item).catch((err) => this.deps.log.warn({ err, download: this.id, file: item.fileId }, 'a partial file could not be removed'));
     this.checkDone();
-  }
-
-  private requeue(item: DownloadItem, idx: number, delay: number): void {
-    const entry = { item, idx, due: false };
-    this.retryQueue.push(entry);
-    this.wakeAfter(delay, () => (entry.due = true));
-  }
-
-  private wakeAfter(ms: number, before?: () => void): void {
-    const t = setTimeout(() => {
-      this.timers.delete(t);
-      before?.();
-      this.deps.scheduler.wake();
-    }, ms);
-    t.unref();
-    this.timers.add(t);
   }
 
   /** Complete once no entry is pending; error when some failed. */
@@ -263,8 +242,7 @@ export class DownloadJob implements Transfer {
     if (state !== 'transferring') {
       this.trouble.clear();
       this.deps.scheduler.remove(this.id);
-      this.clearTimers();
-      this.retryQueue = [];
+      this.retries.clear();
       void this.settle().then(() => this.releaseFiles());
     }
     this.notify(true);
@@ -313,7 +291,7 @@ export class DownloadJob implements Transfer {
     if (this.row.state === 'transferring' || this.row.state === 'complete' || this.row.canceled_at || this.closed) return;
     this.controller = new AbortController();
     this.gen++;
-    this.attempts.clear();
+    this.retries.forgetTries();
     this.cursor = 0;
     for (const item of this.items) {
       item.next = 0;
@@ -333,7 +311,7 @@ export class DownloadJob implements Transfer {
     this.trouble.clear();
     this.deps.scheduler.remove(this.id);
     this.controller.abort();
-    this.clearTimers();
+    this.retries.clearTimers();
     await this.settle();
     await this.releaseFiles();
   }
@@ -345,11 +323,6 @@ export class DownloadJob implements Transfer {
   private async releaseFiles(): Promise<void> {
     if (this.row.state === 'transferring' && !this.closed) return;
     await Promise.all(this.items.map((i) => i.closeFile()));
-  }
-
-  private clearTimers(): void {
-    for (const t of this.timers) clearTimeout(t);
-    this.timers.clear();
   }
 
   private notify(immediate: boolean, item?: DownloadItem): void {

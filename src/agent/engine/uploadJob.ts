@@ -1,19 +1,19 @@
 // One run of an upload, from start (or resume) until it stops, fails or goes
-// idle. It prepares files ahead (register, start the multipart upload), hands
-// parts to the scheduler as their blueprints arrive, records every stored part
-// in SQLite before counting it, and finalizes each file once all its parts are
-// in. A run is rebuilt from SQLite each time, so stopping one loses nothing.
+// idle. Its files are prepared ahead (uploadPrep.ts: register, start the
+// multipart upload) and their blueprints fetched as parts use them up
+// (uploadBlueprints.ts); the run hands parts to the scheduler, records every
+// stored part in SQLite before counting it, finalizes each file once all its
+// parts are in, and keeps the upload's state. A run is rebuilt from SQLite each
+// time, so stopping one loses nothing.
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { HostedApiError, type HostedHttp } from '../../client/http.js';
-import { partBlueprints } from '../../client/uploads.js';
 import type { AgentDb } from '../store/db.js';
 import {
   fileParts,
   markFileDone,
   recordPart,
   resetFile,
-  setFileRegistration,
   setUploadState,
   uploadFiles,
   type PartRow,
@@ -21,14 +21,16 @@ import {
 } from '../store/uploadStore.js';
 import type { PartTask, Scheduler, Transfer } from './scheduler.js';
 import type { ObjectHttp } from './objectHttp.js';
-import { backoffMs, describe, isRecoverable, retryAfterMs, retrying, type EngineTuning, type RetryScope } from './retry.js';
+import { backoffMs, describe, isRecoverable, retryAfterMs, type EngineTuning, type RetryScope } from './retry.js';
 import type { Outages, Target } from './outages.js';
 import { Trouble } from './trouble.js';
 import type { Waiting } from '../../api/agent/waiting.js';
 import { FileTransfer, type KnownBlueprint } from './uploadFile.js';
 import { checkUnchanged, sendPart } from './partUpload.js';
-import { finalizeBody, registerOnService } from './uploadRegister.js';
+import { finalizeBody } from './uploadRegister.js';
 import { FileCalls } from './fileCalls.js';
+import { PrepPool } from './uploadPrep.js';
+import { BlueprintFetcher } from './uploadBlueprints.js';
 
 export interface UploadEngine {
   db: AgentDb;
@@ -55,13 +57,6 @@ export function uploadErrorMessage(err: unknown): string {
 
 /** File finalize answers that mean the parts on the store are not what we recorded: send the file again. */
 const REDO_CODES = new Set(['part_missing', 'etag_mismatch', 'size_mismatch', 'part_too_small', 'unknown_upload']);
-/**
- * Files registered at once. A small file is mostly round trips (register, PUT,
- * finalize), so many of them must be on their way together for the service and
- * the store, not the latency, to set the pace; and registrations that come
- * together go in one request (fileCalls.ts).
- */
-const PREP_WORKERS = 16;
 const MAX_FILE_RESETS = 2;
 
 export class UploadRun implements Transfer {
@@ -77,12 +72,10 @@ export class UploadRun implements Transfer {
   /** The one timer that wakes the scheduler when the earliest retry is due. */
   private wakeTimer: { at: number; t: NodeJS.Timeout } | undefined;
   private readonly files: FileTransfer[];
-  private readonly prepQueue: FileTransfer[];
-  private readonly active: FileTransfer[] = [];
+  private readonly prep: PrepPool;
+  private readonly blueprints: BlueprintFetcher;
   /** Files not yet done; a count, so that finishing each of 100,000 files does not scan them all. */
   private filesLeft: number;
-  private workers = 0;
-  private slotWaiters: (() => void)[] = [];
   private readonly calls: FileCalls;
   private readonly service: Target;
   private readonly scope: RetryScope & { signal: AbortSignal };
@@ -101,8 +94,21 @@ export class UploadRun implements Transfer {
     this.scope = { policy: e.tuning.retry, trouble: this.trouble, signal: this.abort.signal };
     this.calls = new FileCalls(e.hosted, u.package_id, u.package_token, this.service, this.scope);
     this.files = uploadFiles(e.db, u.id).map((r) => new FileTransfer(r, r.done ? [] : fileParts(e.db, u.id, r.idx)));
-    this.prepQueue = this.files.filter((f) => !f.row.done);
-    this.filesLeft = this.prepQueue.length;
+    const toPrepare = this.files.filter((f) => !f.row.done);
+    this.filesLeft = toPrepare.length;
+    const run = {
+      running: () => !this.stopped,
+      track: <T>(p: Promise<T>) => this.track(p),
+      fail: (err: unknown) => this.fail(err),
+      wake: () => this.wake(),
+      restartFile: (f: FileTransfer, why: unknown) => this.restartFile(f, why),
+      ready: (f: FileTransfer) => {
+        if (f.allDone()) this.track(this.finishFile(f));
+        else this.wake();
+      },
+    };
+    this.prep = new PrepPool(e, u, this.calls, this.scope, run, toPrepare);
+    this.blueprints = new BlueprintFetcher(e.hosted, e.tuning, u, this.service, this.scope, run);
     this.createdAt = u.created_at;
     this.begun = this.files.some((f) => (f.row.done && f.row.kind === 'file') || f.done.size > 0);
   }
@@ -116,9 +122,9 @@ export class UploadRun implements Transfer {
   }
 
   start(): void {
-    if (this.prepQueue.length === 0) return this.goIdle();
+    if (this.prep.queued === 0) return this.goIdle();
     this.e.scheduler.add(this);
-    this.ensureWorkers();
+    this.prep.ensureWorkers();
   }
 
   /** Stops handing out parts and aborts everything in flight; resolves once all of it has settled. States are not touched. */
@@ -130,7 +136,7 @@ export class UploadRun implements Transfer {
       clearTimeout(this.wakeTimer?.t);
       this.wakeTimer = undefined;
       this.trouble.clear();
-      this.wakeWorkers();
+      this.prep.wakeWorkers();
     }
     return Promise.allSettled([...this.pending]).then(() => undefined);
   }
@@ -138,7 +144,7 @@ export class UploadRun implements Transfer {
   /** A target came back, or the machine woke: parts waiting out a back-off go now. */
   retryNow(): void {
     if (this.stopped) return;
-    for (const f of this.active) f.retryNow();
+    for (const f of this.prep.active) f.retryNow();
     clearTimeout(this.wakeTimer?.t);
     this.wakeTimer = undefined;
     this.wake();
@@ -148,10 +154,10 @@ export class UploadRun implements Transfer {
     if (this.stopped) return undefined;
     const now = performance.now();
     let soonest = Infinity;
-    for (const f of this.active) {
+    for (const f of this.prep.active) {
       if (f.finalizing) continue;
       const n = f.take(now);
-      this.maybeFetch(f);
+      this.blueprints.maybeFetch(f);
       if (n !== undefined) {
         const entry = f.blueprints.get(n)!;
         // The store is down: nothing new goes to it until its probe answers (then retryNow).
@@ -169,10 +175,6 @@ export class UploadRun implements Transfer {
     // Parts waiting out their back-off: come back when the first is due.
     if (soonest !== Infinity) this.wakeAt(soonest);
     return undefined;
-  }
-
-  private get call() {
-    return { auth: { packageToken: this.u.package_token }, signal: this.abort.signal };
   }
 
   private storeOf(entry: KnownBlueprint): Target {
@@ -229,95 +231,7 @@ export class UploadRun implements Transfer {
     this.e.ended(this, 'idle');
   }
 
-  // ---- preparing files: register, start the multipart upload ----
-
-  private get window(): number {
-    return Math.max(PREP_WORKERS, this.e.concurrency * 4);
-  }
-
-  private wakeWorkers(): void {
-    const waiters = this.slotWaiters;
-    this.slotWaiters = [];
-    for (const w of waiters) w();
-  }
-
-  private ensureWorkers(): void {
-    while (!this.stopped && this.workers < PREP_WORKERS && this.workers < this.prepQueue.length) {
-      this.workers++;
-      this.track(this.prepWorker().finally(() => this.workers--));
-    }
-  }
-
-  private async prepWorker(): Promise<void> {
-    while (!this.stopped) {
-      if (this.active.length >= this.window) {
-        await new Promise<void>((r) => this.slotWaiters.push(r));
-        continue;
-      }
-      const f = this.prepQueue.shift();
-      if (!f) return;
-      try {
-        await this.prepare(f);
-      } catch (err) {
-        return this.fail(err);
-      }
-    }
-  }
-
-  private async prepare(f: FileTransfer): Promise<void> {
-    const epoch = f.epoch;
-    if (!f.row.file_id || (f.row.kind === 'file' && !f.row.s3_upload_id)) await this.register(f);
-    if (this.stopped || epoch !== f.epoch) return;
-    f.plan();
-    this.active.push(f);
-    if (f.allDone()) this.track(this.finishFile(f));
-    else this.wake();
-  }
-
-  private async register(f: FileTransfer): Promise<void> {
-    const { registration: reg, blueprints } = await registerOnService(this.e, this.calls, this.u, f.row, this.scope);
-    if (this.stopped) return;
-    setFileRegistration(this.e.db, this.id, f.row.idx, reg);
-    f.row = { ...f.row, ...reg };
-    this.e.changed(this.id, 'progress', f.row.idx);
-    blueprints.slice(0, f.partCount).forEach((bp, i) => f.blueprints.set(i + 1, { bp, gen: f.gen }));
-    // Lost to power loss, a registration is only made again (the service lets a pending entry
-    // give way), and a file's first part flushes it anyway. An entry without parts is finalized
-    // on the service next (a folder already is): that one must be on disk before.
-    if (!reg.part_count) await this.e.db.synced();
-  }
-
-  // ---- blueprints and parts ----
-
-  private maybeFetch(f: FileTransfer): void {
-    const from = f.needsBlueprintsFrom(this.e.tuning.blueprintBatch);
-    if (from === undefined) return;
-    f.fetching = true;
-    this.track(this.fetchBlueprints(f, from));
-  }
-
-  private async fetchBlueprints(f: FileTransfer, from: number): Promise<void> {
-    const epoch = f.epoch;
-    const count = Math.min(this.e.tuning.blueprintBatch, f.partCount - from + 1);
-    try {
-      const bps = await retrying(
-        () => partBlueprints(this.e.hosted, this.u.package_id, f.row.file_id!, from - 1, count, f.row.s3_upload_id!, this.call),
-        this.service,
-        this.scope,
-      );
-      if (this.stopped || epoch !== f.epoch) return;
-      bps.forEach((bp, i) => {
-        if (!f.done.has(from + i)) f.blueprints.set(from + i, { bp, gen: f.gen });
-      });
-      f.fetching = false;
-      this.wake();
-    } catch (err) {
-      if (this.stopped || epoch !== f.epoch) return;
-      f.fetching = false;
-      if (err instanceof HostedApiError && err.code === 'unknown_upload') return this.restartFile(f, err);
-      this.fail(err);
-    }
-  }
+  // ---- parts ----
 
   /** A stored part is done in this run, and its file finished if it was the last, once its record is on disk. A run stopped meanwhile finds the record at its next start. */
   private async partDone(f: FileTransfer, part: PartRow, epoch: number, whole: boolean, flushed: Promise<void>): Promise<void> {
@@ -408,8 +322,7 @@ export class UploadRun implements Transfer {
     markFileDone(this.e.db, this.id, r.idx);
     if (!f.row.done) this.filesLeft--;
     f.row = { ...f.row, done: 1 };
-    this.active.splice(this.active.indexOf(f), 1);
-    this.wakeWorkers();
+    this.prep.finished(f);
     this.e.changed(this.id, 'progress', r.idx);
     if (this.filesLeft === 0) this.goIdle();
   }
@@ -422,11 +335,7 @@ export class UploadRun implements Transfer {
     resetFile(this.e.db, this.id, f.row.idx);
     f.row = { ...f.row, file_id: null, s3_upload_id: null, chunk_size: null, part_count: null };
     f.forget();
-    const i = this.active.indexOf(f);
-    if (i >= 0) this.active.splice(i, 1);
-    this.prepQueue.unshift(f);
-    this.ensureWorkers();
-    this.wakeWorkers();
+    this.prep.again(f);
     this.e.changed(this.id, 'progress', f.row.idx);
   }
 }

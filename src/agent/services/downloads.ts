@@ -1,15 +1,14 @@
 // Downloads: a Link URL in, the Package's folder tree out. No session needed.
-// The REST routes and the desktop app call these operations; the engine
+// The REST routes and the desktop app call these operations; the Link is
+// resolved and previewed by downloadLink.ts, and the engine
 // (engine/downloadJob.ts) does the transfer itself.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { AgentContext } from '../context.js';
 import type { CreateDownloadBody, CreatedDownload, DownloadRecord, DownloadState, DownloadSummary } from '../../api/agent/downloads.js';
 import { DEFAULT_RANGE_SIZE } from '../../api/agent/downloads.js';
-import { AgentErrorCode } from '../../api/agent/errors.js';
-import { HostedApiError, HostedHttp } from '../../client/http.js';
-import { listPackageFiles, parseLinkUrl, resolveLink } from '../../client/downloads.js';
-import { AgentError, conflict, invalid, notFound, upstream } from '../errors.js';
+import { parseLinkUrl } from '../../client/downloads.js';
+import { conflict, invalid, notFound } from '../errors.js';
 import * as store from '../store/downloadStore.js';
 import { DownloadJob } from '../engine/downloadJob.js';
 import { DownloadItem } from '../engine/downloadItem.js';
@@ -26,24 +25,7 @@ import { QueueFeed } from '../engine/queueFeed.js';
 import { engineTuning } from '../engine/retry.js';
 import { removeQuietly, partPathOf } from '../engine/downloadFiles.js';
 import { LinkTokens } from './linkTokens.js';
-import { createLinkPreview } from './linkPreview.js';
-import type { LinkInfo } from '../../api/hosted/links.js';
-import type { FileObject } from '../../api/hosted/files.js';
-
-/** What the service answered while a download was being set up, as the agent answers it. */
-function linkError(err: unknown): never {
-  if (err instanceof HostedApiError) {
-    const m = err.message;
-    if (err.status === 401) throw new AgentError(401, AgentErrorCode.badRequest, `the Link needs a password, or the password is wrong: ${m}`);
-    if (err.status === 404) throw new AgentError(404, AgentErrorCode.notFound, 'no such Link (unknown id, wrong secret, or inactive)');
-    if (err.status === 410) throw new AgentError(410, AgentErrorCode.badRequest, `the Link or its Package has expired: ${m}`);
-    if (err.status === 403) throw new AgentError(403, AgentErrorCode.forbidden, `the service refused the Link: ${m}`);
-    if (err.status < 500) throw new AgentError(400, AgentErrorCode.badRequest, `the service refused the Link: ${m}`);
-    throw upstream(`the service answered ${err.status}: ${m}`);
-  }
-  if (err instanceof AgentError) throw err;
-  throw upstream(`the service could not be reached: ${(err as Error).message}`);
-}
+import { createDownloadLinks } from './downloadLink.js';
 
 /** A uid/gid override must be possible for this process, else every file would fail at the end. */
 function checkOwnership(uid: number | undefined, gid: number | undefined): void {
@@ -56,18 +38,10 @@ function checkOwnership(uid: number | undefined, gid: number | undefined): void 
 
 export function createDownloadsService(ctx: AgentContext) {
   const jobs = new Map<string, DownloadJob>();
-  const clients = new Map<string, HostedHttp>();
+  const links = createDownloadLinks(ctx);
+  const { apiBaseFor, clientFor, clients } = links;
   const tuning = engineTuning(process.env, ctx.config.retryForMs);
   const transport = createRangeTransport(tuning.timeoutMs);
-  const hostedOrigin = URL.canParse(ctx.config.hostedUrl) ? new URL(ctx.config.hostedUrl).origin : '';
-
-  /** The agent's own service keeps its path prefix; a Link of another host is served from its origin. */
-  const apiBaseFor = (linkOrigin: string) => (linkOrigin === hostedOrigin ? ctx.config.hostedUrl : linkOrigin);
-  const clientFor = (base: string) => {
-    let c = clients.get(base);
-    if (!c) clients.set(base, (c = new HostedHttp(base)));
-    return c;
-  };
 
   function makeJob(stored: store.StoredDownload): DownloadJob {
     const row = stored.row;
@@ -122,44 +96,6 @@ export function createDownloadsService(ctx: AgentContext) {
   };
   const all = () => [...jobs.values()];
 
-  /** Resolutions kept from previews for the downloads that follow them (linkTokens.ts). */
-  const resolved = new LinkTokens();
-  /**
-   * The Link resolved and its Package listed: with the token a preview kept when it still
-   * works (no access counted), else by resolving it now and keeping that for the download
-   * to come (or the retry of one refused for its other fields). A download made forgets it.
-   */
-  async function openLink<T = FileObject[]>(
-    http: HostedHttp,
-    key: string,
-    link: { linkId: string; secret: string },
-    password: string | undefined,
-    list: (http: HostedHttp, packageId: string, token: string) => Promise<T> = listPackageFiles as never,
-  ) {
-    const kept = resolved.peek(key);
-    if (kept) {
-      try {
-        return { info: kept, files: await list(http, kept.package_id, kept.package_token) };
-      } catch (err) {
-        resolved.forget(key);
-        // A token that stopped working (expired, revoked Link): resolve again, which says why.
-        if (!(err instanceof HostedApiError) || err.status !== 401) linkError(err);
-      }
-    }
-    const info: LinkInfo = await resolveLink(http, link.linkId, link.secret, password).catch(linkError);
-    const files = await list(http, info.package_id, info.package_token).catch(linkError);
-    resolved.keep(key, info);
-    return { info, files };
-  }
-
-  const previews = createLinkPreview((url, password, list) => {
-    const link = parseLinkUrl(url);
-    if (typeof link === 'string') throw invalid(link, 'url');
-    const apiBase = apiBaseFor(link.origin);
-    const pw = password || undefined;
-    return openLink(clientFor(apiBase), LinkTokens.key(apiBase, link.linkId, link.secret, pw), link, pw, list);
-  });
-
   async function removeJob(job: DownloadJob, removeFiles: boolean): Promise<DownloadRecord> {
     await job.stop();
     const record = job.record();
@@ -180,9 +116,9 @@ export function createDownloadsService(ctx: AgentContext) {
   }
 
   return {
-    /** The files a Link offers, before anything is downloaded (the app's "Show files"): linkPreview.ts. */
-    preview: previews.first,
-    previewFiles: previews.after,
+    /** The files a Link offers, before anything is downloaded (the app's "Show files"): downloadLink.ts, linkPreview.ts. */
+    preview: links.preview,
+    previewFiles: links.previewFiles,
 
     /**
      * POST /downloads: resolves the Link and lists its Package before anything is created.
@@ -199,7 +135,7 @@ export function createDownloadsService(ctx: AgentContext) {
       const password = body.password || undefined;
       // The preview's resolution if there was one: this receive counts once.
       const key = LinkTokens.key(apiBase, link.linkId, link.secret, password);
-      const { info, files } = await openLink(http, key, link, password);
+      const { info, files } = await links.open(http, key, link, password);
       const plan = planDownload(files, { fileIds: body.file_ids, bypassQuarantine: body.bypass_package_quarantine ?? true });
 
       await makeFolder(dst, 'dst_folder');
@@ -240,7 +176,7 @@ export function createDownloadsService(ctx: AgentContext) {
         error: p.error,
       }));
       store.insertDownload(ctx.db, row, items);
-      resolved.forget(key);
+      links.forget(key);
       const job = makeJob({ row, items, ranges: new Map() });
       // The Package's folders first (empty ones included), then the transfer.
       try {

@@ -1,8 +1,8 @@
 // Receive's preview ("Show files") of a Link's Package: its totals and the first
 // page of its files, then further pages as the window scrolls, read from the
 // service's paged file list, so that a Package of a million files previews with
-// one page. The Link is opened (resolved, or its kept resolution reused) by the
-// downloads service, which calls these with the way to list through it.
+// one page. The Link is opened (resolved, or its kept resolution reused) by
+// downloadLink.ts, which calls these with the way to list through it.
 import type { HostedHttp } from '../../client/http.js';
 import { packageFilesPage } from '../../client/downloads.js';
 import type { LinkInfo } from '../../api/hosted/links.js';

@@ -3,7 +3,7 @@
 // a crash the engine re-fetches exactly the ranges that were not recorded.
 import type { AgentDb } from './db.js';
 import type { Migration } from './migrations.js';
-import { CANCELED } from './canceledMigration.js';
+import { CANCELED } from './canceledTransfers.js';
 
 export const downloadsMigration: Migration = {
   version: 3,

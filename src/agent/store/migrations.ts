@@ -1,12 +1,11 @@
 // Every schema migration of the agent's database, one module per area, applied in version order.
 import { sessionMigration } from './sessionStore.js';
-import { uploadsMigration } from './uploadStore.js';
+import { uploadRecipientsMigration, uploadsMigration } from './uploadStore.js';
 import { downloadsMigration, downloadsRecoverableMigration } from './downloadStore.js';
 import { automationsMigration } from './automationStore.js';
 import { gatewaysMigration } from './gatewayStore.js';
 import { uploadLinksMigration } from './uploadLinkStore.js';
-import { canceledMigration } from './canceledMigration.js';
-import { uploadRecipientsMigration } from './recipientsMigration.js';
+import { canceledMigration } from './canceledTransfers.js';
 
 export interface Migration { version: number; name: string; sql: string }
 

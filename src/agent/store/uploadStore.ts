@@ -4,7 +4,7 @@
 // that have no row.
 import type { AgentDb } from './db.js';
 import type { Migration } from './migrations.js';
-import { CANCELED } from './canceledMigration.js';
+import { CANCELED } from './canceledTransfers.js';
 import type { UploadState } from '../../api/agent/uploads.js';
 
 export const uploadsMigration: Migration = {
@@ -53,6 +53,14 @@ export const uploadsMigration: Migration = {
     PRIMARY KEY (upload_id, file_idx, part_number),
     FOREIGN KEY (upload_id, file_idx) REFERENCES upload_files(upload_id, idx) ON DELETE CASCADE
   );`,
+};
+
+/** An e-mailed upload keeps its recipients, so that Transfers shows and finds them (the service has them too, but the list reads the agent's records only). */
+export const uploadRecipientsMigration: Migration = {
+  version: 9,
+  name: 'upload_recipients',
+  /** A JSON array of addresses; null for a link-type or Portal upload. */
+  sql: 'ALTER TABLE uploads ADD COLUMN recipients TEXT;',
 };
 
 export interface UploadRow {

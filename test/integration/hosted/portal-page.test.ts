@@ -101,7 +101,7 @@ describe('the Portal page', () => {
   });
 });
 
-// In the RADOS Gateway pass the service has no embedded store: the bucket's own CORS is test/integration/hosted/bucket-cors.test.ts.
+// In the RADOS Gateway pass the service has no embedded store: the bucket's own CORS is test/integration/cli/bucket-cors.test.ts.
 describe("the embedded store's CORS", onlyIf(!rgwUnderTest(), EMBEDDED_STORE_ONLY), () => {
   const preflight = (origin: string) =>
     fetch(`${svc.s3Url}/ferry/some/key?partNumber=1&uploadId=x`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'content-type' } });

@@ -1,5 +1,6 @@
-// Canceled transfers stay in the history: state `error`, error "Canceled", and
-// when it happened. The state names are the contract's, so canceled is a column.
+// Canceled transfers, uploads and downloads alike: they stay in the history with
+// state `error`, error "Canceled", and when it happened (the column both tables
+// gain). The state names are the contract's, so canceled is a column.
 import type { Migration } from './migrations.js';
 
 export const canceledMigration: Migration = {
