@@ -156,7 +156,7 @@ describe('a local file deleted while it is sent', () => {
     expect(row.error_recoverable).toBe(0);
     // Never shown as waiting for the storage on its way to the error.
     stream.close();
-    const mine = stream.received.map((m) => m.json).filter((r) => r?.upload_id === id);
+    const mine = summariesOf(stream.received, 'upload', id);
     expect(mine.length).toBeGreaterThan(0);
     expect(mine.filter((r) => r.waiting !== undefined)).toEqual([]);
   });
