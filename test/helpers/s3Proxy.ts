@@ -33,6 +33,8 @@ export interface S3Proxy {
   seen: Seen[];
   /** Body bytes of GET answers written to clients. */
   bytesServed: number;
+  /** The objects removed many at once (DeleteObjects, `POST /bucket?delete`), as `/bucket/key` paths, one entry per key asked. */
+  deletedMany: string[];
   /** Bytes per second per answer, 0 for no pacing. */
   pace: number;
   /** Requests waiting on 'hold'. */
@@ -94,6 +96,8 @@ async function copyAnswer(
   res.end();
 }
 
+const unescapeXml = (t: string) => t.replace(/&(lt|gt|quot|apos|amp);/g, (_, e: string) => ({ lt: '<', gt: '>', quot: '"', apos: "'", amp: '&' })[e]!);
+
 export async function startS3Proxy(target: string): Promise<S3Proxy> {
   const upstream = new URL(target);
   const counts = new Map<string, number>();
@@ -105,6 +109,7 @@ export async function startS3Proxy(target: string): Promise<S3Proxy> {
     url: '',
     rule: () => 'pass',
     seen: [],
+    deletedMany: [],
     bytesServed: 0,
     pace: 0,
     held: () => waiting.length,
@@ -150,6 +155,14 @@ export async function startS3Proxy(target: string): Promise<S3Proxy> {
       res.once('close', () => (gone = true));
       await new Promise<void>((r) => waiting.push(r));
       if (gone) return;
+    }
+
+    if (req.method === 'POST' && /^delete(=|&|$)/.test(query)) {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        for (const m of Buffer.concat(chunks).toString('utf8').matchAll(/<Key>([^<]*)<\/Key>/g)) proxy.deletedMany.push(`${p.replace(/\/+$/, '')}/${unescapeXml(m[1]!)}`);
+      });
     }
 
     forwarding++;
