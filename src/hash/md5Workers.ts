@@ -203,7 +203,14 @@ class Pool implements Md5Pool {
         w.postMessage({ op: 'end', id, size });
         return result;
       },
-      cancel: () => w.postMessage({ op: 'cancel', id }),
+      // The worker closes the file before it answers: once this resolves, nothing holds it open.
+      cancel: () => {
+        w.postMessage({ op: 'cancel', id });
+        return result.then(
+          () => undefined,
+          () => undefined,
+        );
+      },
     };
   }
 
@@ -239,8 +246,8 @@ export interface Md5Job {
   grow(size: number): void;
   /** The range is complete at `size` bytes; resolves its MD5 (rejects if cancelled or unreadable). */
   finish(size: number): Promise<Buffer>;
-  /** Stops hashing and closes the file; finish() then rejects. */
-  cancel(): void;
+  /** Stops hashing and closes the file; resolves once the worker has closed it. finish() then rejects. */
+  cancel(): Promise<void>;
 }
 
 /** Hashing of bytes given in buffers, in order. */

@@ -121,8 +121,9 @@ class CachedSink implements BodySink {
   }
 
   async abort(): Promise<void> {
-    this.job?.cancel();
+    const cancelled = this.job?.cancel();
     await this.writes.catch(() => undefined);
+    await cancelled;
     this.close();
   }
 }
