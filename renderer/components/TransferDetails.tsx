@@ -85,10 +85,10 @@ function useFilesPage(t: Transfer, page: number): { rows: FileRow[] | undefined;
       const a = t.direction === 'upload'
         ? await call('uploads.files', { upload_id: id, after, limit: PAGE })
         : await call('downloads.files', { download_id: id, after, limit: PAGE });
-      const read: { rows: FileRow[] } | { problem: string } = a.ok ? { rows: a.value.files } : { problem: a.error.message };
       if (!live) return;
-      setRows('rows' in read ? read.rows : rows);
-      setProblem('problem' in read ? read.problem : undefined);
+      // A page that could not be read leaves the last one shown, with the problem under it.
+      if (a.ok) setRows(a.value.files);
+      setProblem(a.ok ? undefined : a.error.message);
     };
     // The first read at once; while the transfer moves, at most one read a second.
     const wait = Math.max(0, readAt.current + REFRESH_MS - Date.now());

@@ -3,7 +3,7 @@
 // key, one way to apply a change, for the renderer's store and main's tray alike.
 import type { UploadSummary } from '../api/agent/uploads.js';
 import type { DownloadSummary } from '../api/agent/downloads.js';
-import type { Direction } from '../api/agent/transfers.js';
+import type { Direction, Totals } from '../api/agent/transfers.js';
 import type { TransferEvent } from './contract.js';
 
 export type TransferSummary = ({ direction: 'upload' } & UploadSummary) | ({ direction: 'download' } & DownloadSummary);
@@ -36,6 +36,8 @@ export function applyChange(before: TransferSummary | undefined, e: TransferEven
   if (d.change === 'record') return 'upload' in d ? withDirection.upload(d.upload) : withDirection.download(d.download);
   if (d.change === 'removed') return undefined;
   if (d.change === 'files' || !before) return before;
-  const { progress, size, file_count, files_done, updated_at } = d;
-  return { ...before, progress, size, file_count, files_done, updated_at };
+  return withTotals(before, d);
 }
+
+/** A summary with the moving totals of a `progress` change. */
+export const withTotals = <T extends Totals>(t: T, { progress, size, file_count, files_done, updated_at }: Totals): T => ({ ...t, progress, size, file_count, files_done, updated_at });

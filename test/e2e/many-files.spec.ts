@@ -9,8 +9,8 @@
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { start, stop } from './global-setup.js';
-import { freePort } from '../helpers/ports.js';
+import { stop } from './global-setup.js';
+import { newWindow, OWNER, restOf, showTransfers, startAgent, startService } from './stack.js';
 import { fileName, packageOnService, seedManyFiles, servicePackage, type ManyFiles, type ServicePackage } from '../helpers/manyFiles.js';
 
 test.describe.configure({ mode: 'serial' });
@@ -39,31 +39,21 @@ const filesDone: number[] = [];
 const answers = new Map<string, { count: number; bytes: number; largest: number }>();
 const answered = (channel: string) => answers.get(channel) ?? { count: 0, bytes: 0, largest: 0 };
 
-async function json<T>(url: string, method: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
-  const res = await fetch(url, { method, headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
-  const text = await res.text();
-  expect(res.status, `${method} ${url}: ${text.slice(0, 500)}`).toBeLessThan(300);
-  return JSON.parse(text) as T;
-}
-const rest = <T>(method: string, p: string, body?: unknown) => json<T>(`${appUrl}/api/v1${p}`, method, body);
+let rest: ReturnType<typeof restOf>;
 
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(180_000);
   const dir = path.join(process.env.FERRY_E2E_TMP!, 'many-files');
-  const [api, agentPort] = [await freePort(), await freePort()];
-  const owner = { email: 'owner@example.com', password: 'correct horse battery' };
-  service = await start(['serve', '--listen', `127.0.0.1:${api}`, '--s3-listen', `127.0.0.1:${await freePort()}`, '--data-dir', path.join(dir, 'hosted'), '--init-owner', `${owner.email}:${owner.password}`],
-    'ferry hosted service ready');
-  serviceUrl = `http://127.0.0.1:${api}`;
-  pkg = await packageOnService(serviceUrl, owner, 'Reels');
+  ({ service, url: serviceUrl } = await startService(path.join(dir, 'hosted')));
+  pkg = await packageOnService(serviceUrl, OWNER, 'Reels');
   many = { id: UPLOAD_ID, name: 'Reels', files: FILES, moving: MOVING, movingDir: path.join(dir, 'Reels', 'new'), size: 64 };
   const configDir = path.join(dir, 'agent');
   await seedManyFiles(configDir, pkg, many);
 
-  appUrl = `http://127.0.0.1:${agentPort}`;
-  agent = await start(['agent', '--ui', '--listen', `127.0.0.1:${agentPort}`, '--hosted-url', serviceUrl, '--config-dir', configDir], 'ferry agent ready');
-  await rest('POST', '/login', owner);
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 720 }, locale: 'en-US' })).newPage();
+  ({ agent, appUrl } = await startAgent(serviceUrl, configDir));
+  rest = restOf(appUrl);
+  await rest('POST', '/login', OWNER);
+  page = await newWindow(browser, { locale: 'en-US' });
   page.on('websocket', (ws) => {
     if (!ws.url().includes('/ui/events')) return;
     ws.on('framereceived', ({ payload }) => {
@@ -96,8 +86,7 @@ test.beforeAll(async ({ browser }) => {
       answers.set(channel, { count: a.count + 1, bytes: a.bytes + b.length, largest: Math.max(a.largest, b.length) });
     }, () => {});
   });
-  await page.goto(appUrl);
-  await expect(page.getByRole('heading', { name: 'Transfers' })).toBeVisible();
+  await showTransfers(page, appUrl);
 });
 
 test.afterAll(async () => {

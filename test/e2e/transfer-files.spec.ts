@@ -6,8 +6,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
-import { start, stop } from './global-setup.js';
-import { freePort } from '../helpers/ports.js';
+import { stop } from './global-setup.js';
+import { newWindow, OWNER, restOf, showTransfers, startAgent, startService } from './stack.js';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -19,14 +19,6 @@ const SHOTS = path.resolve('.test-results', 'transfer-files');
 let page: Page;
 let service: ChildProcess;
 let agent: ChildProcess;
-let appUrl: string;
-
-async function rest<T>(method: string, p: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${appUrl}/api/v1${p}`, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined });
-  const text = await res.text();
-  expect(res.status, `${method} ${p}: ${text}`).toBeLessThan(300);
-  return JSON.parse(text) as T;
-}
 
 test.beforeAll(async ({ browser }) => {
   const dir = path.join(process.env.FERRY_E2E_TMP!, 'transfer-files');
@@ -36,18 +28,15 @@ test.beforeAll(async ({ browser }) => {
     for (let f = 0; f < PER_FOLDER; f++) await fs.writeFile(path.join(src, `roll-${d + 1}`, `frame-${String(f + 1).padStart(4, '0')}.dng`), Buffer.alloc(64, f));
   }
   await fs.mkdir(SHOTS, { recursive: true });
-  const [api, agentPort] = [await freePort(), await freePort()];
-  const owner = { email: 'owner@example.com', password: 'correct horse battery' };
-  service = await start(['serve', '--listen', `127.0.0.1:${api}`, '--s3-listen', `127.0.0.1:${await freePort()}`, '--data-dir', path.join(dir, 'hosted'), '--init-owner', `${owner.email}:${owner.password}`],
-    'ferry hosted service ready');
-  appUrl = `http://127.0.0.1:${agentPort}`;
-  agent = await start(['agent', '--ui', '--listen', `127.0.0.1:${agentPort}`, '--hosted-url', `http://127.0.0.1:${api}`, '--config-dir', path.join(dir, 'agent')], 'ferry agent ready');
-  const login = await rest<{ teams: { id: string }[] }>('POST', '/login', owner);
+  let url: string, appUrl: string;
+  ({ service, url } = await startService(path.join(dir, 'hosted')));
+  ({ agent, appUrl } = await startAgent(url, path.join(dir, 'agent')));
+  const rest = restOf(appUrl);
+  const login = await rest<{ teams: { id: string }[] }>('POST', '/login', OWNER);
   const up = await rest<{ upload_id: string }>('POST', '/uploads', { team_id: login.teams[0]!.id, paths: [src] });
   await expect.poll(async () => (await rest<{ state: string }>('GET', `/uploads/${up.upload_id}?files=false`)).state, { timeout: 120_000 }).toBe('complete');
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 720 } })).newPage();
-  await page.goto(appUrl);
-  await expect(page.getByRole('heading', { name: 'Transfers' })).toBeVisible();
+  page = await newWindow(browser);
+  await showTransfers(page, appUrl);
 });
 
 test.afterAll(async () => {

@@ -7,11 +7,11 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
-import { start, stop } from './global-setup.js';
+import { stop } from './global-setup.js';
+import { newWindow, restOf, showTransfers, startAgent } from './stack.js';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -21,30 +21,17 @@ let appUrl: string;
 let dir: string;
 let teamId: string;
 
-const api = async (method: string, p: string, body?: unknown) => {
-  const r = await fetch(`${appUrl}/api/v1${p}`, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined });
-  const text = await r.text();
-  expect(r.status, text).toBeLessThan(300);
-  return JSON.parse(text);
-};
+let api: ReturnType<typeof restOf>;
 
 test.beforeAll(async ({ browser }) => {
   dir = path.join(process.env.FERRY_E2E_TMP!, 'cancel');
   await fs.mkdir(dir, { recursive: true });
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  appUrl = `http://127.0.0.1:${port}`;
-  agent = await start(
-    ['agent', '--ui', '--listen', `127.0.0.1:${port}`, '--hosted-url', process.env.FERRY_E2E_SERVICE!, '--config-dir', path.join(dir, 'agent'), '--concurrency', '1', '--chunk-size', String(5 * 1024 * 1024)],
-    'ferry agent ready',
-  );
+  ({ agent, appUrl } = await startAgent(process.env.FERRY_E2E_SERVICE!, path.join(dir, 'agent'), ['--concurrency', '1', '--chunk-size', String(5 * 1024 * 1024)]));
+  api = restOf(appUrl);
   await api('POST', '/login', { email: process.env.FERRY_E2E_EMAIL, password: process.env.FERRY_E2E_PASSWORD });
   teamId = (await api('GET', '/teams'))[0].id;
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 720 } })).newPage();
-  await page.goto(appUrl);
-  await expect(page.getByRole('heading', { name: 'Transfers' })).toBeVisible();
+  page = await newWindow(browser);
+  await showTransfers(page, appUrl);
 });
 
 test.afterAll(async () => {

@@ -9,8 +9,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
-import { start } from './global-setup.js';
-import { freePort } from '../helpers/ports.js';
+import { newWindow, OWNER, restOf, showTransfers, startAgent, startService } from './stack.js';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -24,13 +23,7 @@ let appUrl: string;
 let dir: string;
 let teamId: string;
 
-/** The agent's REST API. */
-async function rest<T>(method: string, p: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${appUrl}/api/v1${p}`, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined });
-  const text = await res.text();
-  expect(res.status, `${method} ${p}: ${text}`).toBeLessThan(300);
-  return JSON.parse(text) as T;
-}
+let rest: ReturnType<typeof restOf>;
 interface Upload { upload_id: string; package_name: string; state: string }
 const uploads = () => rest<Upload[]>('GET', '/uploads');
 /** Each upload's state by its Package name. */
@@ -68,22 +61,18 @@ test.beforeAll(async ({ browser }) => {
   await fs.writeFile(path.join(dir, 'm.bin'), Buffer.alloc(1024, 7));
   // Big enough that a paused upload is far from done when the service stops.
   await fs.writeFile(path.join(dir, 'held.bin'), Buffer.alloc(64 * 1024 * 1024, 9));
-  const [api, agentPort] = [await freePort(), await freePort()];
-  const owner = { email: 'owner@example.com', password: 'correct horse battery' };
-  service = await start(['serve', '--listen', `127.0.0.1:${api}`, '--s3-listen', `127.0.0.1:${await freePort()}`, '--data-dir', path.join(dir, 'hosted'), '--init-owner', `${owner.email}:${owner.password}`],
-    'ferry hosted service ready');
-  appUrl = `http://127.0.0.1:${agentPort}`;
-  agent = await start(['agent', '--ui', '--listen', `127.0.0.1:${agentPort}`, '--hosted-url', `http://127.0.0.1:${api}`, '--config-dir', path.join(dir, 'agent'),
-    '--chunk-size', String(5 * 1024 * 1024), '--concurrency', '1'], 'ferry agent ready');
-  const login = await rest<{ teams: { id: string }[] }>('POST', '/login', owner);
+  let url: string;
+  ({ service, url } = await startService(path.join(dir, 'hosted')));
+  ({ agent, appUrl } = await startAgent(url, path.join(dir, 'agent'), ['--chunk-size', String(5 * 1024 * 1024), '--concurrency', '1']));
+  rest = restOf(appUrl);
+  const login = await rest<{ teams: { id: string }[] }>('POST', '/login', OWNER);
   teamId = login.teams[0]!.id;
   // One upload e-mailed to Rita, then 30 of the same file, each its own Package: batch-1 … batch-30, one after the other (newest last).
   await send('Mailed', 'm.bin', ['rita@example.com']);
   for (let i = 1; i <= BATCH; i++) await send(`batch-${i}`, 'm.bin');
   await expect.poll(async () => (await uploads()).filter((u) => u.state === 'complete').length, { timeout: 60_000 }).toBe(ALL);
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 720 } })).newPage();
-  await page.goto(appUrl);
-  await expect(page.getByRole('heading', { name: 'Transfers' })).toBeVisible();
+  page = await newWindow(browser);
+  await showTransfers(page, appUrl);
 });
 
 test.afterAll(async () => {

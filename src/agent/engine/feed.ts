@@ -67,7 +67,8 @@ export class TransferFeed<S extends object, F = never> {
   changed(id: string, kind: 'state' | 'progress', file?: number): void {
     if (this.closed) return;
     const slot = this.slotOf(id);
-    if (this.source.followsFiles?.(id)) {
+    // Called for every part the engine stores: the followers are asked only when there is a file change to keep.
+    if ((kind === 'state' || file !== undefined) && this.source.followsFiles?.(id)) {
       if (kind === 'state') slot.allOpen = true;
       if (file !== undefined) (slot.files ??= new Set()).add(file);
     }

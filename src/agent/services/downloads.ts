@@ -19,7 +19,7 @@ import { packageRootSegments } from '../engine/safePath.js';
 import { checkRequestPath, makeFolder } from '../engine/requestPath.js';
 import { createRangeTransport } from '../engine/rangeFetch.js';
 import { TransferFeed } from '../engine/feed.js';
-import { downloadChange } from './transferChanges.js';
+import { publishChange } from './transferChanges.js';
 import { FILES_PAGE_DEFAULT, type DownloadFilesPage, type IndexedDownloadItem } from '../../api/agent/transfers.js';
 import { QueueFeed } from '../engine/queueFeed.js';
 import { engineTuning } from '../engine/retry.js';
@@ -80,10 +80,7 @@ export function createDownloadsService(ctx: AgentContext) {
     totals: true,
     files: (id, indexes) => jobs.get(id)?.filesAt(indexes) ?? [],
     followsFiles: (id) => ctx.events.followsFiles(id),
-    send(id, c) {
-      if (c.change === 'files') ctx.events.publishFiles('download', id, { change: 'files', download_id: id, files: c.files });
-      else ctx.events.publish('download', downloadChange(id, c));
-    },
+    send: (id, c) => publishChange(ctx.events, 'download', id, c),
   });
   const queue = new QueueFeed(ctx.scheduler, 'download', (id) => feed.changed(id, 'state'));
 

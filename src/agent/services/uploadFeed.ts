@@ -7,7 +7,7 @@ import type { UploadRecord, UploadSummary } from '../../api/agent/uploads.js';
 import type { Waiting } from '../../api/agent/waiting.js';
 import { TransferFeed } from '../engine/feed.js';
 import { QueueFeed } from '../engine/queueFeed.js';
-import { uploadChange } from './transferChanges.js';
+import { publishChange } from './transferChanges.js';
 import { uploadFilesAt, uploadFilesPage, uploadRecord, uploadSummary } from '../store/uploadView.js';
 import { FILES_PAGE_MAX, type IndexedUploadItem } from '../../api/agent/transfers.js';
 
@@ -41,10 +41,7 @@ export function createUploadFeed(ctx: AgentContext, waitingOf: (r: UploadSummary
       }
     },
     followsFiles: (id) => ctx.events.followsFiles(id),
-    send(id, c) {
-      if (c.change === 'files') ctx.events.publishFiles('upload', id, { change: 'files', upload_id: id, files: c.files });
-      else ctx.events.publish('upload', uploadChange(id, c));
-    },
+    send: (id, c) => publishChange(ctx.events, 'upload', id, c),
   });
   const changed = (id: string, kind: 'state' | 'progress', file?: number) => feed.changed(id, kind, file);
   const queue = new QueueFeed(ctx.scheduler, 'upload', (id) => changed(id, 'state'));

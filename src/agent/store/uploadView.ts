@@ -19,7 +19,7 @@ const ITEMS = `SELECT f.idx, f.local_path, f.rel_dir, f.name, f.size, f.done, f.
     (SELECT SUM(p.size) FROM upload_parts p WHERE p.upload_id = f.upload_id AND p.file_idx = f.idx AND f.done = 0)
   FROM upload_files f WHERE f.upload_id = ?`;
 
-function items(db: AgentDb, u: UploadRow, rows: ItemRow[]): IndexedUploadItem[] {
+function items(u: UploadRow, rows: ItemRow[]): IndexedUploadItem[] {
   return rows.map(([idx, localPath, relDir, name, size, done, fileId, bytes]) => {
     const progress = done ? size : (bytes ?? 0);
     return { index: idx, path: relDir ? `${relDir}/${name}` : name, local_path: localPath, size, progress, state: itemState(u, done, fileId !== null, progress) };
@@ -64,7 +64,7 @@ export function uploadRecord(db: AgentDb, id: string): UploadRecord | undefined 
   const u = getUpload(db, id);
   if (!u) return undefined;
   const rows = db.sql(`${ITEMS} ORDER BY f.idx`).raw(true).all(id) as ItemRow[];
-  return { ...summaryOf(db, u), items: items(db, u, rows).map(({ index: _, ...item }) => item) };
+  return { ...summaryOf(db, u), items: items(u, rows).map(({ index: _, ...item }) => item) };
 }
 
 /** `limit` files after the index `after` (-1 or absent: from the first). */
@@ -73,7 +73,7 @@ export function uploadFilesPage(db: AgentDb, id: string, after: number, limit: n
   if (!u) return undefined;
   const rows = db.sql(`${ITEMS} AND f.idx > ? ORDER BY f.idx LIMIT ?`).raw(true).all(id, after, limit + 1) as ItemRow[];
   const more = rows.length > limit;
-  const files = items(db, u, more ? rows.slice(0, limit) : rows);
+  const files = items(u, more ? rows.slice(0, limit) : rows);
   return { files, next: more ? files[files.length - 1]!.index : null };
 }
 
@@ -81,11 +81,6 @@ export function uploadFilesPage(db: AgentDb, id: string, after: number, limit: n
 export function uploadFilesAt(db: AgentDb, id: string, indexes: number[]): IndexedUploadItem[] {
   const u = getUpload(db, id);
   if (!u || indexes.length === 0) return [];
-  const out: IndexedUploadItem[] = [];
-  const stmt = db.sql(`${ITEMS} AND f.idx = ?`).raw(true);
-  for (const i of [...indexes].sort((a, b) => a - b)) {
-    const row = stmt.get(id, i) as ItemRow | undefined;
-    if (row) out.push(...items(db, u, [row]));
-  }
-  return out;
+  const rows = db.sql(`${ITEMS} AND f.idx IN (SELECT value FROM json_each(?)) ORDER BY f.idx`).raw(true).all(id, JSON.stringify(indexes)) as ItemRow[];
+  return items(u, rows);
 }

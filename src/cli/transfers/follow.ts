@@ -12,6 +12,7 @@ import { Failure } from './common.js';
 import type { Waiting } from '../../api/agent/waiting.js';
 import type { StreamEvent } from '../../api/agent/events.js';
 import type { Direction } from '../../api/agent/transfers.js';
+import { keyOfChange, transferKey, withTotals } from '../../ipc/transfers.js';
 
 interface Moving { progress: number; size: number; file_count: number; files_done: number; updated_at: string; state: string; waiting?: Waiting; queue_position?: number }
 
@@ -43,7 +44,6 @@ async function within<T>(p: Promise<T>, ms: number): Promise<T | 'tick'> {
 
 export async function followTransfer<R extends Moving>(o: FollowOptions<R>): Promise<{ record: R; bar: ProgressBar }> {
   const bar = new ProgressBar({ label: `${o.direction} ${o.id}`, ttyLabel: o.direction, ...(o.out ? { out: o.out } : {}) });
-  const idKey = o.direction === 'upload' ? 'upload_id' : 'download_id';
   const pollMs = o.pollMs ?? 1000, quietMs = o.quietMs ?? 5000;
   const ac = new AbortController();
   // Ctrl-C stops the waiting, not the transfer: say so, and how to look later.
@@ -118,15 +118,13 @@ export async function followTransfer<R extends Moving>(o: FollowOptions<R>): Pro
         } else {
           pending = undefined;
           if (next.done) return undefined;
-          const change = next.value.data as Record<string, unknown> & { change?: string };
-          const summary = change[o.direction] as (R & Record<string, unknown>) | undefined;
-          if ((summary ? summary[idKey] : change[idKey]) !== o.id) continue;
-          if (change.change === 'removed') throw new Failure(`the ${o.direction} ${o.id} was removed`);
-          if (change.change === 'record' && summary) record = summary;
-          else if (change.change === 'progress') {
-            const { progress, size, file_count, files_done, updated_at } = change as unknown as Moving;
-            record = { ...record, progress, size, file_count, files_done, updated_at };
-          } else continue;
+          const e = next.value;
+          if (e.type !== o.direction || keyOfChange(e) !== transferKey(o.direction, o.id)) continue;
+          const d = e.data;
+          if (d.change === 'removed') throw new Failure(`the ${o.direction} ${o.id} was removed`);
+          if (d.change === 'record') record = ('upload' in d ? d.upload : d.download) as unknown as R;
+          else if (d.change === 'progress') record = withTotals(record, d);
+          else continue;
         }
         show(record);
         if (o.isDone(record)) return record;

@@ -1,7 +1,7 @@
 // `ferry uploads ...` and `ferry downloads ...`: list, show, pause, resume,
 // cancel and remove transfers the agent keeps; finalize uploads and make Links of them.
 import { commandGroup, type Command } from '../command.js';
-import type { Affected } from '../agentClient.js';
+import type { Affected, AgentClient } from '../agentClient.js';
 import type { UploadSummary } from '../../api/agent/uploads.js';
 import type { DownloadSummary } from '../../api/agent/downloads.js';
 import type { Direction, DownloadFilesPage, UploadFilesPage } from '../../api/agent/transfers.js';
@@ -122,22 +122,38 @@ function rmTarget(inv: Invocation, direction: Direction): { id?: string; states?
   return { id, states };
 }
 
+/** How one direction's transfer is read: the whole record, the summary, a page of files. */
+function readerOf(client: AgentClient, direction: Direction) {
+  return direction === 'upload'
+    ? { record: client.getUpload, summary: client.uploadSummary, files: client.uploadFiles }
+    : { record: client.getDownload, summary: client.downloadSummary, files: client.downloadFiles };
+}
+
+/** `get` (the summary and the first files; --json the whole record) and `files` (a page), the same both ways. */
+function readActions(direction: Direction): Record<string, Command> {
+  return {
+    get: clientCommand(`${direction}s get`, `usage: ferry ${direction}s get ID`, {}, async ({ client, print, positionals, json }) => {
+      const id = oneId(positionals, direction, false)!;
+      const read = readerOf(client, direction);
+      if (json) return void print('', await read.record(id));
+      const [r, files] = await Promise.all([read.summary(id), read.files(id, { limit: SHOWN })]);
+      print(details(r, files), r);
+    }, true),
+    files: clientCommand(`${direction}s files`, `usage: ferry ${direction}s files ID [--after N] [--limit N]`, PAGE_FLAGS, async ({ client, print, positionals, values }) => {
+      const id = oneId(positionals, direction, false)!;
+      const read = readerOf(client, direction);
+      const [r, page] = await Promise.all([read.summary(id), read.files(id, pageOf(values))]);
+      print(filesTable(direction, id, page, r.file_count), page);
+    }, true),
+  };
+}
+
 const uploadActions: Record<string, Command> = {
   ls: clientCommand('uploads ls', 'usage: ferry uploads ls', {}, async ({ client, print }) => {
     const all = await client.listUploads();
     print(listing(all, 'upload'), all);
   }),
-  get: clientCommand('uploads get', 'usage: ferry uploads get ID', {}, async ({ client, print, positionals, json }) => {
-    const id = oneId(positionals, 'upload', false)!;
-    if (json) return void print('', await client.getUpload(id));
-    const [r, files] = await Promise.all([client.uploadSummary(id), client.uploadFiles(id, { limit: SHOWN })]);
-    print(details(r, files), r);
-  }, true),
-  files: clientCommand('uploads files', 'usage: ferry uploads files ID [--after N] [--limit N]', PAGE_FLAGS, async ({ client, print, positionals, values }) => {
-    const id = oneId(positionals, 'upload', false)!;
-    const [r, page] = await Promise.all([client.uploadSummary(id), client.uploadFiles(id, pageOf(values))]);
-    print(filesTable('upload', id, page, r.file_count), page);
-  }, true),
+  ...readActions('upload'),
   pause: clientCommand('uploads pause', 'usage: ferry uploads pause [ID]', {}, async ({ client, print, positionals }) => {
     const a = await client.pauseUploads(oneId(positionals, 'upload', true));
     print(affected('paused', 'upload', a), a);
@@ -184,17 +200,7 @@ const downloadActions: Record<string, Command> = {
     const all = await client.listDownloads();
     print(listing(all, 'download'), all);
   }),
-  get: clientCommand('downloads get', 'usage: ferry downloads get ID', {}, async ({ client, print, positionals, json }) => {
-    const id = oneId(positionals, 'download', false)!;
-    if (json) return void print('', await client.getDownload(id));
-    const [r, files] = await Promise.all([client.downloadSummary(id), client.downloadFiles(id, { limit: SHOWN })]);
-    print(details(r, files), r);
-  }, true),
-  files: clientCommand('downloads files', 'usage: ferry downloads files ID [--after N] [--limit N]', PAGE_FLAGS, async ({ client, print, positionals, values }) => {
-    const id = oneId(positionals, 'download', false)!;
-    const [r, page] = await Promise.all([client.downloadSummary(id), client.downloadFiles(id, pageOf(values))]);
-    print(filesTable('download', id, page, r.file_count), page);
-  }, true),
+  ...readActions('download'),
   pause: clientCommand('downloads pause', 'usage: ferry downloads pause [ID]', {}, async ({ client, print, positionals }) => {
     const a = await client.pauseDownloads(oneId(positionals, 'download', true));
     print(affected('paused', 'download', a), a);

@@ -1,37 +1,23 @@
 // A download's file URLs against a scripted HTTP service: the first go alone,
 // those asked for meanwhile go together in one `download_urls` request, each file
 // gets its own outcome, and a service without the route gets one request per file.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
+import { scriptedService, type Script, type ScriptedRequest as Req, type ScriptedService } from '../../helpers/scriptedService.js';
 import { HostedApiError, HostedHttp } from '../../../src/client/http.js';
 import { DownloadSource } from '../../../src/agent/engine/downloadSource.js';
 
-interface Req { method: string; path: string; body: any }
-type Script = (r: Req) => Promise<{ status: number; json?: unknown }> | { status: number; json?: unknown };
-
-let server: http.Server | undefined;
+let service: ScriptedService | undefined;
 let hosted: HostedHttp | undefined;
 afterEach(async () => {
   await hosted?.close();
-  server?.closeAllConnections();
-  await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
-  server = hosted = undefined;
+  await service?.close();
+  service = hosted = undefined;
 });
 
 async function serve(script: Script): Promise<{ seen: Req[]; source: DownloadSource }> {
-  const seen: Req[] = [];
-  server = http.createServer(async (req, res) => {
-    let text = '';
-    for await (const c of req) text += c;
-    const r = { method: req.method ?? '', path: req.url ?? '', body: text ? JSON.parse(text) : undefined };
-    seen.push(r);
-    const a = await script(r);
-    res.writeHead(a.status, { 'content-type': 'application/json' });
-    res.end(a.json === undefined ? '' : JSON.stringify(a.json));
-  });
-  await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
-  hosted = new HostedHttp(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  service = await scriptedService(script);
+  const seen = service.seen;
+  hosted = new HostedHttp(service.url);
   const link = { linkId: 'lnk_1', secret: 's', password: null, packageId: 'pkg_1', packageToken: 'token' };
   return { seen, source: new DownloadSource(hosted, link, () => undefined) };
 }

@@ -1,42 +1,28 @@
 // The agent's per-file calls against a scripted HTTP service: the first go
 // alone, those that come meanwhile go together, each file gets its own outcome,
 // and a service without the batch route gets one request per file.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { scriptedService, type Script, type ScriptedRequest as Req, type ScriptedService } from '../../helpers/scriptedService.js';
 import { HostedApiError, HostedHttp } from '../../../src/client/http.js';
 import pino from 'pino';
 import { FileCalls } from '../../../src/agent/engine/fileCalls.js';
 import { Outages } from '../../../src/agent/engine/outages.js';
 
-interface Req { path: string; body: any }
-type Script = (r: Req) => Promise<{ status: number; json?: unknown }> | { status: number; json?: unknown };
-
-let server: http.Server | undefined;
+let service: ScriptedService | undefined;
 let hosted: HostedHttp | undefined;
 let outages: Outages | undefined;
 afterEach(async () => {
   await hosted?.close();
   await outages?.close();
-  server?.closeAllConnections();
-  await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
-  server = hosted = outages = undefined;
+  await service?.close();
+  service = hosted = outages = undefined;
 });
 
 /** A service that answers by `script` and records every request. */
 async function serve(script: Script): Promise<{ seen: Req[]; calls: FileCalls }> {
-  const seen: Req[] = [];
-  server = http.createServer(async (req, res) => {
-    let text = '';
-    for await (const c of req) text += c;
-    const r = { path: req.url ?? '', body: text ? JSON.parse(text) : undefined };
-    seen.push(r);
-    const a = await script(r);
-    res.writeHead(a.status, { 'content-type': 'application/json' });
-    res.end(a.json === undefined ? '' : JSON.stringify(a.json));
-  });
-  await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
-  hosted = new HostedHttp(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  service = await scriptedService(script);
+  const seen = service.seen;
+  hosted = new HostedHttp(service.url);
   const policy = { attempts: 2, baseMs: 0, maxMs: 0, retryForMs: 60_000 };
   outages = new Outages(policy, pino({ level: 'silent' }), 1000);
   const calls = new FileCalls(hosted, 'pkg_1', 'token', outages.target('service', hosted.baseUrl), { policy, signal: new AbortController().signal });
