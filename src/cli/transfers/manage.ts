@@ -38,7 +38,8 @@ function filesTable(direction: Direction, id: string, page: FilesPage, total: nu
     String(i.index + 1), i.state, `${i.size > 0 ? Math.floor((i.progress / i.size) * 100) : i.state === 'complete' ? 100 : 0}%`, formatBytes(i.size),
     i.path,
   ]))];
-  if (page.next !== null) lines.push(`${total - page.next - 1} more: ferry ${direction}s files ${id} --after ${page.next}`);
+  // Files are numbered from 1 as the # column shows them; the API's indexes count from 0.
+  if (page.next !== null) lines.push(`${total - page.next - 1} more: ferry ${direction}s files ${id} --after ${page.next + 1}`);
   return lines.join('\n');
 }
 
@@ -66,7 +67,11 @@ const affected = (verb: string, direction: Direction, a: Affected<Rec> | undefin
 };
 
 const PAGE_FLAGS = { after: { type: 'string' }, limit: { type: 'string' } } as const;
-const pageOf = (v: Invocation['values']) => defined({ after: int(v, 'after', -1), limit: int(v, 'limit', 1) ?? SHOWN });
+/** `--after N`: after the file numbered N (from 1, as the # column), which is the API's index N - 1. */
+const pageOf = (v: Invocation['values']) => {
+  const after = int(v, 'after', 0);
+  return defined({ after: after === undefined ? undefined : after - 1, limit: int(v, 'limit', 1) ?? SHOWN });
+};
 
 function oneId(positionals: string[], what: string, optional: boolean): string | undefined {
   if (positionals.length > 1) throw new UsageError(`name one ${what} id`);

@@ -167,6 +167,26 @@ describe('without waiting, and managing uploads', () => {
     expect(json((await run(a, ['uploads', 'ls', '--json'])).stdout).map((u: { upload_id: string }) => u.upload_id)).toContain(created.upload_id);
   });
 
+  test('uploads files pages through an upload\'s files numbered from 1: --after N starts after file N, and says how to see the rest; a bad --limit exits 2', async () => {
+    const dir = path.join(tmp, 'frames');
+    await fs.mkdir(dir, { recursive: true });
+    for (let i = 1; i <= 7; i++) await fs.writeFile(path.join(dir, `f${i}.bin`), Buffer.alloc(10, i));
+    const up = await run(a, ['upload', dir, '--team-id', owner.teamId, '--no-link', '--json']);
+    expect(up.code, up.stderr).toBe(0);
+    const id = json(up.stdout).upload_id;
+    const page = await run(a, ['uploads', 'files', id, '--after', '2', '--limit', '3']);
+    expect(page.code, page.stderr).toBe(0);
+    const rows = page.stdout.split('\n').filter((l) => /^\d+\s+complete\s/.test(l));
+    expect(rows.map((l) => l.split(/\s+/)[0])).toEqual(['3', '4', '5']);
+    expect(rows[0]).toMatch(/complete\s+100%\s+10 B\s+frames\/f3\.bin$/);
+    expect(page.stdout).toContain(`2 more: ferry uploads files ${id} --after 5`);
+    const last = await run(a, ['uploads', 'files', id, '--after', '5', '--json']);
+    expect(json(last.stdout)).toMatchObject({ files: [{ index: 5, path: 'frames/f6.bin' }, { index: 6, path: 'frames/f7.bin' }], next: null });
+    const bad = await run(a, ['uploads', 'files', id, '--limit', '0']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--limit must be an integer of at least 1/);
+  });
+
   test('uploads link makes another Link of a complete upload', async () => {
     const [first] = (await call(a.url, 'GET', '/uploads')).body.filter((u: { state: string; type: string }) => u.state === 'complete' && u.type === 'team');
     const r = await run(a, ['uploads', 'link', first.upload_id, '--password', 'open sesame', '--json']);
