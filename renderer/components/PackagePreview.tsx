@@ -105,7 +105,7 @@ export function PackageFiles({ preview, files, more, onMore, pick, onPick }: Pac
           <li key={f.file_id}>
             <label className="inline">
               <input type="checkbox" checked={pick.all || pick.ids.has(f.file_id)} onChange={() => toggle(f.file_id)} />
-              <span className="name" title={f.path}>{f.path}</span>
+              <span className="name path-tail" title={f.path}><bdi dir="ltr">{f.path}</bdi></span>
             </label>
             <span className="size">{bytes(f.size)}</span>
           </li>

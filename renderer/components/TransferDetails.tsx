@@ -116,7 +116,7 @@ function FilesTable({ t }: { t: Transfer }) {
         <tbody>
           {(rows ?? []).map((f) => (
             <tr key={f.index}>
-              <td className="name" title={f.path}>{f.path}</td>
+              <td className="name path-tail" title={f.path}><bdi dir="ltr">{f.path}</bdi></td>
               <td className="size">{bytes(f.size)}</td>
               <td className="size">{f.size > 0 ? Math.floor((f.progress / f.size) * 100) : f.state === 'complete' ? 100 : 0}%</td>
               <td>{f.state}</td>
