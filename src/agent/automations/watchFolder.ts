@@ -15,7 +15,7 @@ import type { CreateUploadBody, PortalUploadBody } from '../../api/agent/uploads
 import type { TeamUploadSettings, PortalUploadSettings } from '../../api/agent/automations.js';
 import { isClutter, WalkError } from '../engine/walk.js';
 import { newUploadId } from '../services/uploadCreate.js';
-import type { UploadPlan } from '../engine/uploadPlan.js';
+import { planOf } from '../engine/uploadPlan.js';
 import { getUpload } from '../store/uploadStore.js';
 import { deleteEntry, getEntry, insertEntry, retireUnit, sentKey, sentKeys, unitBusy, unitsWithSends, updateEntry } from '../store/automationStore.js';
 import { blacklistMatcher, type PathMatcher } from './glob.js';
@@ -253,7 +253,6 @@ export class WatchFolder implements Runner {
     insertEntry(db, { id, automation_id: this.spec.id, direction: 'send', unit: u.name, fingerprint: fingerprint(files), name: u.name }, files);
     // Recorded on disk before the service hears of it: after a crash the record finds the upload, or that there is none.
     await db.synced();
-    const plan: UploadPlan = { entries: fresh.map((s) => s.entry), size: fresh.reduce((n, s) => n + s.entry.size, 0), name: u.name };
     const unitPath = path.join(this.root, u.name);
     const packageName = `${u.name}${f.package_name_suffix ?? ''}`.slice(0, 255);
     if (this.stopped) {
@@ -261,6 +260,8 @@ export class WatchFolder implements Runner {
       return;
     }
     try {
+      // Staged here, dropped by the upload's creation whatever it answers.
+      const plan = await planOf(db, u.name, fresh.map((s) => s.entry));
       let packageId: string;
       if (this.spec.type === 'team_upload') {
         const tag = f.tag_id || f.tag_name ? { ...(f.tag_id ? { id: f.tag_id } : {}), ...(f.tag_name ? { name: f.tag_name } : {}) } : undefined;

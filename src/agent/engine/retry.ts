@@ -27,6 +27,8 @@ export interface EngineTuning {
   maxExpiredRefreshes: number;
   /** Part blueprints asked for per request. */
   blueprintBatch: number;
+  /** Files an upload run reads from SQLite at once (pendingFiles.ts). */
+  readAhead: number;
 }
 
 /** A Retry-After longer than this is taken as this: the agent looks again at least every hour. */
@@ -51,6 +53,7 @@ export function engineTuning(env: NodeJS.ProcessEnv = process.env, retryForMs = 
     timeoutMs: envInt(env, 'FERRY_AGENT_TIMEOUT_MS', 60_000, 1),
     maxExpiredRefreshes: 5,
     blueprintBatch: envInt(env, 'FERRY_AGENT_BLUEPRINT_BATCH', 100, 1),
+    readAhead: envInt(env, 'FERRY_AGENT_READ_AHEAD', 256, 1),
   };
 }
 

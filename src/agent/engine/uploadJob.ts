@@ -9,23 +9,15 @@ import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { HostedApiError, type HostedHttp } from '../../client/http.js';
 import type { AgentDb } from '../store/db.js';
-import {
-  fileParts,
-  markFileDone,
-  recordPart,
-  resetFile,
-  setUploadState,
-  uploadFiles,
-  type PartRow,
-  type UploadRow,
-} from '../store/uploadStore.js';
+import { countFilesLeft, markFileDone, recordPart, resetFile, setUploadState, uploadBegun, type PartRow, type UploadRow } from '../store/uploadStore.js';
 import type { PartTask, Scheduler, Transfer } from './scheduler.js';
 import type { ObjectHttp } from './objectHttp.js';
 import { backoffMs, describe, isRecoverable, retryAfterMs, type EngineTuning, type RetryScope } from './retry.js';
 import type { Outages, Target } from './outages.js';
 import { Trouble } from './trouble.js';
 import type { Waiting } from '../../api/agent/waiting.js';
-import { FileTransfer, type KnownBlueprint } from './uploadFile.js';
+import type { FileTransfer, KnownBlueprint } from './uploadFile.js';
+import { PendingFiles } from './pendingFiles.js';
 import { checkUnchanged, sendPart } from './partUpload.js';
 import { finalizeBody } from './uploadRegister.js';
 import { FileCalls } from './fileCalls.js';
@@ -71,7 +63,6 @@ export class UploadRun implements Transfer {
   private readonly pending = new Set<Promise<unknown>>();
   /** The one timer that wakes the scheduler when the earliest retry is due. */
   private wakeTimer: { at: number; t: NodeJS.Timeout } | undefined;
-  private readonly files: FileTransfer[];
   private readonly prep: PrepPool;
   private readonly blueprints: BlueprintFetcher;
   /** Files not yet done; a count, so that finishing each of 100,000 files does not scan them all. */
@@ -93,9 +84,7 @@ export class UploadRun implements Transfer {
     this.trouble = new Trouble(e.tuning.retry.retryForMs, { changed: () => e.changed(u.id, 'progress'), gaveUp: (err) => this.fail(err) });
     this.scope = { policy: e.tuning.retry, trouble: this.trouble, signal: this.abort.signal };
     this.calls = new FileCalls(e.hosted, u.package_id, u.package_token, this.service, this.scope);
-    this.files = uploadFiles(e.db, u.id).map((r) => new FileTransfer(r, r.done ? [] : fileParts(e.db, u.id, r.idx)));
-    const toPrepare = this.files.filter((f) => !f.row.done);
-    this.filesLeft = toPrepare.length;
+    this.filesLeft = countFilesLeft(e.db, u.id);
     const run = {
       running: () => !this.stopped,
       track: <T>(p: Promise<T>) => this.track(p),
@@ -107,10 +96,10 @@ export class UploadRun implements Transfer {
         else this.wake();
       },
     };
-    this.prep = new PrepPool(e, u, this.calls, this.scope, run, toPrepare);
+    this.prep = new PrepPool(e, u, this.calls, this.scope, run, new PendingFiles(e.db, u.id, e.tuning.readAhead));
     this.blueprints = new BlueprintFetcher(e.hosted, e.tuning, u, this.service, this.scope, run);
     this.createdAt = u.created_at;
-    this.begun = this.files.some((f) => (f.row.done && f.row.kind === 'file') || f.done.size > 0);
+    this.begun = uploadBegun(e.db, u.id);
   }
 
   get running(): boolean {
@@ -122,7 +111,7 @@ export class UploadRun implements Transfer {
   }
 
   start(): void {
-    if (this.prep.queued === 0) return this.goIdle();
+    if (this.filesLeft === 0) return this.goIdle();
     this.e.scheduler.add(this);
     this.prep.ensureWorkers();
   }

@@ -9,6 +9,7 @@ import type { RetryScope } from './retry.js';
 import type { FileTransfer } from './uploadFile.js';
 import { registerOnService, type ServiceSide } from './uploadRegister.js';
 import type { FileCalls } from './fileCalls.js';
+import type { PendingFiles } from './pendingFiles.js';
 
 /**
  * Files registered at once. A small file is mostly round trips (register, PUT,
@@ -46,14 +47,9 @@ export class PrepPool {
     private readonly calls: FileCalls,
     private readonly scope: RetryScope & { signal: AbortSignal },
     private readonly run: PrepRun,
-    /** Files still to prepare, in order. */
-    private readonly queue: FileTransfer[],
+    /** Files still to prepare, in order, read from SQLite as the window moves. */
+    private readonly queue: PendingFiles,
   ) {}
-
-  /** Files waiting to be prepared. */
-  get queued(): number {
-    return this.queue.length;
-  }
 
   private get window(): number {
     return Math.max(PREP_WORKERS, this.e.concurrency * 4);
@@ -67,7 +63,7 @@ export class PrepPool {
   }
 
   ensureWorkers(): void {
-    while (this.run.running() && this.workers < PREP_WORKERS && this.workers < this.queue.length) {
+    while (this.run.running() && this.workers < PREP_WORKERS && !this.queue.empty) {
       this.workers++;
       this.run.track(this.prepWorker().finally(() => this.workers--));
     }
@@ -83,7 +79,7 @@ export class PrepPool {
   again(f: FileTransfer): void {
     const i = this.active.indexOf(f);
     if (i >= 0) this.active.splice(i, 1);
-    this.queue.unshift(f);
+    this.queue.putBack(f);
     this.ensureWorkers();
     this.wakeWorkers();
   }
@@ -94,7 +90,7 @@ export class PrepPool {
         await new Promise<void>((r) => this.slotWaiters.push(r));
         continue;
       }
-      const f = this.queue.shift();
+      const f = this.queue.next();
       if (!f) return;
       try {
         await this.prepare(f);

@@ -25,7 +25,7 @@ export class WalkError extends Error {}
 const CLUTTER = new Set(['.ds_store', 'desktop.ini', 'thumbs.db']);
 export const isClutter = (name: string) => CLUTTER.has(name.toLowerCase());
 
-const join = (dir: string, name: string) => (dir ? `${dir}/${name}` : name);
+export const join = (dir: string, name: string) => (dir ? `${dir}/${name}` : name);
 
 /**
  * A folder's children are stat'ed through the thread pool STATS_IN_FLIGHT at a
@@ -35,20 +35,20 @@ const join = (dir: string, name: string) => (dir ? `${dir}/${name}` : name);
  */
 const STATS_IN_FLIGHT = 32;
 
-export async function walkPaths(paths: string[], opts: { maxEntries?: number } = {}): Promise<WalkEntry[]> {
-  const maxEntries = opts.maxEntries ?? 100_000;
-  const out: WalkEntry[] = [];
-  const places = new Set<string>();
+/**
+ * Walks the paths, handing each entry to `found` in Package order as it is met,
+ * so that no whole tree is held: a folder's children are listed, the walk goes
+ * down into them, and only the folders on the way down are kept.
+ */
+export async function walkEach(paths: string[], found: (e: WalkEntry) => void): Promise<void> {
   const seenDirs = new Set<string>();
+  let count = 0;
 
   const add = (e: WalkEntry) => {
     const problem = entryNameProblem(e.name);
     if (problem) throw new WalkError(`${e.localPath}: the name "${e.name}" ${problem}`);
-    const place = join(e.relDir, e.name);
-    if (places.has(place)) throw new WalkError(`two entries would be "${place}" in the package; ${e.localPath} clashes`);
-    places.add(place);
-    out.push(e);
-    if (out.length > maxEntries) throw new WalkError(`more than ${maxEntries} entries; send them as several uploads`);
+    count++;
+    found(e);
   };
 
   async function dir(localPath: string, relDir: string, name: string, mtimeMs: number, devIno: string): Promise<void> {
@@ -66,14 +66,14 @@ export async function walkPaths(paths: string[], opts: { maxEntries?: number } =
     await eachLimit(childPaths, STATS_IN_FLIGHT, async (p, i) => {
       stats[i] = await fs.stat(p).catch(() => undefined); // vanished, or a dangling link
     });
-    const before = out.length;
+    const before = count;
     for (const [i, child] of names.entries()) {
       const st = stats[i];
       if (!st) continue;
       if (st.isDirectory()) await dir(childPaths[i]!, inside, child, st.mtimeMs, `${st.dev}:${st.ino}`);
       else if (st.isFile()) add({ kind: 'file', localPath: childPaths[i]!, relDir: inside, name: child, size: st.size, mtimeMs: st.mtimeMs });
     }
-    if (out.length === before) add({ kind: 'directory', localPath, relDir, name, size: 0, mtimeMs });
+    if (count === before) add({ kind: 'directory', localPath, relDir, name, size: 0, mtimeMs });
   }
 
   for (const given of paths) {
@@ -87,5 +87,22 @@ export async function walkPaths(paths: string[], opts: { maxEntries?: number } =
     else if (st.isFile()) add({ kind: 'file', localPath, relDir: '', name, size: st.size, mtimeMs: st.mtimeMs });
     else throw new WalkError(`${given} is neither a file nor a folder`);
   }
+}
+
+/** Two entries would take one place in the Package: two given paths put things of the same name there. */
+export const clashMessage = (place: string, localPath: string) => `two entries would be "${place}" in the package; ${localPath} clashes`;
+
+/** The entries of a walk, in memory: for a watch folder's unit, which it compares entry by entry (bounded). */
+export async function walkPaths(paths: string[], opts: { maxEntries?: number } = {}): Promise<WalkEntry[]> {
+  const maxEntries = opts.maxEntries ?? 100_000;
+  const out: WalkEntry[] = [];
+  const places = new Set<string>();
+  await walkEach(paths, (e) => {
+    const place = join(e.relDir, e.name);
+    if (places.has(place)) throw new WalkError(clashMessage(place, e.localPath));
+    places.add(place);
+    out.push(e);
+    if (out.length > maxEntries) throw new WalkError(`more than ${maxEntries} entries; send them as several uploads`);
+  });
   return out;
 }

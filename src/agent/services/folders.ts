@@ -6,6 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FolderEntry, FolderListing, PathsMeasure } from '../../api/agent/folders.js';
 import { planUpload } from '../engine/uploadPlan.js';
+import type { AgentDb } from '../store/db.js';
+import { dropStage } from '../store/walkStage.js';
 import { AgentError, invalid, notFound } from '../errors.js';
 import { AgentErrorCode } from '../../api/agent/errors.js';
 import { errnoWords, shownPath } from '../engine/requestPath.js';
@@ -17,7 +19,7 @@ const STATS_AT_ONCE = 64;
 
 const byName = (a: FolderEntry, b: FolderEntry) => a.name.localeCompare(b.name, undefined, { numeric: true, sensitivity: 'base' });
 
-export function createFoldersService() {
+export function createFoldersService(db: AgentDb) {
   return {
     /** The entries of `dir` (the home folder when omitted), folders first; symlinks are followed, entries that cannot be read are left out. */
     async list(dir?: string): Promise<FolderListing> {
@@ -56,13 +58,13 @@ export function createFoldersService() {
 
     /**
      * What an upload of `paths` would send: the same checks and walk as the upload
-     * (bounded like it, at 100,000 entries), so that Send shows the size of a folder
-     * and a path it would refuse is said before Send.
+     * (its entries staged as the upload's would be), so that Send shows the size
+     * of a folder and a path it would refuse is said before Send.
      */
     async measure(paths: string[]): Promise<PathsMeasure> {
-      const plan = await planUpload(paths);
-      const files = plan.entries.filter((e) => e.kind === 'file').length;
-      return { files, empty_folders: plan.entries.length - files, bytes: plan.size };
+      const plan = await planUpload(db, paths);
+      dropStage(db, plan.stage);
+      return { files: plan.files, empty_folders: plan.count - plan.files, bytes: plan.size };
     },
   };
 }

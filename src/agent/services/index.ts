@@ -63,7 +63,7 @@ export function createServices(ctx: AgentContext, stop: (why: StopReason) => voi
     uploads,
     downloads,
     events: createEventsService(ctx),
-    folders: createFoldersService(),
+    folders: createFoldersService(ctx.db),
     settings: createSettingsService(ctx, session, () => stop('restart')),
     automations: createAutomationsService(ctx, session, uploads, downloads),
     gateways,

@@ -7,6 +7,7 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { migrations } from './migrations.js';
+import { createWalkStage } from './walkStage.js';
 import { WalSync } from './walSync.js';
 import { statementCache } from '../../sqlite/statements.js';
 import { HeldElsewhereError, openExclusive } from '../../sqlite/exclusive.js';
@@ -46,6 +47,7 @@ export function openAgentDb(file: string): AgentDb {
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   migrate(db);
+  createWalkStage(db);
   const wal = new WalSync(`${file}-wal`);
   const later = laterCommits(db);
   return Object.assign(db, {

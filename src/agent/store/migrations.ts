@@ -6,7 +6,8 @@ import { automationsMigration } from './automationStore.js';
 import { gatewaysMigration } from './gatewayStore.js';
 import { uploadLinksMigration } from './uploadLinkStore.js';
 import { canceledMigration } from './canceledTransfers.js';
+import { uploadTotalsMigration } from './uploadTotals.js';
 
 export interface Migration { version: number; name: string; sql: string }
 
-export const migrations: Migration[] = [sessionMigration, uploadsMigration, downloadsMigration, downloadsRecoverableMigration, automationsMigration, gatewaysMigration, uploadLinksMigration, canceledMigration, uploadRecipientsMigration];
+export const migrations: Migration[] = [sessionMigration, uploadsMigration, downloadsMigration, downloadsRecoverableMigration, automationsMigration, gatewaysMigration, uploadLinksMigration, canceledMigration, uploadRecipientsMigration, uploadTotalsMigration];

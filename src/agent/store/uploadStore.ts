@@ -5,6 +5,8 @@
 import type { AgentDb } from './db.js';
 import type { Migration } from './migrations.js';
 import { CANCELED } from './canceledTransfers.js';
+import { dropStage, takeStage } from './walkStage.js';
+import { countTotals } from './uploadTotals.js';
 import type { UploadState } from '../../api/agent/uploads.js';
 
 export const uploadsMigration: Migration = {
@@ -109,17 +111,33 @@ export type NewUploadFile = Pick<UploadFileRow, 'kind' | 'local_path' | 'rel_dir
 
 const now = () => new Date().toISOString();
 
-export function insertUpload(db: AgentDb, u: NewUpload, files: NewUploadFile[]): void {
+function insertUploadRow(db: AgentDb, u: NewUpload): void {
   const at = now();
+  db.sql(
+    `INSERT INTO uploads (id, type, state, package_id, package_token, name, package_name, priority, chunk_size, auto_finalize, delete_after, size, recipients, created_at, updated_at)
+     VALUES (@id, @type, @state, @package_id, @package_token, @name, @package_name, @priority, @chunk_size, @auto_finalize, @delete_after, @size, @recipients, @at, @at)`,
+  ).run({ ...u, recipients: u.recipients ?? null, at });
+}
+
+/** An upload and its files, given in memory (tests and benchmarks seed with it). */
+export function insertUpload(db: AgentDb, u: NewUpload, files: NewUploadFile[]): void {
   const addFile = db.sql(
     `INSERT INTO upload_files (upload_id, idx, kind, local_path, rel_dir, name, size, mtime_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   db.transaction(() => {
-    db.sql(
-      `INSERT INTO uploads (id, type, state, package_id, package_token, name, package_name, priority, chunk_size, auto_finalize, delete_after, size, recipients, created_at, updated_at)
-       VALUES (@id, @type, @state, @package_id, @package_token, @name, @package_name, @priority, @chunk_size, @auto_finalize, @delete_after, @size, @recipients, @at, @at)`,
-    ).run({ ...u, recipients: u.recipients ?? null, at });
+    insertUploadRow(db, u);
     files.forEach((f, i) => addFile.run(u.id, i, f.kind, f.local_path, f.rel_dir, f.name, f.size, f.mtime_ms));
+    countTotals(db, u.id);
+  })();
+}
+
+/** An upload whose files are a walk's stage (walkStage.ts): they move in one statement, and the stage is gone. */
+export function insertStagedUpload(db: AgentDb, u: NewUpload, stage: string): void {
+  db.transaction(() => {
+    insertUploadRow(db, u);
+    takeStage(db, stage, u.id);
+    dropStage(db, stage);
+    countTotals(db, u.id);
   })();
 }
 
@@ -148,20 +166,29 @@ export function setUploadCanceled(db: AgentDb, id: string): void {
 
 export const deleteUpload = (db: AgentDb, id: string) => void db.sql('DELETE FROM uploads WHERE id = ?').run(id);
 
-export const uploadFiles = (db: AgentDb, id: string) =>
-  db.sql('SELECT * FROM upload_files WHERE upload_id = ? ORDER BY idx').all(id) as UploadFileRow[];
+/**
+ * The next files not done, after index `after`, in order: a run reads what is
+ * left a window at a time (pendingFiles.ts) rather than every file at once.
+ */
+export const filesLeftAfter = (db: AgentDb, id: string, after: number, limit: number) =>
+  db.sql('SELECT * FROM upload_files WHERE upload_id = ? AND done = 0 AND idx > ? ORDER BY idx LIMIT ?').all(id, after, limit) as UploadFileRow[];
 
-/** Bytes recorded per file of an upload. */
-export function progressByFile(db: AgentDb, id: string): Map<number, number> {
-  const rows = db.sql('SELECT file_idx, SUM(size) AS bytes FROM upload_parts WHERE upload_id = ? GROUP BY file_idx').all(id) as {
-    file_idx: number;
-    bytes: number;
-  }[];
-  return new Map(rows.map((r) => [r.file_idx, r.bytes]));
-}
+/** The recorded parts of the files not done from index `from` to `to`. */
+export const partsOfFilesLeft = (db: AgentDb, id: string, from: number, to: number) =>
+  db
+    .sql(
+      `SELECT p.file_idx, p.part_number, p.etag, p.size FROM upload_parts p
+       JOIN upload_files f ON f.upload_id = p.upload_id AND f.idx = p.file_idx
+       WHERE p.upload_id = ? AND p.file_idx BETWEEN ? AND ? AND f.done = 0 ORDER BY p.file_idx, p.part_number`,
+    )
+    .all(id, from, to) as (PartRow & { file_idx: number })[];
 
-export const fileParts = (db: AgentDb, id: string, idx: number) =>
-  db.sql('SELECT part_number, etag, size FROM upload_parts WHERE upload_id = ? AND file_idx = ? ORDER BY part_number').all(id, idx) as PartRow[];
+export const countFilesLeft = (db: AgentDb, id: string) =>
+  (db.sql('SELECT COUNT(*) AS n FROM upload_files WHERE upload_id = ? AND done = 0').get(id) as { n: number }).n;
+
+/** Whether anything of the upload reached the store: a part recorded, or a file (even an empty one) finalized. */
+export const uploadBegun = (db: AgentDb, id: string) =>
+  (db.sql(`SELECT EXISTS (SELECT 1 FROM upload_parts WHERE upload_id = ?) OR EXISTS (SELECT 1 FROM upload_files WHERE upload_id = ? AND done = 1 AND kind = 'file') AS begun`).get(id, id) as { begun: number }).begun === 1;
 
 /** The file's place on the service: after registration and after its multipart upload began. */
 export function setFileRegistration(
@@ -183,7 +210,11 @@ export function resetFile(db: AgentDb, id: string, idx: number): void {
 }
 
 export function recordPart(db: AgentDb, id: string, idx: number, p: PartRow): void {
-  const stmt = db.sql('INSERT OR REPLACE INTO upload_parts (upload_id, file_idx, part_number, etag, size) VALUES (?, ?, ?, ?, ?)');
+  // An upsert, not OR REPLACE: a replaced row fires no delete trigger, and the kept totals (uploadTotals.ts) would count it twice.
+  const stmt = db.sql(
+    `INSERT INTO upload_parts (upload_id, file_idx, part_number, etag, size) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (upload_id, file_idx, part_number) DO UPDATE SET etag = excluded.etag, size = excluded.size`,
+  );
   db.soon(() => stmt.run(id, idx, p.part_number, p.etag, p.size));
 }
 

@@ -1,8 +1,9 @@
 // An upload as the REST API and the event feed show it, read from SQLite: the
-// summary costs two aggregate queries whatever the file count; the files are read
-// whole (the spec's record) or a page at a time.
+// summary is two rows whatever the file count (its totals are kept:
+// uploadTotals.ts); the files are read whole (the spec's record) or a page at a time.
 import type { AgentDb } from './db.js';
 import { getUpload, type UploadRow } from './uploadStore.js';
+import { uploadTotals } from './uploadTotals.js';
 import type { UploadItemState, UploadRecord, UploadSummary } from '../../api/agent/uploads.js';
 import type { IndexedUploadItem, UploadFilesPage } from '../../api/agent/transfers.js';
 
@@ -32,25 +33,18 @@ export function uploadSummary(db: AgentDb, id: string): UploadSummary | undefine
 }
 
 function summaryOf(db: AgentDb, u: UploadRow): UploadSummary {
-  const [fileCount, filesDone, doneBytes] = db
-    .sql('SELECT COUNT(*), COALESCE(SUM(done), 0), COALESCE(SUM(CASE WHEN done THEN size ELSE 0 END), 0) FROM upload_files WHERE upload_id = ?')
-    .raw(true)
-    .get(u.id) as [number, number, number];
-  const [partBytes] = db
-    .sql('SELECT COALESCE(SUM(p.size), 0) FROM upload_parts p JOIN upload_files f ON f.upload_id = p.upload_id AND f.idx = p.file_idx WHERE p.upload_id = ? AND f.done = 0')
-    .raw(true)
-    .get(u.id) as [number];
+  const totals = uploadTotals(db, u.id);
   return {
     upload_id: u.id,
     package_id: u.package_id,
     name: u.name,
     package_name: u.package_name,
-    progress: doneBytes + partBytes,
+    progress: totals.progress,
     size: u.size,
     state: u.state,
     type: u.type,
-    file_count: fileCount,
-    files_done: filesDone,
+    file_count: totals.files,
+    files_done: totals.files_done,
     ...(u.recipients ? { recipients: JSON.parse(u.recipients) as string[] } : {}),
     created_at: u.created_at,
     updated_at: u.updated_at,
