@@ -116,17 +116,17 @@ export class AgentClient {
   teams = () => this.request<SessionTeam[]>('GET', '/teams');
 
   // Uploads
-  createUpload = (body: CreateUploadBody) => this.request<CreatedUpload>('POST', '/uploads', { body });
-  createPortalUpload = (body: PortalUploadBody) => this.request<CreatedUpload>('POST', '/portals/uploads', { body });
+  createUpload = (body: CreateUploadBody) => this.request<CreatedUpload>('POST', '/uploads', { body, query: { files: false } });
+  createPortalUpload = (body: PortalUploadBody) => this.request<CreatedUpload>('POST', '/portals/uploads', { body, query: { files: false } });
   listUploads = () => this.request<UploadSummary[]>('GET', '/uploads', { query: { files: false } });
   getUpload = (id: string) => this.request<UploadRecord>('GET', `/uploads/${encodeURIComponent(id)}`);
   uploadSummary = (id: string) => this.request<UploadSummary>('GET', `/uploads/${encodeURIComponent(id)}`, { query: { files: false } });
   uploadFiles = (id: string, page: Page = {}) => this.request<UploadFilesPage>('GET', `/uploads/${encodeURIComponent(id)}/files`, { query: { ...page } });
-  pauseUploads = (id?: string) => this.request<Affected<UploadRecord>>('POST', id ? `/uploads/${encodeURIComponent(id)}/pause` : '/uploads/pause');
-  resumeUploads = (id?: string) => this.request<Affected<UploadRecord>>('POST', id ? `/uploads/${encodeURIComponent(id)}/resume` : '/uploads/resume');
-  cancelUpload = (id: string) => this.request<UploadRecord>('POST', `/uploads/${encodeURIComponent(id)}/cancel`);
+  pauseUploads = (id?: string) => this.request<Affected<UploadSummary>>('POST', id ? `/uploads/${encodeURIComponent(id)}/pause` : '/uploads/pause', { query: { files: false } });
+  resumeUploads = (id?: string) => this.request<Affected<UploadSummary>>('POST', id ? `/uploads/${encodeURIComponent(id)}/resume` : '/uploads/resume', { query: { files: false } });
+  cancelUpload = (id: string) => this.request<UploadSummary>('POST', `/uploads/${encodeURIComponent(id)}/cancel`, { query: { files: false } });
   deleteUploads = (opts: { id?: string; states?: string }) =>
-    this.request<Affected<UploadRecord>>('DELETE', opts.id ? `/uploads/${encodeURIComponent(opts.id)}` : '/uploads', { query: { states: opts.states } });
+    this.request<Affected<UploadSummary>>('DELETE', opts.id ? `/uploads/${encodeURIComponent(opts.id)}` : '/uploads', { query: { states: opts.states, files: false } });
   finalizeUpload = (id: string) => this.request<FinalizeAnswer>('POST', `/uploads/${encodeURIComponent(id)}/finalize`);
   createLink = (id: string, body: UploadLinkBody) => this.request<UploadLinkAnswer>('POST', `/uploads/${encodeURIComponent(id)}/link`, { body });
 

@@ -14,7 +14,7 @@
 // restart are counted per object: none may go to a file the service had
 // finalized before the kill. Never run by npm test: it is a benchmark, and the
 // million takes long.
-// Run: npm run bench:dataset -- [--files N] [--size B] [--folders K] [--concurrency C] [--million] [--kill] [--cpu-prof DIR]
+// Run: npm run bench:dataset -- [--files N] [--size B] [--folders K] [--concurrency C] [--million] [--kill] [--up-only] [--cpu-prof DIR]
 // (env BENCH_DATASET_FILES, BENCH_DATASET_SIZE, BENCH_DATASET_FOLDERS, BENCH_DATASET_CONCURRENCY, BENCH_DIR)
 
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -36,7 +36,7 @@ import { startCountedStore, type CountedStore } from './lib/storePuts.js';
 const { values: opt } = parseArgs({
   options: {
     files: { type: 'string' }, size: { type: 'string' }, folders: { type: 'string' }, concurrency: { type: 'string' },
-    million: { type: 'boolean' }, kill: { type: 'boolean' }, 'cpu-prof': { type: 'string' },
+    million: { type: 'boolean' }, kill: { type: 'boolean' }, 'up-only': { type: 'boolean' }, 'cpu-prof': { type: 'string' },
   },
 });
 const num = (flag: string | undefined, env: string | undefined, dflt: number): number => {
@@ -49,6 +49,8 @@ const size = num(opt.size, process.env.BENCH_DATASET_SIZE, opt.million ? 1024 : 
 const folders = num(opt.folders, process.env.BENCH_DATASET_FOLDERS, opt.million ? 10_000 : Math.ceil(files / 100));
 const concurrency = num(opt.concurrency, process.env.BENCH_DATASET_CONCURRENCY, 16);
 const kill = Boolean(opt.kill || opt.million);
+/** The upload half alone (both peers): the agent's and the service's memory and pace on the way up. */
+const upOnly = Boolean(opt['up-only']);
 /** Upper bound on any one wait: a stuck transfer ends the run instead of hanging it. */
 const WAIT_MS = Math.max(30 * 60_000, files * 20);
 
@@ -159,7 +161,7 @@ async function main(): Promise<void> {
     let uploadId = '';
     follow = await followAgent(agent.url);
     await timed('agent upload', async () => {
-      const r = await call(p!.agent.url, 'POST', '/uploads', { body: { team_id: teams.body[0].id, paths: [src] } });
+      const r = await call(p!.agent.url, 'POST', '/uploads?files=false', { body: { team_id: teams.body[0].id, paths: [src] } });
       if (r.status !== 201) throw new Error(`POST /uploads: ${r.status} ${JSON.stringify(r.body)}`);
       uploadId = r.body.upload_id;
       if (kill) {
@@ -182,7 +184,7 @@ async function main(): Promise<void> {
     }
     rss.agentUpload = await peakRss(p.agent.pid);
 
-    await timed('agent download', async () => {
+    if (!upOnly) await timed('agent download', async () => {
       const link = await call(p!.agent.url, 'POST', `/uploads/${uploadId}/link`, { body: {} });
       if (link.status !== 201) throw new Error(`POST /uploads/{id}/link: ${link.status} ${JSON.stringify(link.body)}`);
       const to = join(work, 'agent-download');
@@ -202,7 +204,7 @@ async function main(): Promise<void> {
       await rclone(target, WAIT_MS, ['copy', src, 'ferry:ferry/dataset-rclone', ...flight]);
       return { identical: true };
     });
-    await timed('rclone download', async () => {
+    if (!upOnly) await timed('rclone download', async () => {
       const to = join(work, 'rclone-download');
       await rclone(target, WAIT_MS, ['copy', 'ferry:ferry/dataset-rclone', to, ...flight]);
       const identical = await compare(to);

@@ -9,7 +9,7 @@ import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { HostedApiError, type HostedHttp } from '../../client/http.js';
 import type { AgentDb } from '../store/db.js';
-import { countFilesLeft, markFileDone, recordPart, resetFile, setUploadState, uploadBegun, type PartRow, type UploadRow } from '../store/uploadStore.js';
+import { markFileDone, recordPart, resetFile, setUploadState, uploadBegun, type PartRow, type UploadRow } from '../store/uploadStore.js';
 import type { PartTask, Scheduler, Transfer } from './scheduler.js';
 import type { ObjectHttp } from './objectHttp.js';
 import { backoffMs, describe, isRecoverable, retryAfterMs, type EngineTuning, type RetryScope } from './retry.js';
@@ -18,6 +18,7 @@ import { Trouble } from './trouble.js';
 import type { Waiting } from '../../api/agent/waiting.js';
 import type { FileTransfer, KnownBlueprint } from './uploadFile.js';
 import { PendingFiles } from './pendingFiles.js';
+import { uploadTotals } from '../store/uploadTotals.js';
 import { checkUnchanged, sendPart } from './partUpload.js';
 import { finalizeBody } from './uploadRegister.js';
 import { FileCalls } from './fileCalls.js';
@@ -84,7 +85,8 @@ export class UploadRun implements Transfer {
     this.trouble = new Trouble(e.tuning.retry.retryForMs, { changed: () => e.changed(u.id, 'progress'), gaveUp: (err) => this.fail(err) });
     this.scope = { policy: e.tuning.retry, trouble: this.trouble, signal: this.abort.signal };
     this.calls = new FileCalls(e.hosted, u.package_id, u.package_token, this.service, this.scope);
-    this.filesLeft = countFilesLeft(e.db, u.id);
+    const totals = uploadTotals(e.db, u.id);
+    this.filesLeft = totals.files - totals.files_done;
     const run = {
       running: () => !this.stopped,
       track: <T>(p: Promise<T>) => this.track(p),

@@ -22,7 +22,7 @@ import {
   setUploadState,
   type UploadRow,
 } from '../store/uploadStore.js';
-import { uploadFilesPage, uploadRecord } from '../store/uploadView.js';
+import { uploadFilesPage, uploadRecord, uploadSummary } from '../store/uploadView.js';
 import { FILES_PAGE_DEFAULT, type UploadFilesPage } from '../../api/agent/transfers.js';
 
 export function createUploadsService(ctx: AgentContext, session: SessionService) {
@@ -108,9 +108,9 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
     startRun(u.id);
   }
 
-  /** Stops and forgets the upload; undefined when it was gone already (a concurrent delete). */
-  async function removeOne(id: string): Promise<UploadRecord | undefined> {
-    const before = uploadRecord(db, id);
+  /** Stops and forgets the upload; answers it as it was (with its files, or its summary), undefined when it was gone already (a concurrent delete). */
+  async function removeOne(id: string, files: boolean): Promise<UploadSummary | undefined> {
+    const before = files ? uploadRecord(db, id) : uploadSummary(db, id);
     if (!before || removing.has(id)) return undefined;
     removing.add(id);
     try {
@@ -232,18 +232,18 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
       return sum(id);
     },
 
-    /** Forgets the upload here; its Package stays on the service as it is. */
-    async remove(id: string): Promise<UploadRecord> {
-      const gone = await removeOne(id);
+    /** Forgets the upload here; its Package stays on the service as it is. Answers its record, or its summary (`files` false). */
+    async remove(id: string, files = true): Promise<UploadSummary> {
+      const gone = await removeOne(id, files);
       if (!gone) throw notFound(`upload ${id}`);
       return gone;
     },
 
-    async removeMany(states?: UploadState[]): Promise<UploadRecord[]> {
+    async removeMany(states?: UploadState[], files = true): Promise<UploadSummary[]> {
       const hit = listUploads(db).filter((u) => !states || states.includes(u.state));
-      const out: UploadRecord[] = [];
+      const out: UploadSummary[] = [];
       for (const u of hit) {
-        const gone = await removeOne(u.id);
+        const gone = await removeOne(u.id, files);
         if (gone) out.push(gone);
       }
       return out;

@@ -183,9 +183,6 @@ export const partsOfFilesLeft = (db: AgentDb, id: string, from: number, to: numb
     )
     .all(id, from, to) as (PartRow & { file_idx: number })[];
 
-export const countFilesLeft = (db: AgentDb, id: string) =>
-  (db.sql('SELECT COUNT(*) AS n FROM upload_files WHERE upload_id = ? AND done = 0').get(id) as { n: number }).n;
-
 /** Whether anything of the upload reached the store: a part recorded, or a file (even an empty one) finalized. */
 export const uploadBegun = (db: AgentDb, id: string) =>
   (db.sql(`SELECT EXISTS (SELECT 1 FROM upload_parts WHERE upload_id = ?) OR EXISTS (SELECT 1 FROM upload_files WHERE upload_id = ? AND done = 1 AND kind = 'file') AS begun`).get(id, id) as { begun: number }).begun === 1;

@@ -123,6 +123,7 @@ export type UploadParams = Static<typeof UploadParams>;
 /** `DELETE /uploads?states=complete,error`; without it every upload. */
 export const DeleteUploadsQuery = Type.Object({
   states: Type.Optional(Type.String({ pattern: `^(${UPLOAD_STATES.join('|')})(,(${UPLOAD_STATES.join('|')}))*$` })),
+  files: Type.Optional(Type.Boolean()),
 });
 export type DeleteUploadsQuery = Static<typeof DeleteUploadsQuery>;
 

@@ -206,3 +206,32 @@ test('POST /uploads/pause and /uploads/resume act on every upload and answer the
   await expectDelivered(a, 'one.bin', one.data);
   await expectDelivered(b, 'two.bin', two.data);
 });
+
+test('?files=false: creating, pausing, resuming, canceling and removing an upload answer its summary (file_count, no items); without it, the record', async () => {
+  const dir = path.join(tmp, 'summaries');
+  await fs.mkdir(dir);
+  for (let i = 0; i < 3; i++) await fs.writeFile(path.join(dir, `f${i}.bin`), Buffer.alloc(6 * MiB, i));
+  env.proxy.rule = () => 'hold';
+  const summaryOf = (r: { status: number; body: any }, status = 200) => {
+    expect(r.status, JSON.stringify(r.body)).toBe(status);
+    expect(r.body.items, 'no items in a summary').toBeUndefined();
+    expect(r.body.file_count).toBe(3);
+    return r.body;
+  };
+  try {
+    const made = summaryOf(await call(agent.url, 'POST', '/uploads?files=false', { body: { team_id: owner.teamId, paths: [dir] } }), 201);
+    const id = made.upload_id as string;
+    expect(summaryOf(await call(agent.url, 'POST', `/uploads/${id}/pause?files=false`)).state).toBe('paused');
+    // Without the flag: the spec's record, every file in it.
+    const record = await call(agent.url, 'POST', `/uploads/${id}/pause`);
+    expect(record.body.items).toHaveLength(3);
+    const resumedAll = await call(agent.url, 'POST', '/uploads/resume?files=false');
+    expect(resumedAll.body.map((u: any) => [u.upload_id, u.items, u.file_count])).toEqual([[id, undefined, 3]]);
+    expect(summaryOf(await call(agent.url, 'POST', `/uploads/${id}/cancel?files=false`)).state).toBe('error');
+    expect(summaryOf(await call(agent.url, 'DELETE', `/uploads/${id}?files=false`)).upload_id).toBe(id);
+    expect((await call(agent.url, 'GET', `/uploads/${id}`)).status).toBe(404);
+    expect((await call(agent.url, 'POST', '/uploads?files=maybe', { body: { team_id: owner.teamId, paths: [dir] } })).status).toBe(400);
+  } finally {
+    env.proxy.rule = () => ({ delayMs: 80 });
+  }
+});

@@ -1,4 +1,5 @@
 // The Uploads group: thin routes over services.uploads.
+import type { FastifyReply } from 'fastify';
 import type { AgentRouteModule } from '../app.js';
 import {
   CreateUploadBody,
@@ -14,6 +15,7 @@ import {
   UploadParams,
   UploadRecord,
   type UploadState,
+  type UploadSummary,
 } from '../../../api/agent/uploads.js';
 import { FilesQuery, RecordQuery, UploadFilesPage } from '../../../api/agent/transfers.js';
 import { summaries } from './summaries.js';
@@ -21,15 +23,23 @@ import { summaries } from './summaries.js';
 const routes: AgentRouteModule = (app, services) => {
   const uploads = services.uploads;
 
-  app.post('/uploads', { schema: { body: CreateUploadBody, response: { 201: UploadRecord } } }, async (req, reply) => {
+  // Ferry: `?files=false` on every route that answers records sends summaries instead: an upload
+  // of a million files is a record of a hundred megabytes, which Ferry's own clients never need.
+  /** The spec's record of each upload, or each one's summary. */
+  const answer = (reply: FastifyReply, q: RecordQuery, ids: string[]) =>
+    q.files === false ? summaries(reply, ids.map(uploads.summary)) : ids.map(uploads.get);
+  const one = (reply: FastifyReply, q: RecordQuery, id: string) =>
+    q.files === false ? summaries(reply, uploads.summary(id)) : uploads.get(id);
+
+  app.post('/uploads', { schema: { body: CreateUploadBody, querystring: RecordQuery, response: { 201: UploadRecord } } }, async (req, reply) => {
     const made = await uploads.create(req.body);
-    return reply.code(201).send(uploads.get(made.upload_id));
+    return one(reply.code(201), req.query, made.upload_id);
   });
 
   // A Portal upload needs no session (unless the Portal is for signed-in members).
-  app.post('/portals/uploads', { schema: { body: PortalUploadBody, response: { 201: UploadRecord } } }, async (req, reply) => {
+  app.post('/portals/uploads', { schema: { body: PortalUploadBody, querystring: RecordQuery, response: { 201: UploadRecord } } }, async (req, reply) => {
     const made = await uploads.createPortal(req.body);
-    return reply.code(201).send(uploads.get(made.upload_id));
+    return one(reply.code(201), req.query, made.upload_id);
   });
 
   // `files=false`: the summaries (no `items`), which the record's response schema would not let through.
@@ -38,34 +48,41 @@ const routes: AgentRouteModule = (app, services) => {
   );
 
   app.get('/uploads/:upload_id', { schema: { params: UploadParams, querystring: RecordQuery, response: { 200: UploadRecord } } }, async (req, reply) =>
-    req.query.files === false ? summaries(reply, uploads.summary(req.params.upload_id)) : uploads.get(req.params.upload_id),
+    one(reply, req.query, req.params.upload_id),
   );
 
   app.get('/uploads/:upload_id/files', { schema: { params: UploadParams, querystring: FilesQuery, response: { 200: UploadFilesPage } } }, async (req) =>
     uploads.files(req.params.upload_id, req.query.after, req.query.limit),
   );
 
-  app.post('/uploads/pause', { schema: { response: { 200: UploadList } } }, async () => (await uploads.pauseMany()).map((u) => uploads.get(u.upload_id)));
-  app.post('/uploads/resume', { schema: { response: { 200: UploadList } } }, async () => uploads.resumeMany().map((u) => uploads.get(u.upload_id)));
-
-  app.post('/uploads/:upload_id/pause', { schema: { params: UploadParams, response: { 200: UploadRecord } } }, async (req) =>
-    uploads.get((await uploads.pause(req.params.upload_id)).upload_id),
+  const ids = (us: UploadSummary[]) => us.map((u) => u.upload_id);
+  app.post('/uploads/pause', { schema: { querystring: RecordQuery, response: { 200: UploadList } } }, async (req, reply) =>
+    answer(reply, req.query, ids(await uploads.pauseMany())),
   );
-  app.post('/uploads/:upload_id/resume', { schema: { params: UploadParams, response: { 200: UploadRecord } } }, async (req) =>
-    uploads.get((await uploads.resume(req.params.upload_id)).upload_id),
+  app.post('/uploads/resume', { schema: { querystring: RecordQuery, response: { 200: UploadList } } }, async (req, reply) =>
+    answer(reply, req.query, ids(uploads.resumeMany())),
+  );
+
+  app.post('/uploads/:upload_id/pause', { schema: { params: UploadParams, querystring: RecordQuery, response: { 200: UploadRecord } } }, async (req, reply) =>
+    one(reply, req.query, (await uploads.pause(req.params.upload_id)).upload_id),
+  );
+  app.post('/uploads/:upload_id/resume', { schema: { params: UploadParams, querystring: RecordQuery, response: { 200: UploadRecord } } }, async (req, reply) =>
+    one(reply, req.query, uploads.resume(req.params.upload_id).upload_id),
   );
 
   // Ferry: stops the upload at once and keeps it in the history as canceled.
-  app.post('/uploads/:upload_id/cancel', { schema: { params: UploadParams, response: { 200: UploadRecord } } }, async (req) =>
-    uploads.get((await uploads.cancel(req.params.upload_id)).upload_id),
+  app.post('/uploads/:upload_id/cancel', { schema: { params: UploadParams, querystring: RecordQuery, response: { 200: UploadRecord } } }, async (req, reply) =>
+    one(reply, req.query, (await uploads.cancel(req.params.upload_id)).upload_id),
   );
 
-  app.delete('/uploads', { schema: { querystring: DeleteUploadsQuery, response: { 200: UploadList } } }, async (req) =>
-    uploads.removeMany(req.query.states ? (req.query.states.split(',') as UploadState[]) : undefined),
-  );
-  app.delete('/uploads/:upload_id', { schema: { params: UploadParams, response: { 200: UploadRecord } } }, async (req) =>
-    uploads.remove(req.params.upload_id),
-  );
+  app.delete('/uploads', { schema: { querystring: DeleteUploadsQuery, response: { 200: UploadList } } }, async (req, reply) => {
+    const gone = await uploads.removeMany(req.query.states ? (req.query.states.split(',') as UploadState[]) : undefined, req.query.files !== false);
+    return req.query.files === false ? summaries(reply, gone) : (gone as UploadRecord[]);
+  });
+  app.delete('/uploads/:upload_id', { schema: { params: UploadParams, querystring: RecordQuery, response: { 200: UploadRecord } } }, async (req, reply) => {
+    const gone = await uploads.remove(req.params.upload_id, req.query.files !== false);
+    return req.query.files === false ? summaries(reply, gone) : (gone as UploadRecord);
+  });
 
   app.post('/uploads/:upload_id/finalize', { schema: { params: UploadParams, response: { 200: FinalizeAnswer } } }, async (req) =>
     uploads.finalize(req.params.upload_id),
