@@ -50,9 +50,9 @@ function cookie(header: string | undefined, name: string): string | undefined {
   return undefined;
 }
 
-/** The app's own files, and the route that turns the key into the cookie: open without it. */
+/** The app's own files, the API's description (docs/openapi.md), and the route that turns the key into the cookie: open without it. */
 const OPEN_WITHOUT_KEY = (method: string, url: string) =>
-  (method === 'GET' && (url === '/' || url.startsWith('/assets/'))) || (method === 'POST' && url === '/ui/unlock');
+  (method === 'GET' && (url === '/' || url.startsWith('/assets/') || url === '/openapi.json' || url === '/docs/api')) || (method === 'POST' && url === '/ui/unlock');
 
 export function securityHook(listenHost: string, apiKey: string | undefined) {
   const expected = apiKey ? uiCookieValue(apiKey) : undefined;
