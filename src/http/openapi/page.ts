@@ -14,11 +14,11 @@ body{font:var(--size-title-2)/1.5 var(--font);margin:0;background:var(--bg);colo
 .wrap{display:grid;grid-template-columns:260px minmax(0,1fr);gap:var(--space-3);max-width:1200px;margin:0 auto;padding:var(--space-3)}
 @media (max-width:800px){.wrap{grid-template-columns:1fr;padding:var(--space-2)}}
 nav{position:sticky;top:var(--space-2);align-self:start;max-height:calc(100vh - 32px);overflow:auto;font-size:var(--size-body)}
-nav ul{list-style:none;margin:0 0 var(--space-2);padding:0}nav li{margin:2px 0}
-nav h2{font-size:var(--size-body);text-transform:uppercase;color:var(--muted);margin:var(--space-2) 0 var(--space-half)}
+nav ul{list-style:none;margin:0 0 var(--space-2);padding:0}nav li{margin:2px 0;overflow-wrap:anywhere}
+nav h2{font-size:var(--size-body);color:var(--muted);margin:var(--space-2) 0 var(--space-half)}
 h1{font-size:var(--size-title);font-weight:600;margin:0 0 var(--space-1)}
 h2{font-size:var(--size-title);font-weight:600;margin:var(--space-4) 0 var(--space-1)}
-h3{font-size:var(--size-title-2);font-weight:600;margin:0 0 var(--space-1);word-break:break-all}
+h3{font-size:var(--size-title-2);font-weight:600;margin:0 0 var(--space-1);word-break:break-all;scroll-margin-top:var(--space-4)}
 p{margin:var(--space-1) 0}.muted{color:var(--muted)}a{color:var(--accent)}
 article{background:var(--panel);border:1px solid var(--line);border-radius:var(--radius-card);padding:var(--space-2);margin:var(--space-2) 0}
 .method{display:inline-block;min-width:64px;font:600 var(--size-small) var(--font);text-transform:uppercase;padding:2px var(--space-1);margin-right:var(--space-1);border-radius:var(--radius-control);background:var(--side);border:1px solid var(--line)}
@@ -31,6 +31,7 @@ code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-s
 pre{background:var(--bg);border:1px solid var(--line);border-radius:var(--radius-row);padding:var(--space-1);overflow:auto;max-height:480px}
 details{margin:var(--space-half) 0}summary{cursor:pointer}
 :focus-visible{outline:var(--focus-ring);outline-offset:var(--focus-offset)}
+.skip{position:absolute;left:var(--space-2);top:-48px;background:var(--panel);padding:var(--space-1) var(--space-2);border:1px solid var(--line);border-radius:var(--radius-control)}.skip:focus{top:var(--space-1)}
 `;
 
 const STYLE = `${TOKENS_CSS}${CSS}`;
@@ -42,6 +43,9 @@ export const PAGE_HEADERS = {
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
 };
+
+/** Words as the page shows them: escaped, with `quoted` parts as code. */
+const words = (s: string) => e(s).replace(/`([^`]+)`/g, '<code>$1</code>');
 
 /** A schema as indented JSON, with its $refs named. */
 const shape = (schema: Json) => `<pre>${e(JSON.stringify(schema, null, 2))}</pre>`;
@@ -71,12 +75,12 @@ function operationHtml(method: string, path: string, op: Operation): string {
   const responses = Object.entries(op.responses)
     .map(([status, r]) => {
       const content = Object.entries(r.content ?? {}).map(([type, c]) => `<details><summary>${e(type)}</summary>${shape(c.schema)}</details>`).join('');
-      return `<li><strong>${e(status)}</strong>: ${e(r.description)}${content}</li>`;
+      return `<li><strong>${e(status)}</strong>: ${words(r.description)}${content}</li>`;
     })
     .join('');
   return `<article aria-labelledby="${e(op.operationId)}">
 <h3 id="${e(op.operationId)}"><span class="method">${e(method)}</span><code>${e(path)}</code>${op['x-ferry-addition'] ? '<span class="tag">Ferry\'s addition</span>' : ''}</h3>
-${op.summary ? `<p>${e(op.summary)}</p>` : ''}<p class="muted">${e(credentials(op))}</p>
+${op.summary ? `<p>${words(op.summary)}</p>` : ''}<p class="muted">${e(credentials(op))}</p>
 ${parametersTable(op)}${body}<h4>Responses</h4><ul>${responses}</ul></article>`;
 }
 
@@ -98,9 +102,9 @@ export function renderApiPage(doc: OpenApiDocument): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex"><title>${e(doc.info.title)}</title><style>${STYLE}</style></head>
-<body><div class="wrap"><nav aria-label="Operations">${nav}</nav><main>
+<body><a class="skip" href="#main">Skip to the operations</a><div class="wrap"><nav aria-label="Operations">${nav}</nav><main id="main">
 <h1>${e(doc.info.title)} <span class="muted">${e(doc.info.version)}</span></h1>
-<p>${e(doc.info.description)}</p>
+<p>${words(doc.info.description)}</p>
 <p class="muted">Paths are under <code>${e(base)}</code>. The same as an OpenAPI 3.1 document: <a href="${OPENAPI_PATH}">${OPENAPI_PATH}</a>. Operations marked <span class="tag">Ferry's addition</span> are not in the contract.</p>
 ${sections}
 </main></div></body></html>`;
