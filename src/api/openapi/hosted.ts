@@ -53,6 +53,8 @@ export const HOSTED_API: ApiDescription = {
     'POST /v1/packages/{package_id}/register_files': true,
     'POST /v1/packages/{package_id}/finalize_files': true,
     'GET /v1/packages/{package_id}/files': { query: ['after', 'limit'] },
+    'GET /v1/links/{link_id}': { fields: ['total_files'] },
+    'GET /v1/packages/{package_id}': { fields: ['terms_accepted_at'] },
     'POST /v1/packages/{package_id}/download_urls': true,
     'GET /v1/packages/{package_id}/zip/{variant}': true,
     'GET /v1/portals/{portal_id}/form': true,

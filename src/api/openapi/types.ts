@@ -26,10 +26,11 @@ export interface ApiDescription {
   error: TSchema;
   /**
    * Ferry's additions to the contract, by route key (`GET /uploads/{upload_id}/files`): `true` for
-   * an added route, else the query parameters added to a route of the contract. The docs mark the
-   * same ones with `+` (test/integration/openapi/documents.test.ts compares the two).
+   * an added route, else the query parameters and the top-level fields (of the body or the success
+   * answer) added to a route of the contract. The docs mark the routes and query parameters with `+`
+   * (test/integration/openapi/documents.test.ts compares the two) and the fields in their notes.
    */
-  additions: Record<string, true | { query: string[] }>;
+  additions: Record<string, true | { query?: string[]; fields?: string[] }>;
   /** Routes whose success answer is not a JSON schema (no content, a page, a file, a stream). */
   answers: Record<string, Answer>;
   /** POST, PUT and PATCH routes that take no body, with why. */

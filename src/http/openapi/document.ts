@@ -82,16 +82,25 @@ function operation(route: CollectedRoute, path: string, api: ApiDescription, com
   if (answer) responses[String(answer.status)] = { description: answer.why, ...(answer.type ? { content: { [answer.type]: { schema: {} } } } : {}) };
   responses.default = { description: 'An error: `{code, message}` with the status that fits', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
   const bodyType = api.bodyTypes?.[key] ?? 'application/json';
+  const requestBody = schema.body ? { required: true, content: { [bodyType]: { schema: plain(schema.body, components) } } } : undefined;
+  // Fields Ferry added to a body or an answer of the contract carry the marker too.
+  if (addition && addition !== true && addition.fields) {
+    const schemas = [requestBody?.content[bodyType]?.schema, ...Object.entries(responses).filter(([s]) => s.startsWith('2')).map(([, r]) => r.content?.['application/json']?.schema)];
+    for (const s of schemas) {
+      const props = (s?.properties ?? {}) as Record<string, Json>;
+      for (const f of addition.fields) if (props[f]) props[f]['x-ferry-addition'] = true;
+    }
+  }
   return {
     operationId: `${route.method.toLowerCase()}${path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
     ...(api.summaries[key] ? { summary: api.summaries[key] } : {}),
     tags: [tagOf(path)],
     parameters: [
       ...parameters(schema.params, 'path', components),
-      ...parameters(schema.querystring, 'query', components, addition === true || !addition ? [] : addition.query),
+      ...parameters(schema.querystring, 'query', components, addition === true || !addition ? [] : addition.query ?? []),
       ...parameters(schema.headers, 'header', components),
     ],
-    ...(schema.body ? { requestBody: { required: true, content: { [bodyType]: { schema: plain(schema.body, components) } } } } : {}),
+    ...(requestBody ? { requestBody } : {}),
     responses,
     security: api.security(route.method, path),
     ...(addition === true ? { 'x-ferry-addition': true as const } : {}),

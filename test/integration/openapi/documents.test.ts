@@ -105,7 +105,7 @@ describe.each(['hosted', 'agent'] as const)('the %s document', (name) => {
     expect(listed.unknown, 'routes the docs table names that the document lacks').toEqual([]);
     const routes = Object.entries(api.additions).filter(([, a]) => a === true).map(([k]) => k);
     expect([...listed.routes].sort()).toEqual(routes.sort());
-    const query = Object.entries(api.additions).flatMap(([k, a]) => (a === true ? [] : a.query.map((q) => `${k}?${q}`)));
+    const query = Object.entries(api.additions).flatMap(([k, a]) => (a === true ? [] : (a.query ?? []).map((q) => `${k}?${q}`)));
     expect([...listed.query].flatMap(([k, names]) => [...names].map((q) => `${k}?${q}`)).sort()).toEqual(query.sort());
     // The document carries the marker where the table puts it.
     const marked = Object.entries(doc.paths).flatMap(([p, ops]) => Object.entries(ops).filter(([, op]) => op['x-ferry-addition']).map(([m]) => `${m.toUpperCase()} ${p}`));
@@ -114,6 +114,16 @@ describe.each(['hosted', 'agent'] as const)('the %s document', (name) => {
       Object.entries(ops).flatMap(([m, op]) => op.parameters.filter((q) => q['x-ferry-addition']).map((q) => `${m.toUpperCase()} ${p}?${q.name}`)),
     );
     expect(markedQuery.sort()).toEqual(query.sort());
+    // Each added field is a field of the route's body or success answer, and marked there.
+    for (const [key, a] of Object.entries(api.additions)) {
+      if (a === true) continue;
+      const [method, p] = key.split(' ') as [string, string];
+      const op = doc.paths[p]![method.toLowerCase()]!;
+      const schemas = [op.requestBody?.content['application/json']?.schema, ...Object.entries(op.responses).filter(([s]) => s.startsWith('2')).map(([, r]) => r.content?.['application/json']?.schema)];
+      for (const f of a.fields ?? []) {
+        expect(schemas.some((s) => ((s?.properties ?? {}) as Record<string, Json>)[f]?.['x-ferry-addition'] === true), `${key} ${f}`).toBe(true);
+      }
+    }
   });
 
   test('is shown on a page with a heading and a link for each operation, no script, under its CSP', () => {
