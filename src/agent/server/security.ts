@@ -2,7 +2,8 @@
 // host in `Host` (DNS rebinding), no foreign browser `Origin` (CSRF), and the
 // API key when the agent was started with one. A browser showing the app proves
 // the key once (POST /ui/unlock) and then carries an HttpOnly, SameSite=Strict
-// cookie derived from it; the app's static files need no key.
+// cookie derived from it; the app's static files and the API's description
+// (GET /openapi.json, GET /docs/api) need no key.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AgentErrorCode } from '../../api/agent/errors.js';
