@@ -20,7 +20,7 @@ export const rules = {
   'src/format': { values: [], packages: [] },
   // Wire schemas, shared by servers, clients, the window and the web pages.
   'src/api': { values: ['src/format'], packages: ['typebox', 're2js'] },
-  'src/http': { values: ['src/api'], packages: ['ajv', 'ajv-formats', 'fastify', NODE] },
+  'src/http': { values: ['src/api', 'src/format'], packages: ['ajv', 'ajv-formats', 'fastify', NODE] },
   'src/sqlite': { values: ['src/sigv4', 'src/native'], packages: ['better-sqlite3', NODE] },
   'src/sigv4': { values: ['src/native'], packages: [NODE] },
   'src/native': { values: [], packages: [NODE] },

@@ -12,6 +12,8 @@ import { routeModules } from './routes/index.js';
 import { GATEWAY_MAX_FRAME } from '../api/hosted/storageGateway.js';
 import { registerRateLimits } from './ratelimit/plugin.js';
 import health from './routes/health.js';
+import { registerOpenApi } from '../http/openapi/serve.js';
+import { HOSTED_API } from '../api/openapi/hosted.js';
 
 export type HostedApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
 export type RouteModule = (app: HostedApp, ctx: HostedContext) => void | Promise<void>;
@@ -85,6 +87,8 @@ export async function buildApp(ctx: HostedContext): Promise<HostedApp> {
   await app.register(websocket, { options: { maxPayload: GATEWAY_MAX_FRAME } });
   // Before the routes: it hooks every route added after it.
   await registerRateLimits(app, ctx);
+  // Before the route modules, so that its collector sees them all: GET /openapi.json and GET /docs/api (docs/openapi.md), rate limited as public requests.
+  registerOpenApi(app, HOSTED_API);
   for (const register of routeModules) await register(app, ctx);
   return app;
 }

@@ -15,6 +15,8 @@ import { restKey } from '../config.js';
 import { agentRoutes } from './routes/index.js';
 import { uiTransport } from './ui.js';
 import { rendererDir, serveUi } from './staticUi.js';
+import { registerOpenApi } from '../../http/openapi/serve.js';
+import { AGENT_API } from '../../api/openapi/agent.js';
 
 export type AgentApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
 export type AgentRouteModule = (app: AgentApp, services: AgentServices, ctx: AgentContext) => void | Promise<void>;
@@ -72,6 +74,8 @@ export async function buildAgentApp(ctx: AgentContext, services: AgentServices):
     return reply.code(status).send({ code: AgentErrorCode.badRequest, message: err.message });
   });
 
+  // Before every route: its collector sees them all (GET /openapi.json, GET /docs/api; docs/openapi.md).
+  registerOpenApi(app, AGENT_API);
   await app.register(
     async (api) => {
       for (const register of agentRoutes) await register(api as AgentApp, services, ctx);

@@ -2,7 +2,8 @@
 // host in `Host` (DNS rebinding), no foreign browser `Origin` (CSRF), and the
 // API key when the agent was started with one. A browser showing the app proves
 // the key once (POST /ui/unlock) and then carries an HttpOnly, SameSite=Strict
-// cookie derived from it; the app's static files need no key.
+// cookie derived from it; the app's static files and the API's description
+// (GET /openapi.json, GET /docs/api) need no key.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AgentErrorCode } from '../../api/agent/errors.js';
@@ -50,9 +51,9 @@ function cookie(header: string | undefined, name: string): string | undefined {
   return undefined;
 }
 
-/** The app's own files, and the route that turns the key into the cookie: open without it. */
+/** The app's own files, the API's description (docs/openapi.md), and the route that turns the key into the cookie: open without it. */
 const OPEN_WITHOUT_KEY = (method: string, url: string) =>
-  (method === 'GET' && (url === '/' || url.startsWith('/assets/'))) || (method === 'POST' && url === '/ui/unlock');
+  (method === 'GET' && (url === '/' || url.startsWith('/assets/') || url === '/openapi.json' || url === '/docs/api')) || (method === 'POST' && url === '/ui/unlock');
 
 export function securityHook(listenHost: string, apiKey: string | undefined) {
   const expected = apiKey ? uiCookieValue(apiKey) : undefined;

@@ -1,7 +1,6 @@
 // System operations: about, version check, health, validation rules, shutdown.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import type { AgentContext } from '../context.js';
 import { HostedApiError, HostedHttp } from '../../client/http.js';
@@ -10,6 +9,7 @@ import type { About, Health, Rule, Validation, VersionCheck, VersionInfo } from 
 import { CreateUploadBody, PortalUploadBody, UploadLinkBody } from '../../api/agent/uploads.js';
 import { CreateDownloadBody, DEFAULT_RANGE_SIZE } from '../../api/agent/downloads.js';
 import { LoginBody } from '../../api/agent/session.js';
+import { packageRoot, packageVersion } from '../../http/packageInfo.js';
 
 /** The version of the agent's interface description (spec: Versioning). */
 export const AGENT_API_VERSION = '1.0.0';
@@ -20,31 +20,7 @@ export const STORE_CHUNK_LIMITS = { min: 5 * MiB, max: 5 * 1024 * MiB, maxCount:
 
 export interface BuildInfo { version: string; hash: string; buildNumber: string; buildTime: string; stamp: string }
 
-/** The folder of Ferry's package.json: up from this module, which runs from src/ or bundled in dist/. */
-function packageRoot(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    try {
-      if ((JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: unknown }).name === 'ferry') return dir;
-    } catch {
-      // no readable package.json here: look further up
-    }
-    const up = path.dirname(dir);
-    if (up === dir) return process.cwd();
-    dir = up;
-  }
-}
-
 const repoRoot = packageRoot();
-
-function readVersion(): string {
-  try {
-    const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version?: unknown };
-    return typeof pkg.version === 'string' ? pkg.version : '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
-}
 
 /** The commit of HEAD when running from a checkout, read from the files (no git binary needed). */
 function gitHead(root: string): string | undefined {
@@ -69,7 +45,7 @@ function gitHead(root: string): string | undefined {
  * checkout the commit comes from .git; whatever is unknown is "dev".
  */
 export function buildInfo(env: NodeJS.ProcessEnv = process.env): BuildInfo {
-  const version = readVersion();
+  const version = packageVersion(repoRoot);
   const hash = env.FERRY_BUILD_HASH || gitHead(repoRoot) || 'dev';
   return {
     version,
