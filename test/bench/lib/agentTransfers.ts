@@ -81,7 +81,8 @@ export interface ListCall { call: string; status: number; bytes: number; ms: num
 /** Times the list calls a client makes of a transfer and of all of them: whole records, summaries, a page of files. */
 export async function listCalls(agentUrl: string, kind: Kind, id: string): Promise<ListCall[]> {
   const out: ListCall[] = [];
-  for (const path of [`/${kind}/${id}`, `/${kind}/${id}?files=false`, `/${kind}/${id}/files?limit=500`, `/${kind}`, `/${kind}?files=false`]) {
+  // Summaries and a page first: after a whole record of many files, the agent's GC of it lands in the next call.
+  for (const path of [`/${kind}/${id}?files=false`, `/${kind}?files=false`, `/${kind}/${id}/files?limit=500`, `/${kind}/${id}`, `/${kind}`]) {
     const r: Timed = await timedGet(`${agentUrl}${path}`);
     out.push({ call: `GET ${path.replace(id, '{id}')}`, status: r.status, bytes: r.bytes, ms: r.ms });
   }
