@@ -29,7 +29,7 @@ export const rules = {
   'src/objectstore': { values: [...LEAVES, 'src/format'], packages: ['pino', 'tsx', NODE] },
   'src/hosted': {
     values: [...LEAVES, 'src/api', 'src/http', 'src/format', 'src/objectstore'],
-    packages: ['@aws-sdk/client-s3', '@aws-sdk/s3-request-presigner', '@fastify/rate-limit', '@fastify/type-provider-typebox', '@fastify/websocket', 'better-sqlite3', 'fastify', 'jose', 'kysely', 'nodemailer', 'pg', 'pino', 'typebox', 'undici', 'ws', 'yazl', NODE],
+    packages: ['@aws-sdk/client-s3', '@aws-sdk/s3-request-presigner', '@fastify/rate-limit', '@fastify/type-provider-typebox', '@fastify/websocket', 'better-sqlite3', 'fastify', 'jose', 'kysely', 'nodemailer', 'pg', 'pino', 'typebox', 'undici', 'ws', NODE],
   },
   'src/client': { values: ['src/api', 'src/format'], packages: ['undici', NODE] },
   // The agent reaches the service over HTTP (src/client), never by import; of the window's contract it knows the types.

@@ -44,6 +44,7 @@ const HELP = `usage: ferry serve [options]
   --cloud-part-size BYTES   cloud transfers copy objects larger than this in parts of this size
                             (default 67108864, 64 MiB; at least 5 MiB)
   --cloud-part-concurrency N parts of one object copied at once (default 4)
+  --cloud-page-size N       files (and transfer items) a cloud transfer reads at a time (default 1000)
   --cloud-attempts N        attempts of a cloud transfer, each resuming the last (default 5)
   --cloud-retry-base-ms N   the wait after a transfer's first failed attempt, doubling (default 30000)
   --cloud-aws-endpoint URL  send amazon_s3 connections to this S3 endpoint instead of AWS
@@ -128,6 +129,7 @@ export const serveOptions = {
   'jobs-lease-ms': { type: 'string' },
   'cloud-part-size': { type: 'string' },
   'cloud-part-concurrency': { type: 'string' },
+  'cloud-page-size': { type: 'string' },
   'cloud-attempts': { type: 'string' },
   'cloud-retry-base-ms': { type: 'string' },
   'cloud-aws-endpoint': { type: 'string' },

@@ -79,6 +79,8 @@ export interface HostedConfig {
   cloudPartSize: number;
   /** Parts of one object copied at once. */
   cloudPartConcurrency: number;
+  /** Rows a cloud transfer reads at a time: its Package's files when it plans, its items when it sends. */
+  cloudPageSize: number;
   /** Attempts of one cloud transfer (each resumes where the last stopped). */
   cloudAttempts: number;
   /** The wait after a transfer's first failed attempt; each later wait doubles. */
@@ -295,6 +297,7 @@ export function resolveHostedConfig(flags: Flags, env: NodeJS.ProcessEnv = proce
     jobsConcurrency: intSetting(get('jobs-concurrency'), 4, '--jobs-concurrency', 1),
     cloudPartSize: intSetting(get('cloud-part-size'), 64 * 1024 * 1024, '--cloud-part-size', 5 * 1024 * 1024),
     cloudPartConcurrency: intSetting(get('cloud-part-concurrency'), 4, '--cloud-part-concurrency', 1),
+    cloudPageSize: intSetting(get('cloud-page-size'), 1000, '--cloud-page-size', 1),
     cloudAttempts: intSetting(get('cloud-attempts'), 5, '--cloud-attempts', 1),
     cloudRetryBaseMs: intSetting(get('cloud-retry-base-ms'), 30_000, '--cloud-retry-base-ms', 1),
     gatewayHeartbeatMs: intSetting(get('gateway-heartbeat-ms'), 20_000, '--gateway-heartbeat-ms', 50),

@@ -19,7 +19,7 @@ import { getFile, partBlueprints, registerFile } from '../services/files.js';
 import { finalizeFile } from '../services/fileFinalize.js';
 import { finalizePackage } from '../services/finalize.js';
 import { codeOf, statusOf, type S3Target } from './s3Target.js';
-import { completeItem, itemsOf, partsOf, pool, recordPart, resetItemUpload, savePlan, startItemUpload, type Item } from './progress.js';
+import { completeItem, itemsOf, partsOf, pool, recordPart, resetItemUpload, savePlan, startItemUpload, type Item, type PlannedItem } from './progress.js';
 import { partLength } from '../services/chunks.js';
 
 /** At most this many objects in one transfer (a Package of more is better split). */
@@ -91,7 +91,7 @@ async function plan(ctx: HostedContext, transfer: CloudTransfersTable, conn: Clo
  */
 export async function saveImportPlan(ctx: HostedContext, transferId: string, found: Listed[], sources: string[]): Promise<void> {
   const taken = new Set<string>();
-  const items: Parameters<typeof savePlan>[2] = [];
+  const items: PlannedItem[] = [];
   let left = 0;
   for (const o of [...found].sort((a, b) => (a.key < b.key ? -1 : 1))) {
     const { path, name } = importPath(o.key, sources);
@@ -103,7 +103,7 @@ export async function saveImportPlan(ctx: HostedContext, transferId: string, fou
     taken.add(rel);
     items.push({ file_id: null, source_key: o.key, dest_key: null, path, name, size: o.size, last_modified: o.lastModified });
   }
-  await savePlan(ctx.db, transferId, items, { files_filtered_out: left, destination: null });
+  await savePlan(ctx.db, transferId, [items], () => ({ files_filtered_out: left, destination: null }));
 }
 
 /**

@@ -18,13 +18,13 @@ import type { HostedContext } from '../context.js';
 import type { CloudConnectionsTable, CloudTransfersTable, PackagesTable } from '../db/schema.js';
 import type { FilterRule } from '../../api/hosted/filters.js';
 import { filterMatches } from '../services/filterMatch.js';
-import { finalizedFiles } from '../services/files.js';
+import { finalizedPages } from '../services/fileList.js';
 import { isWithheld, SCAN_RETRY_AFTER_SECONDS } from '../services/malwareScan.js';
 import { DeferredJobError } from '../jobs/worker.js';
 import { CHUNK_LIMITS, MiB, partLength } from '../services/chunks.js';
 import { codeOf, statusOf, type S3Target } from './s3Target.js';
-import { completeItem, itemsOf, partsOf, pool, recordPart, resetItemUpload, savePlan, startItemUpload, type Item } from './progress.js';
-import { manifestKey, putManifest } from './manifest.js';
+import { completeItem, itemPages, partsOf, pool, recordPart, resetItemUpload, savePlan, startItemUpload, type Item, type PlannedItem } from './progress.js';
+import { putManifest } from './manifest.js';
 
 /**
  * A Package's folder in the bucket: its name made safe as one key segment (also
@@ -49,29 +49,56 @@ export function partSizeFor(size: number, configured: number): number {
 
 const parseRules = (json: string | null): FilterRule[] | null => (json ? (JSON.parse(json) as FilterRule[]) : null);
 
+/** Whether a file the plan would send still waits for its malware scan. */
+async function scanPending(ctx: HostedContext, packageId: string): Promise<boolean> {
+  const row = await ctx.db
+    .selectFrom('files')
+    .select('id')
+    .where('package_id', '=', packageId)
+    .where('state', '=', 'finalized')
+    .where('kind', '=', 'file')
+    .where('object_key', 'is not', null)
+    .where('scan_state', '=', 'pending')
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /**
  * The objects to send, for any destination (a bucket here, a storage gateway's root):
  * the Package's files that pass the filter, each with its key under the connection's
- * folder. `destination` says where they go, for the transfer record.
+ * folder. `destination` says where they go, for the transfer record. The files are
+ * read a page at a time (--cloud-page-size rows) and each page's items saved before the next.
  */
-export async function planDelivery(ctx: HostedContext, transfer: CloudTransfersTable, conn: CloudConnectionsTable, pkg: PackagesTable, destination: (folder: string) => string): Promise<void> {
-  const rules = parseRules(transfer.filter_rules);
-  const all = (await finalizedFiles(ctx, pkg.id)).filter((f) => f.kind === 'file' && f.object_key);
+export async function planDelivery(
+  ctx: HostedContext,
+  transfer: CloudTransfersTable,
+  conn: CloudConnectionsTable,
+  pkg: PackagesTable,
+  destination: (folder: string) => string,
+): Promise<void> {
   // Nothing unscanned leaves the service, and nothing the scan withholds.
-  if (all.some((f) => f.scan_state === 'pending')) throw new DeferredJobError('waiting for the malware scan of its files', SCAN_RETRY_AFTER_SECONDS * 1000);
-  const files = all.filter((f) => !isWithheld(f));
-  const passing = rules ? files.filter((f) => filterMatches({ rules }, { name: f.name, path: f.path })) : files;
+  if (await scanPending(ctx, pkg.id)) throw new DeferredJobError('waiting for the malware scan of its files', SCAN_RETRY_AFTER_SECONDS * 1000);
+  const rules = parseRules(transfer.filter_rules);
   const folder = joinKey(conn.target_directory_id ?? '', packageFolder(pkg));
-  const items = passing.map((f) => ({
-    file_id: f.id,
-    source_key: f.object_key!,
-    dest_key: joinKey(folder, f.path, f.name),
-    path: f.path,
-    name: f.name,
-    size: f.size ?? 0,
-    last_modified: f.last_modified,
-  }));
-  await savePlan(ctx.db, transfer.id, items, { files_filtered_out: files.length - passing.length, destination: destination(folder) });
+  let filteredOut = 0;
+  async function* batches(): AsyncGenerator<PlannedItem[]> {
+    for await (const page of finalizedPages(ctx.db, pkg.id, ctx.config.cloudPageSize)) {
+      const files = page.filter((f) => f.kind === 'file' && f.object_key && !isWithheld(f));
+      const passing = rules ? files.filter((f) => filterMatches({ rules }, { name: f.name, path: f.path })) : files;
+      filteredOut += files.length - passing.length;
+      yield passing.map((f) => ({
+        file_id: f.id,
+        source_key: f.object_key!,
+        dest_key: joinKey(folder, f.path, f.name),
+        path: f.path,
+        name: f.name,
+        size: f.size ?? 0,
+        last_modified: f.last_modified,
+      }));
+    }
+  }
+  await savePlan(ctx.db, transfer.id, batches(), () => ({ files_filtered_out: filteredOut, destination: destination(folder) }));
 }
 
 interface Copy {
@@ -193,7 +220,7 @@ export interface DeliverOptions {
   concurrency: number;
 }
 
-/** One attempt of a svc_to_cloud transfer to an S3 bucket. */
+/** One attempt of a svc_to_cloud transfer to an S3 bucket: its items a page at a time, the manifest last. */
 export async function deliverToS3(
   ctx: HostedContext,
   transfer: CloudTransfersTable,
@@ -203,29 +230,32 @@ export async function deliverToS3(
   signal: AbortSignal,
   opts: DeliverOptions,
 ): Promise<void> {
+  const size = ctx.config.cloudPageSize;
   if (!transfer.planned) await planDelivery(ctx, transfer, conn, pkg, (folder) => `${target.bucket}/${folder}/`);
   const copy: Copy = { ctx, target, signal };
-  const items = await itemsOf(ctx.db, transfer.id);
-  for (const item of items) {
-    if (item.state === 'complete') continue;
-    signal.throwIfAborted();
-    // An object that began in parts finishes in parts, whatever the part size is now.
-    if (item.upload_id || item.size > opts.partSize) await putInParts(copy, item, opts.partSize, opts.concurrency);
-    else await putWhole(copy, item);
+  for await (const items of itemPages(ctx.db, transfer.id, { size, pendingOnly: true })) {
+    for (const item of items) {
+      signal.throwIfAborted();
+      // An object that began in parts finishes in parts, whatever the part size is now.
+      if (item.upload_id || item.size > opts.partSize) await putInParts(copy, item, opts.partSize, opts.concurrency);
+      else await putWhole(copy, item);
+    }
   }
   if (conn.upload_transfer_manifest === 1) {
-    const delivered = await itemsOf(ctx.db, transfer.id);
     const folder = (await ctx.db.selectFrom('cloud_transfers').select('destination').where('id', '=', transfer.id).executeTakeFirstOrThrow()).destination!;
-    const key = manifestKey(folder.slice(target.bucket.length + 1).replace(/\/$/, ''), delivered, transfer.id);
-    await putManifest(ctx, target, key, { transfer, conn, pkg, items: delivered }, signal);
+    await putManifest(ctx, target, folder.slice(target.bucket.length + 1).replace(/\/$/, ''), { transfer, conn, pkg, pageSize: size }, signal);
   }
 }
 
 /** Drops a multipart upload left open at the destination by an item that will not finish (the transfer was given up). */
 export async function abortOpenUploads(ctx: HostedContext, transferId: string, target: S3Target): Promise<void> {
-  for (const item of await itemsOf(ctx.db, transferId)) {
-    if (item.state !== 'pending' || !item.upload_id || !item.dest_key) continue;
-    await target.client.send(new AbortMultipartUploadCommand({ Bucket: target.bucket, Key: item.dest_key, UploadId: item.upload_id })).catch(() => undefined);
-    await resetItemUpload(ctx.db, item);
+  const open = () =>
+    ctx.db.selectFrom('cloud_transfer_items').selectAll().where('transfer_id', '=', transferId).where('state', '=', 'pending').where('upload_id', 'is not', null).where('dest_key', 'is not', null).orderBy('seq').limit(100).execute();
+  // Each pass resets the uploads it aborted, so the next pass reads the ones after them.
+  for (let items = await open(); items.length > 0; items = await open()) {
+    for (const item of items) {
+      await target.client.send(new AbortMultipartUploadCommand({ Bucket: target.bucket, Key: item.dest_key!, UploadId: item.upload_id! })).catch(() => undefined);
+      await resetItemUpload(ctx.db, item);
+    }
   }
 }

@@ -11,7 +11,7 @@ import type { HostedContext } from '../context.js';
 import type { CloudConnectionsTable, CloudTransfersTable, PackagesTable } from '../db/schema.js';
 import { FinalJobError } from '../jobs/worker.js';
 import { planDelivery } from '../cloud/toS3.js';
-import { completeItem, itemsOf, pool, type Item } from '../cloud/progress.js';
+import { completeItem, itemPages, pool, type Item } from '../cloud/progress.js';
 import { GatewayRefusal, type GatewaySession } from './session.js';
 import { TransferProgress } from './progress.js';
 
@@ -47,11 +47,13 @@ export async function deliverToGateway(
     signal,
   );
   const refused: string[] = [];
-  const items = (await itemsOf(ctx.db, transfer.id)).filter((i) => i.state !== 'complete');
   // One file failing stops new ones from starting; those under way finish or fail on their own.
+  // The items come a page at a time (a Package may hold a million files).
   const progress = new TransferProgress(ctx.db, transfer.id, session);
   try {
-    await pool(items, concurrency, (item) => deliverFile(ctx, session, transfer, item, signal, refused, progress));
+    for await (const items of itemPages(ctx.db, transfer.id, { size: ctx.config.cloudPageSize, pendingOnly: true })) {
+      await pool(items, concurrency, (item) => deliverFile(ctx, session, transfer, item, signal, refused, progress));
+    }
   } finally {
     await progress.close();
   }

@@ -233,17 +233,3 @@ async function touch(ctx: HostedContext, f: FilesTable): Promise<void> {
   if (every <= 0 || Date.now() - Date.parse(f.updated_at) < every) return;
   await ctx.db.updateTable('files').set({ updated_at: nowIso() }).where('id', '=', f.id).where('state', '=', 'pending').execute();
 }
-
-/** The finalized entries of a Package, folders first within a folder, then by name (the order of fileList.ts's pages). */
-export async function finalizedFiles(ctx: HostedContext, packageId: string): Promise<FilesTable[]> {
-  return ctx.db
-    .selectFrom('files')
-    .selectAll()
-    .where('package_id', '=', packageId)
-    .where('state', '=', 'finalized')
-    .orderBy('path')
-    .orderBy('kind')
-    .orderBy('name')
-    .orderBy('id')
-    .execute();
-}

@@ -4,7 +4,8 @@
 // attachment's filter, byte-identical, a large file in parts, with the
 // manifest when asked for; the manual transfer and its record; a failing
 // bucket puts the transfer and the connection in error, and a fixed one
-// delivers on the next attempt.
+// delivers on the next attempt. The service reads a Package's files and a
+// transfer's items in pages of 3, so a Package of 11 files spans four.
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -18,7 +19,8 @@ import { startCustomerBucket, type CustomerBucket } from '../../helpers/bucket.j
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 // The customer's buckets are on 127.0.0.1 on purpose: the outbound guard allows that address here.
-const FLAGS = { 'cloud-part-size': String(8 * MiB), 'cloud-retry-base-ms': '50', 'jobs-poll-ms': '50', 'cloud-attempts': '3', 'allow-private-targets': '127.0.0.1/32' };
+// Pages of 3 rows (files read to plan, items read to send): a Package here spans several.
+const FLAGS = { 'cloud-page-size': '3', 'cloud-part-size': String(8 * MiB), 'cloud-retry-base-ms': '50', 'jobs-poll-ms': '50', 'cloud-attempts': '3', 'allow-private-targets': '127.0.0.1/32' };
 
 let svc: TestService;
 let owner: Actor;
@@ -165,6 +167,28 @@ describe('a Portal with a filtered S3 connection', () => {
     } finally {
       await other.close();
     }
+  });
+});
+
+describe('a Package of more files than a page', () => {
+  it('plans, sends and lists in the manifest every file of a Package that spans several pages, once each and in order', async () => {
+    const conn = await connection({ provider: 'generic_s3', authorization: bucket.authorization(), target_directory_id: 'paged', upload_transfer_manifest: true });
+    const portal = await portalWith([{ id: conn.id, target_action: 'transfer' }]);
+    const pkg = await portalPackage(portal.id, 'Eleven files');
+    const many = Array.from({ length: 11 }, (_, i) => ({ path: `reel${i % 3}`, name: `shot${String(i).padStart(2, '0')}.mov`, data: randomBytes(1000 + i) }));
+    for (const f of many) await uploadFile(svc, pkg, f.name, f.path, f.data);
+    await finalizePackage(svc, pkg);
+
+    const [t] = await settled(pkg.id);
+    expect(t).toMatchObject({ state: 'complete', files_total: 11, files_done: 11, files_filtered_out: 0 });
+    const folder = `paged/Eleven files (${pkg.id})`;
+    const keyOf = (f: (typeof many)[number]) => `${folder}/${f.path}/${f.name}`;
+    expect(await bucket.keys('paged/')).toEqual([...many.map(keyOf), `${folder}/ferry-transfer-manifest.json`].sort());
+    for (const f of many) expect((await bucket.get(keyOf(f))).equals(f.data)).toBe(true);
+    // The manifest lists the items in the order they were planned: the Package's list order.
+    const manifest = JSON.parse((await bucket.get(`${folder}/ferry-transfer-manifest.json`)).toString());
+    const listOrder = [...many].sort((a, b) => a.path.localeCompare(b.path) || a.name.localeCompare(b.name));
+    expect(manifest.files.map((f: any) => f.key)).toEqual(listOrder.map(keyOf));
   });
 });
 

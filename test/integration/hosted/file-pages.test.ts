@@ -1,6 +1,6 @@
 // GET /v1/packages/{id}/files?after=&limit=: a Package's entries a page at a time
 // (Ferry's addition), every entry once and in the whole list's order, also while
-// files are added and finalized between pages; on SQLite and on PostgreSQL
+// files are added and finalized between pages; the spec's whole array streamed; on SQLite and on PostgreSQL
 // (FERRY_TEST_DATABASE=postgres runs this file there).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startTestService, type TestService } from '../../helpers/hosted.js';
@@ -61,6 +61,29 @@ describe('the paged file list', () => {
     expect(pages).toHaveLength(12);
     expect(pages.every((p) => p.length === 250)).toBe(true);
     expect(pages.flat()).toEqual(expected);
+  });
+
+  it("writes the spec's whole array as it reads it (no Content-Length): the pages' entries, then the two ZIP entries, each a FileObject", async () => {
+    const pkg = await createPackage(svc, await ownerActor(svc));
+    await insertFileRows(svc, pkg.id, specs('w', 2500));
+    const res = await fetch(`${svc.url}/v1/packages/${pkg.id}/files`, { headers: pkg.h });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    // Streamed in pieces of the database's pages, so its length is not known up front.
+    expect(res.headers.get('content-length')).toBeNull();
+    expect(res.headers.get('transfer-encoding')).toBe('chunked');
+    const whole = (await res.json()) as Record<string, unknown>[];
+    const pages = await allPages(pkg, 1000, 3);
+    expect(whole.slice(0, 2500)).toEqual(pages.flat());
+    expect(whole.slice(2500).map((f) => f.kind)).toEqual(['zip_windows', 'zip_mac']);
+    const fields = ['id', 'kind', 'last_modified', 'name', 'path', 'size', 'virus_detected'];
+    expect(whole.filter((f) => f.kind === 'file').every((f) => JSON.stringify(Object.keys(f).sort()) === JSON.stringify(fields))).toBe(true);
+
+    const deleted = await call(svc.url, 'DELETE', `/v1/packages/${pkg.id}`, { headers: (await ownerActor(svc)).h });
+    expect(deleted.status).toBe(204);
+    const gone = await call(svc.url, 'GET', `/v1/packages/${pkg.id}/files`, { headers: pkg.h });
+    expect(gone.status).toBe(410);
+    expect(typeof gone.body.message).toBe('string');
   });
 
   it('answers the last page with next null, also when it is full, and the first page with limit alone', async () => {

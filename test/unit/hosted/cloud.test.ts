@@ -1,11 +1,12 @@
 // The pure parts of cloud connections: sealing credentials, the authorization
-// checks and merges, where objects go in a bucket, part sizes and the manifest's key.
+// checks and merges, where objects go in a bucket, part sizes, the manifest's key and its streamed text.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createSealer } from '../../../src/hosted/auth/sealed.js';
 import { checkAuthorization, deliveryOf, maskAuthorization, mergeAuthorization } from '../../../src/hosted/services/cloudAuthorization.js';
 import { joinKey, packageFolder, partSizeFor } from '../../../src/hosted/cloud/toS3.js';
-import { manifestKey } from '../../../src/hosted/cloud/manifest.js';
+import { manifestKey, manifestText, type Manifest } from '../../../src/hosted/cloud/manifest.js';
+import type { Item } from '../../../src/hosted/cloud/progress.js';
 import { signingRegion } from '../../../src/hosted/cloud/s3Target.js';
 import { HttpError } from '../../../src/hosted/errors.js';
 
@@ -76,8 +77,40 @@ describe('keys in the bucket', () => {
     expect(partSizeFor(10 * MiB, 1)).toBe(5 * MiB);
   });
 
-  it('the manifest keeps its name unless a delivered file has it', () => {
-    expect(manifestKey('in/p (x)', [{ dest_key: 'in/p (x)/a' }], 'xfr_1')).toBe('in/p (x)/ferry-transfer-manifest.json');
-    expect(manifestKey('in/p (x)', [{ dest_key: 'in/p (x)/ferry-transfer-manifest.json' }], 'xfr_1')).toBe('in/p (x)/ferry-transfer-manifest-xfr_1.json');
+  it('the manifest keeps its name unless a delivered file has it', async () => {
+    const keys = (...delivered: string[]) => async (key: string) => delivered.includes(key);
+    expect(await manifestKey('in/p (x)', 'xfr_1', keys('in/p (x)/a'))).toBe('in/p (x)/ferry-transfer-manifest.json');
+    expect(await manifestKey('in/p (x)', 'xfr_1', keys('in/p (x)/ferry-transfer-manifest.json'))).toBe('in/p (x)/ferry-transfer-manifest-xfr_1.json');
+    expect(await manifestKey('', 'xfr_1', keys('in/a'))).toBe('ferry-transfer-manifest.json');
+  });
+});
+
+describe('the manifest streamed', () => {
+  const head: Omit<Manifest, 'files'> = {
+    manifest_version: 1,
+    transfer_id: 'xfr_1',
+    cloud_connection_id: 'cc_1',
+    package: { id: 'pkg_1', name: 'Day "1"', sender: 's@example.com', portal_id: null, size: 3, total_files: 3, finalized_at: null },
+    bucket: 'b',
+    folder: 'in/p',
+    completed_at: '2026-01-02T03:04:05.000Z',
+    files_filtered_out: 0,
+  };
+  const item = (n: number): Item => ({
+    transfer_id: 'xfr_1', seq: n, file_id: `file_${n}`, source_key: `k${n}`, dest_key: n === 2 ? null : `in/p/f${n}\n`, path: 'a', name: `f${n}é`, size: n,
+    last_modified: '2025-01-01T00:00:00.000Z', state: 'complete', upload_id: null, part_size: null, etag: n === 3 ? '"e3"' : null,
+  });
+  const text = async (pages: Item[][]) => {
+    let out = '';
+    for await (const piece of manifestText(head, async function* () { yield* pages; })) out += piece;
+    return out;
+  };
+  const whole = (items: Item[]) =>
+    `${JSON.stringify({ ...head, files: items.map((i) => ({ path: i.path, name: i.name, key: i.dest_key ?? '', size: i.size, last_modified: i.last_modified, etag: i.etag })) }, null, 2)}\n`;
+
+  it('is the text JSON.stringify makes of the whole manifest, whatever the pages', async () => {
+    expect(await text([])).toBe(whole([]));
+    expect(await text([[item(1)]])).toBe(whole([item(1)]));
+    expect(await text([[item(1), item(2)], [], [item(3)]])).toBe(whole([item(1), item(2), item(3)]));
   });
 });

@@ -26,6 +26,7 @@ describe('defaults', () => {
       jobsConcurrency: 4,
       cloudPartSize: 64 * 1024 * 1024,
       cloudPartConcurrency: 4,
+      cloudPageSize: 1000,
       cloudAttempts: 5,
       cloudRetryBaseMs: 30_000,
       logLevel: 'info',
