@@ -11,6 +11,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { start, stop } from './global-setup.js';
+import { borderContrast } from './contrast.js';
 import { freePort } from '../helpers/ports.js';
 
 test.describe.configure({ mode: 'serial' });
@@ -104,6 +105,26 @@ test('a screen opened from the sidebar puts focus on its heading', async () => {
   for (const name of ['Send', 'Receive', 'Settings', 'Transfers']) {
     await place(name).click();
     await expect.poll(active).toMatchObject({ tag: 'h1', text: name });
+  }
+});
+
+/** Photographed into /tmp. */
+test('a text field\'s border stands out 3:1 from the page and the field, light and dark (WCAG 1.4.11)', async () => {
+  const fields: [string, () => ReturnType<Page['getByRole']>][] = [
+    ['Transfers', () => page.getByRole('searchbox', { name: /^Find transfers/ })],
+    ['Receive', () => page.getByRole('textbox', { name: 'Link', exact: true })],
+  ];
+  for (const [where, field] of fields) {
+    await place(where).click();
+    await expect(field()).toBeVisible();
+    const c = await borderContrast(field());
+    expect(c.light, `${where}, light`).toBeGreaterThanOrEqual(3);
+    expect(c.dark, `${where}, dark`).toBeGreaterThanOrEqual(3);
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme });
+      await page.screenshot({ path: `/tmp/forms-fields-${where.toLowerCase()}-${colorScheme}.png` });
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
   }
 });
 
