@@ -201,6 +201,15 @@ const BAD_INPUT: { form: string; fill(): Promise<void>; submit: string; field: s
     submit: 'Download', field: 'Link', message: 'This Link is cut short: its ?secret=… part is missing. Copy the whole Link.',
   },
   {
+    form: 'Receive: a Link the service does not know',
+    fill: async () => {
+      await place('Receive').click();
+      await page.getByLabel('Link', { exact: true }).fill(`${process.env.FERRY_E2E_SERVICE}/l/lnk_nosuchlink?secret=wrong`);
+      await page.getByRole('textbox', { name: 'Destination folder' }).fill(dir);
+    },
+    submit: 'Download', field: 'Link', message: 'No Link answers to this address: it may be mistyped, cut short, turned off or deleted. Check the Link, or ask the sender for a new one.',
+  },
+  {
     form: 'Receive: a Link whose server cannot be reached',
     fill: async () => {
       await place('Receive').click();
