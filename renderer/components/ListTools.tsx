@@ -24,7 +24,7 @@ export interface FindAndOrder {
 export function ListTools({ find, actions }: { find: FindAndOrder; actions: ReactNode }) {
   return (
     <div className="list-tools">
-      <input type="search" className="find" aria-label="Find transfers" placeholder="Find by name, file or recipient" value={find.query} onChange={(e) => find.setQuery(e.target.value)} />
+      <input type="search" className="find" aria-label="Find transfers by Package name, folder or recipient" placeholder="Find by Package, folder or recipient" value={find.query} onChange={(e) => find.setQuery(e.target.value)} />
       <select className="order" aria-label="Order" value={find.order} onChange={(e) => find.setOrder(e.target.value as Order)}>
         {ORDERS.map((o) => <option key={o.id} value={o.id}>{o.label}</option>)}
       </select>

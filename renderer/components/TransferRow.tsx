@@ -35,6 +35,7 @@ export function TransferRow({ t, meter, slot, selected, tabbable, onPick, onFocu
   const [note, setNote] = useState<string>();
   // One transfer's details at a time, in the address (#/transfers/upload:<id>).
   const open = useApp((s) => s.detailsOf === keyOfTransfer(t));
+  const stopped = useApp((s) => s.stops[keyOfTransfer(t)] === true);
   const showDetails = useApp((s) => s.showDetails);
   const pct = t.size > 0 ? Math.floor((t.progress / t.size) * 100) : t.state === 'complete' ? 100 : 0;
   const name = transferName(t);
@@ -55,7 +56,7 @@ export function TransferRow({ t, meter, slot, selected, tabbable, onPick, onFocu
   const shownIn = transport.desktop && t.direction === 'download' ? t.dst_folder : undefined;
   const line = status(t, meter.rate());
   const detail = detailOf(t);
-  const times = timesOf(t);
+  const times = timesOf(t, stopped);
   return (
     <li className="slot" role="none" ref={slot.ref} data-index={slot.index} style={slot.style}>
       <div role="row" className={`row state-${t.state} shown-${shown}`} data-transfer={keyOfTransfer(t)} tabIndex={tabbable ? 0 : -1} aria-rowindex={slot.index + 1} aria-selected={selected}

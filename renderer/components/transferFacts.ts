@@ -1,9 +1,8 @@
 // What the Transfers list knows of a transfer beyond its status line: the detail
 // under its name, when it ran and how fast, whether a search finds it, how the
 // list orders it, and the totals of the status line. Pure functions of records.
-import type { Transfer } from '../store/index.js';
 import { speed } from '../format.js';
-import { transferName } from '../../src/ipc/transfers.js';
+import { transferName, type TransferSummary as Transfer } from '../../src/ipc/transfers.js';
 import { isCanceled } from './transferStatus.js';
 
 export { isCanceled };
@@ -62,15 +61,18 @@ export function duration(ms: number): string {
  * When it started, and once complete when it finished, how long it took and how
  * fast on average. The records carry no finish time of their own: a complete
  * record's `updated_at` is the moment it became complete (nothing changes it after).
+ * Nor do they say how long it moved: the average (its size over that span) holds
+ * only for a transfer that ran in one go, so one the window saw stop (`stopped`:
+ * paused, failed, or unfinished while the agent was out of sight) shows none.
  */
-export function timesOf(t: Transfer, now = new Date()): string {
+export function timesOf(t: Transfer, stopped = false, now = new Date()): string {
   const start = when(t.created_at, now);
   if (t.state !== 'complete') return start;
   const took = Date.parse(t.updated_at) - Date.parse(t.created_at);
   const end = new Date(t.updated_at);
   const sameDay = dayOf(end) === dayOf(new Date(t.created_at));
   const parts = [`${start} → ${sameDay ? clock(end) : when(t.updated_at, now)}`, duration(took)];
-  if (took >= 1000 && t.size > 0) parts.push(`${speed((t.size * 1000) / took)} average`);
+  if (took >= 1000 && t.size > 0 && !stopped) parts.push(`${speed((t.size * 1000) / took)} average`);
   return parts.join(' · ');
 }
 

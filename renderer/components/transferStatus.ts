@@ -1,6 +1,6 @@
 // What a transfer is called in the list, and the one line that says where it is:
 // amount, speed and time left, or why it waits (its turn, the server) or failed.
-import type { Transfer } from '../store/index.js';
+import type { TransferSummary as Transfer } from '../../src/ipc/transfers.js';
 import { bytes, speed, timeLeft } from '../format.js';
 
 /** 1st, 2nd, 3rd, 4th... 11th, 12th, 13th... 21st. */

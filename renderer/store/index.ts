@@ -13,6 +13,7 @@ import type { Connection, Transport } from '../transport/types.js';
 import { hashOf, parseRoute, type Place, type Route } from './route.js';
 import { AgentErrorCode } from '../../src/api/agent/errors.js';
 import { signInError, type FormError } from './signInError.js';
+import { stopsAfterChanges, stopsAfterSnapshot, type Stops } from './stops.js';
 
 export { signInError, type FormError } from './signInError.js';
 
@@ -42,6 +43,8 @@ export interface State {
   gateways: Record<string, GatewayRecord> | undefined;
   /** By `upload:<id>` / `download:<id>`. */
   transfers: Record<string, Transfer>;
+  /** The transfers seen stop before complete (stops.ts): their rows show no average speed. */
+  stops: Stops;
   cursor: number;
 
   /** Goes to a place: a new entry in the window's history. */
@@ -149,6 +152,7 @@ export function createStore(transport: Transport) {
     automations: undefined,
     gateways: undefined,
     transfers: {},
+    stops: {},
     cursor: 0,
 
     go: (place) => route({ place, detailsOf: undefined }),
@@ -249,21 +253,22 @@ export function createStore(transport: Transport) {
       const transfers: Record<string, Transfer> = {};
       for (const u of s.uploads) transfers[transferKey('upload', u.upload_id)] = withDirection.upload(u);
       for (const d of s.downloads) transfers[transferKey('download', d.download_id)] = withDirection.download(d);
-      set({ transfers, cursor: s.cursor });
+      set({ transfers, stops: stopsAfterSnapshot(get().stops, get().transfers, transfers), cursor: s.cursor });
     },
     applyEvents(batch) {
       const { cursor } = get();
       const transfers = { ...get().transfers };
       let last = cursor;
+      const changed: [string, Transfer][] = [];
       for (const e of batch) {
         if (e.id <= cursor) continue; // already in the snapshot
         last = Math.max(last, e.id);
         const key = keyOfChange(e);
         const next = applyChange(transfers[key], e);
-        if (next) transfers[key] = next;
+        if (next) changed.push([key, (transfers[key] = next)]);
         else delete transfers[key];
       }
-      set({ transfers, cursor: last });
+      set({ transfers, stops: stopsAfterChanges(get().stops, changed), cursor: last });
     },
   };
   });

@@ -6,13 +6,18 @@
 // (src/hosted/services/pageLayout.ts), whose CSP allows no stylesheet request.
 // Light and dark follow the OS; the window may pin one with data-theme.
 
-/** Light theme colours; every text pair is at least WCAG AA. */
+/**
+ * Light theme colours; every text pair is at least WCAG AA. `line` draws
+ * dividers and frames, light on purpose; `control-line` draws a form field's
+ * border, which says where to type, at least 3:1 against bg, panel and side
+ * (WCAG 1.4.11 non-text contrast).
+ */
 const LIGHT = {
-  bg: '#f6f7f9', panel: '#ffffff', side: '#eef0f3', text: '#1c1f24', muted: '#5b6470', line: '#d9dde3',
+  bg: '#f6f7f9', panel: '#ffffff', side: '#eef0f3', text: '#1c1f24', muted: '#5b6470', line: '#d9dde3', 'control-line': '#7b838e',
   accent: '#1f5fd1', 'accent-text': '#ffffff', ok: '#1d7a3c', bad: '#b3261e', wait: '#5b6470',
 };
 const DARK: typeof LIGHT = {
-  bg: '#16181c', panel: '#1e2126', side: '#1a1c20', text: '#e8eaed', muted: '#a3abb5', line: '#343a42',
+  bg: '#16181c', panel: '#1e2126', side: '#1a1c20', text: '#e8eaed', muted: '#a3abb5', line: '#343a42', 'control-line': '#6e7682',
   accent: '#6ea2ff', 'accent-text': '#0b1220', ok: '#5fd08a', bad: '#ff8a80', wait: '#a3abb5',
 };
 

@@ -11,6 +11,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { start, stop } from './global-setup.js';
+import { borderContrast } from './contrast.js';
 import { freePort } from '../helpers/ports.js';
 
 test.describe.configure({ mode: 'serial' });
@@ -107,6 +108,26 @@ test('a screen opened from the sidebar puts focus on its heading', async () => {
   }
 });
 
+/** Photographed into /tmp. */
+test('a text field\'s border stands out 3:1 from the page and the field, light and dark (WCAG 1.4.11)', async () => {
+  const fields: [string, () => ReturnType<Page['getByRole']>][] = [
+    ['Transfers', () => page.getByRole('searchbox', { name: /^Find transfers/ })],
+    ['Receive', () => page.getByRole('textbox', { name: 'Link', exact: true })],
+  ];
+  for (const [where, field] of fields) {
+    await place(where).click();
+    await expect(field()).toBeVisible();
+    const c = await borderContrast(field());
+    expect(c.light, `${where}, light`).toBeGreaterThanOrEqual(3);
+    expect(c.dark, `${where}, dark`).toBeGreaterThanOrEqual(3);
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme });
+      await page.screenshot({ path: `/tmp/forms-fields-${where.toLowerCase()}-${colorScheme}.png` });
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+  }
+});
+
 test('Send: the picker closed gives focus back to "Add folder"; after Send, focus is on the new transfer', async () => {
   await place('Send').click();
   await page.getByRole('button', { name: 'Add folder' }).click();
@@ -178,6 +199,15 @@ const BAD_INPUT: { form: string; fill(): Promise<void>; submit: string; field: s
       await page.getByRole('textbox', { name: 'Destination folder' }).fill(dir);
     },
     submit: 'Download', field: 'Link', message: 'This Link is cut short: its ?secret=… part is missing. Copy the whole Link.',
+  },
+  {
+    form: 'Receive: a Link the service does not know',
+    fill: async () => {
+      await place('Receive').click();
+      await page.getByLabel('Link', { exact: true }).fill(`${process.env.FERRY_E2E_SERVICE}/l/lnk_nosuchlink?secret=wrong`);
+      await page.getByRole('textbox', { name: 'Destination folder' }).fill(dir);
+    },
+    submit: 'Download', field: 'Link', message: 'No Link answers to this address: it may be mistyped, cut short, turned off or deleted. Check the Link, or ask the sender for a new one.',
   },
   {
     form: 'Receive: a Link whose server cannot be reached',

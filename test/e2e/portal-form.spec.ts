@@ -3,10 +3,12 @@
 // the form's visible fields and the terms, refuses to send before they are
 // filled in and accepted, and the Package that arrives carries the answers (its
 // name from the package_name field, metadata.json in its root, the terms'
-// acceptance time).
+// acceptance time). The terms sit in the form's rhythm, and a text field's border
+// stands out 3:1 from the page, light and dark (WCAG 1.4.11); photographed into /tmp.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
+import { borderContrast } from './contrast.js';
 
 const service = () => process.env.FERRY_E2E_SERVICE!;
 let page: Page;
@@ -51,6 +53,20 @@ test('a Portal with a form and terms: the page asks for them, and the Package ar
   await expect(page.getByRole('heading', { name: 'Delivery terms' })).toBeVisible();
   await expect(page.getByLabel('Cost center')).toHaveCount(0);
   await expect(page.getByLabel('Studio', { exact: true })).toHaveValue('North');
+  // From the bottom of each field to what the next one shows first (its label, or the terms' heading): one gap.
+  const gaps = await page.evaluate(`[...document.querySelectorAll('form > .field')].slice(1).map((f) =>
+    Math.round(f.firstElementChild.getBoundingClientRect().top - f.previousElementSibling.getBoundingClientRect().bottom))`) as number[];
+  expect(gaps.length).toBeGreaterThanOrEqual(4);
+  expect(new Set(gaps), `gaps ${gaps.join(', ')}`).toEqual(new Set([gaps[0]]));
+  const email = page.getByLabel('Your e-mail');
+  const c = await borderContrast(email);
+  expect(c.light, 'light').toBeGreaterThanOrEqual(3);
+  expect(c.dark, 'dark').toBeGreaterThanOrEqual(3);
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    await page.screenshot({ path: `/tmp/portal-terms-${colorScheme}.png`, fullPage: true });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
   await page.locator('#pick-files').setInputFiles(file);
   await page.getByLabel('Your e-mail').fill('colorist@example.com');
   await page.getByRole('button', { name: 'Send' }).click();

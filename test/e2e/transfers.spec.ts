@@ -113,13 +113,15 @@ test('the header stays in view while the rows scroll', async () => {
   await page.mouse.move(640, 500);
   await page.mouse.wheel(0, 2000);
   await expect(row('batch-1')).toBeInViewport();
-  await expect(page.getByRole('searchbox', { name: 'Find transfers' })).toBeInViewport();
+  await expect(page.getByRole('searchbox', { name: 'Find transfers by Package name, folder or recipient' })).toBeInViewport();
   await expect(allGroup().getByRole('button', { name: 'Clear completed' })).toBeInViewport();
   await page.mouse.wheel(0, -4000);
 });
 
 test('find: the search filters by Package name, by the file or folder it was made of and by recipient; an e-mailed row shows to whom; nothing found says so', async () => {
-  const find = page.getByRole('searchbox', { name: 'Find transfers' });
+  // Its name and placeholder say what it finds: the window holds no file lists to search.
+  const find = page.getByRole('searchbox', { name: 'Find transfers by Package name, folder or recipient', exact: true });
+  await expect(find).toHaveAttribute('placeholder', 'Find by Package, folder or recipient');
   await find.fill('batch-7');
   await expect(grid()).toHaveAttribute('aria-rowcount', '1');
   await expect(row('batch-7')).toBeVisible();

@@ -13,12 +13,15 @@ import { createLinkPreview } from './linkPreview.js';
 import type { LinkInfo } from '../../api/hosted/links.js';
 import type { FileObject } from '../../api/hosted/files.js';
 
+/** A Link the service does not know (an unknown id, a wrong secret, or turned off): what to do about it, in the words the window and the CLI show. */
+export const WRONG_LINK = 'No Link answers to this address: it may be mistyped, cut short, turned off or deleted. Check the Link, or ask the sender for a new one.';
+
 /** What the service answered while a download was being set up, as the agent answers it. */
 function linkError(err: unknown): never {
   if (err instanceof HostedApiError) {
     const m = err.message;
     if (err.status === 401) throw new AgentError(401, AgentErrorCode.badRequest, `the Link needs a password, or the password is wrong: ${m}`);
-    if (err.status === 404) throw new AgentError(404, AgentErrorCode.notFound, 'no such Link (unknown id, wrong secret, or inactive)');
+    if (err.status === 404) throw new AgentError(404, AgentErrorCode.notFound, WRONG_LINK);
     if (err.status === 410) throw new AgentError(410, AgentErrorCode.badRequest, `the Link or its Package has expired: ${m}`);
     if (err.status === 403) throw new AgentError(403, AgentErrorCode.forbidden, `the service refused the Link: ${m}`);
     if (err.status < 500) throw new AgentError(400, AgentErrorCode.badRequest, `the service refused the Link: ${m}`);

@@ -28,14 +28,32 @@ Waits until the download is complete, showing progress; Ctrl-C stops waiting,
 not the download. With --json: the POST answer with --no-wait, else the final
 download record.`;
 
-/** The folder the Package was rebuilt in: a file's local folder, up as many levels as the sender's path is deep. */
-function savedIn(r: DownloadSummary, first: DownloadFilesPage): string {
-  const item = first.files.find((i) => i.local_path);
-  if (!item) return r.dst_folder;
-  let dir = path.dirname(item.local_path!);
-  const depth = item.path.split('/').filter(Boolean).length - 1;
-  for (let i = 0; i < depth; i++) dir = path.dirname(dir);
-  return dir;
+/** `p` up `levels` folders. */
+const up = (p: string, levels: number) => {
+  for (let i = 0; i < levels; i++) p = path.dirname(p);
+  return p;
+};
+
+/**
+ * The path people open: the Package's one top-level entry (a folder or a file)
+ * when it has exactly one, else the folder its tree was rebuilt in. Each file's
+ * top-level entry is its local path, up as many levels as the sender's path is
+ * deep; the pages are read until a second top-level entry shows (a Package of
+ * one folder is read whole, a page of 5,000 files at a time).
+ */
+async function savedIn(client: AgentClient, r: DownloadSummary): Promise<string> {
+  let top: string | undefined;
+  for (let after = -1; ; ) {
+    const page = await client.downloadFiles(r.download_id, { after, limit: 5000 });
+    for (const i of page.files) {
+      if (!i.local_path) continue;
+      const own = up(i.local_path, i.path.split('/').filter(Boolean).length - 1);
+      if (top === undefined) top = own;
+      else if (own !== top) return path.dirname(top);
+    }
+    if (page.next === null) return top ?? r.dst_folder;
+    after = page.next;
+  }
 }
 
 /** The entries skipped (flagged by the scan, say): a complete download's entries not complete, read a page at a time. */
@@ -95,11 +113,10 @@ export const download = clientCommand(
     if (record.canceled_at) throw new Failure(`download ${id} was canceled`);
     if (record.state === 'error') throw new Failure(`download ${id} failed: ${record.error ?? 'unknown error'} (it may resume: ferry downloads resume ${id})`);
     const seconds = bar.elapsedSeconds();
-    const first = await client.downloadFiles(id, { limit: 1 });
     const skipped = await skippedOf(client, record);
     const lines = [
       `download complete: ${record.package_name}, ${record.files_done} item(s), ${formatBytes(record.size)} in ${formatDuration(seconds)}${seconds > 0 ? `, ${formatRate(record.size / seconds)}` : ''}`,
-      `saved in: ${savedIn(record, first)}`,
+      `saved in: ${await savedIn(client, record)}`,
       ...skipped.map((i) => `skipped: ${i.path}${i.error ? ` (${i.error.replace(/^skipped: /, '')})` : ''}`),
     ];
     // --json prints the whole record, files and all, as GET /downloads/{id} answers it.

@@ -24,7 +24,7 @@ caption{text-align:left;padding-bottom:var(--space-half)}
 td{padding:var(--space-1) var(--space-2) var(--space-1) 0;border-top:1px solid var(--line);word-break:break-all;vertical-align:middle}td:first-child{padding-left:var(--space-2)}
 tr:first-child td{border-top:0}
 td.size{text-align:right;white-space:nowrap;color:var(--muted);min-width:72px}
-input,textarea,select{font:inherit;color:var(--text);background:var(--panel);padding:6px var(--space-1);border:1px solid var(--line);border-radius:var(--radius-control)}
+input,textarea,select{font:inherit;color:var(--text);background:var(--panel);padding:6px var(--space-1);border:1px solid var(--control-line);border-radius:var(--radius-control)}
 td.pick{width:40px}td.pick input{width:18px;height:18px;margin:0;padding:0}
 .actions{display:flex;flex-wrap:wrap;gap:var(--space-1);align-items:center}
 :focus-visible{outline:var(--focus-ring);outline-offset:var(--focus-offset)}

@@ -31,11 +31,13 @@ export function restrictionWords(r: PublicPortal['restrictions']): string[] {
 }
 
 // The drop zone, fields, file rows and bars as the app draws them (renderer/styles.css), on the shared tokens.
+// A field's heading (the terms' title) sits in the field's own rhythm, as a label does: no margins of an h2 of the page.
 const CSS = `
 .drop{border:2px dashed var(--line);border-radius:var(--radius-card);padding:40px var(--space-3);text-align:center;margin:var(--space-2) 0}
 .drop.over{border-color:var(--accent);background:color-mix(in srgb,var(--accent) 8%,transparent)}
 .drop p{margin:0 0 var(--space-2)}
 .field{display:flex;flex-direction:column;gap:var(--space-half);margin:var(--space-2) 0}.field label,.field legend{font-weight:600}
+.field>h2{margin:0}
 .field input:not([type=checkbox]):not([type=radio]),.field textarea,.field select{width:100%}
 .field .hint{font-size:var(--size-body);color:var(--muted)}.field .err{font-size:var(--size-body)}
 .choice{display:flex;gap:var(--space-1);align-items:center;font-weight:400!important}

@@ -1,12 +1,14 @@
 // The built `ferry` (scripts/build.mjs, run by npm install as `prepare`): the
 // bundle runs the agent and the service as the sources do, and bin/ferry.cjs
 // runs it only while it is newer than every file under src/, with libuv's
-// thread pool sized before it starts.
+// thread pool sized before it starts. The bundle under test is built into a
+// folder of this file's own: the other CLI suites run dist/'s meanwhile.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { jsonLine, repoRoot, startFerry, type Running } from '../../helpers/cli.js';
 import { call } from '../../helpers/hosted.js';
@@ -16,20 +18,26 @@ vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 const run = promisify(execFile);
 
 let tmp: string;
+/** Inside the repository, so that the bundle's packages resolve from node_modules as dist/'s do. */
+let outdir: string;
 const running: Running[] = [];
 
 beforeAll(async () => {
   tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-build-'));
-  await run(process.execPath, ['scripts/build.mjs', '--cli'], { cwd: repoRoot });
+  await fs.mkdir(path.join(repoRoot, '.test-results'), { recursive: true });
+  outdir = await fs.mkdtemp(path.join(repoRoot, '.test-results', 'bundle-'));
+  const script = 'const { buildCli } = await import(process.argv[1]); await buildCli(process.argv[2]);';
+  await run(process.execPath, ['--input-type=module', '-e', script, pathToFileURL(path.join(repoRoot, 'scripts', 'build.mjs')).href, outdir], { cwd: repoRoot });
 });
 afterAll(async () => {
   await Promise.all(running.map((r) => r.stop('SIGKILL')));
   await fs.rm(tmp, { recursive: true, force: true });
+  if (outdir) await fs.rm(outdir, { recursive: true, force: true });
 });
 
-describe('the bundle in dist/', () => {
+describe('the bundle', () => {
   test('runs the agent, which reports the package version, and loads none of the service packages', async () => {
-    const agent = startFerry(['agent', '--listen', '127.0.0.1:0', '--config-dir', path.join(tmp, 'agent')], {}, { built: true });
+    const agent = startFerry(['agent', '--listen', '127.0.0.1:0', '--config-dir', path.join(tmp, 'agent')], {}, { bundle: path.join(outdir, 'ferry.mjs') });
     running.push(agent);
     const ready = jsonLine(await agent.waitFor((l) => jsonLine(l)?.msg === 'ferry agent ready', 'ready line'))!;
     const about = await call(String(ready.url), 'GET', '/about');
@@ -43,7 +51,7 @@ describe('the bundle in dist/', () => {
   });
 
   test('runs the hosted service, which answers its public route', async () => {
-    const serve = startFerry(['serve', '--listen', '127.0.0.1:0', '--s3-listen', '127.0.0.1:0', '--data-dir', path.join(tmp, 'serve')], {}, { built: true });
+    const serve = startFerry(['serve', '--listen', '127.0.0.1:0', '--s3-listen', '127.0.0.1:0', '--data-dir', path.join(tmp, 'serve')], {}, { bundle: path.join(outdir, 'ferry.mjs') });
     running.push(serve);
     const ready = jsonLine(await serve.waitFor((l) => jsonLine(l)?.msg === 'ferry hosted service ready', 'ready line'))!;
     const r = await call(String(ready.url), 'GET', '/v1/system/packages/spec');
@@ -55,7 +63,7 @@ describe('the bundle in dist/', () => {
 
 /** The packages a subcommand's chunk imports, following the chunks it imports in turn. */
 async function packagesImportedBy(command: string): Promise<string[]> {
-  const entry = await fs.readFile(path.join(repoRoot, 'dist', 'ferry.mjs'), 'utf8');
+  const entry = await fs.readFile(path.join(outdir, 'ferry.mjs'), 'utf8');
   const chunk = new RegExp(`import\\("\\./chunks/(${command}-[A-Z0-9]+\\.mjs)"\\)`).exec(entry)?.[1];
   expect(chunk, `the ${command} command is its own chunk`).toBeDefined();
   const seen = new Set<string>();
@@ -63,7 +71,7 @@ async function packagesImportedBy(command: string): Promise<string[]> {
   const visit = async (file: string): Promise<void> => {
     if (seen.has(file)) return;
     seen.add(file);
-    const text = await fs.readFile(path.join(repoRoot, 'dist', 'chunks', file), 'utf8');
+    const text = await fs.readFile(path.join(outdir, 'chunks', file), 'utf8');
     for (const m of text.matchAll(/^import\s[^'"]*['"]([^'"]+)['"]/gm)) {
       if (m[1]!.startsWith('./')) await visit(m[1]!.slice(2));
       else packages.add(m[1]!);

@@ -72,8 +72,25 @@ describe('ferry upload and ferry download', () => {
     const r = await run(a, ['download', link, '--dst-folder', dst]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^download complete: Reel, 2 item\(s\), 6\.0 MiB/m);
-    expect(/^saved in: (.+)$/m.exec(r.stdout)?.[1]).toBe(path.join(dst, 'Reel'));
+    // The Package holds one folder, reel: that is what people open.
+    expect(/^saved in: (.+)$/m.exec(r.stdout)?.[1]).toBe(path.join(dst, 'Reel', 'reel'));
     await sameTree(path.join(dst, 'Reel'));
+  });
+
+  test('"saved in" names a Package\'s one file, or the Package\'s folder when it holds more than one entry at its top', async () => {
+    const saved = async (paths: string[], name: string) => {
+      const up = await run(a, ['upload', ...paths.map((p) => path.join(tmp, p)), '--team-id', owner.teamId, '--package-name', name]);
+      expect(up.code, up.stderr).toBe(0);
+      const dst = path.join(tmp, `got-${name}`);
+      const r = await run(a, ['download', /^link: (\S+)$/m.exec(up.stdout)![1]!, '--dst-folder', dst]);
+      expect(r.code, r.stderr).toBe(0);
+      return [/^saved in: (.+)$/m.exec(r.stdout)?.[1], dst];
+    };
+    const [one, oneDst] = await saved(['reel/notes/script.txt'], 'Script');
+    expect(one).toBe(path.join(oneDst!, 'Script', 'script.txt'));
+    expect(await fs.readFile(one!, 'utf8')).toBe('INT. OFFICE - DAY\n');
+    const [two, twoDst] = await saved(['reel/notes', 'reel/notes/script.txt'], 'Notes');
+    expect(two).toBe(path.join(twoDst!, 'Notes'));
   });
 
   test('download --no-package-folder --json writes into the folder itself and prints the record', async () => {
@@ -89,6 +106,8 @@ describe('ferry upload and ferry download', () => {
     const r = await run(a, ['download', link.replace(/secret=[^&]+/, 'secret=wrong'), '--dst-folder', path.join(tmp, 'never')]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^ferry download: .+\(\d{3}, code \d+\)/);
+    // What to do, in a sentence that starts as one.
+    expect(r.stderr).toMatch(/^ferry download: No Link answers to this address: .+ Check the Link, or ask the sender for a new one\./m);
   });
 
   test('an upload to recipients --json prints the final record', async () => {
