@@ -26,13 +26,15 @@ const plural = (n: number, one: string) => `${n.toLocaleString('en')} ${one}${n 
 /** The muted line under the Package name: the folder or file it was made of, how many files, where a download goes. */
 export function detailOf(t: Transfer): string {
   const parts: string[] = [];
+  // Under way, a dataset's files count as they go: "2,000 of 150,000 files".
+  const files = t.state !== 'complete' && t.file_count > 1 ? `${t.files_done.toLocaleString('en')} of ${plural(t.file_count, 'file')}` : plural(t.file_count, 'file');
   if (t.direction === 'upload') {
     if (t.name !== t.package_name) parts.push(t.name);
-    parts.push(plural(t.file_count, 'file'));
+    parts.push(files);
     const to = t.recipients ?? [];
     if (to.length > 0) parts.push(`to ${to[0]}${to.length > 1 ? ` and ${to.length - 1} more` : ''}`);
   } else {
-    parts.push(plural(t.file_count, 'file'), `into ${t.dst_folder}`);
+    parts.push(files, `into ${t.dst_folder}`);
   }
   return parts.join(' · ');
 }

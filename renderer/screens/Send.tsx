@@ -15,15 +15,17 @@ const PLACED = ['recipients', 'package_name', 'password', 'download_limit', 'del
 
 /**
  * What is chosen comes to: "2 files · 1.4 GiB", "2 files, 1 folder · 1.4 GiB in 152 files".
- * The agent walks the folders as the upload will (`fs.measure`, `measured`); until it
- * answers (or when it cannot), the folders are named, not sized ("… · 25 B + folder").
+ * The agent walks the folders as the upload will (`fs.measure`, `measured`): while it
+ * does (a folder of a million files takes it a while) the line says so; when it cannot,
+ * the folders are named, not sized ("… · 25 B + folder").
  */
-export function summary(items: Chosen[], measured?: PathsMeasure): string {
+export function summary(items: Chosen[], measured?: PathsMeasure, measuring = false): string {
   const files = items.filter((i) => i.kind === 'file');
   const folders = items.length - files.length;
   const plural = (n: number, word: string) => `${n.toLocaleString('en')} ${n === 1 ? word : `${word}s`}`;
   const count = [files.length > 0 && plural(files.length, 'file'), folders > 0 && plural(folders, 'folder')].filter(Boolean).join(', ');
   if (measured) return `${count} · ${bytes(measured.bytes)}${folders > 0 ? ` in ${plural(measured.files, 'file')}` : ''}`;
+  if (measuring && folders > 0) return `${count} · counting the files…`;
   if (files.length === 0 || files.some((f) => f.size < 0)) return count;
   const size = bytes(files.reduce((sum, f) => sum + f.size, 0));
   return `${count} · ${size}${folders > 0 ? ` + ${folders === 1 ? 'folder' : 'folders'}` : ''}`;
@@ -108,11 +110,15 @@ export function Send() {
 
   // What the chosen paths come to, folders included, as the agent walks them; only the answer for the items shown counts.
   const [measured, setMeasured] = useState<{ of: Chosen[]; value: PathsMeasure }>();
+  const [measuring, setMeasuring] = useState(false);
   useEffect(() => {
     if (items.length === 0) return;
     let current = true;
+    setMeasuring(true);
     void call('fs.measure', { paths: items.map((i) => i.path) }).then((r) => {
-      if (current && r.ok) setMeasured({ of: items, value: r.value });
+      if (!current) return;
+      setMeasuring(false);
+      if (r.ok) setMeasured({ of: items, value: r.value });
     });
     return () => void (current = false);
   }, [items, call]);
@@ -156,7 +162,7 @@ export function Send() {
           </div>
         ) : (
           <div className={dragging ? 'drop-target dragging' : 'drop-target'} data-testid="dropzone">
-            <p className="chosen-summary" role="status">{dragging ? 'Drop to add' : summary(items, measured?.of === items ? measured.value : undefined)}</p>
+            <p className="chosen-summary" role="status">{dragging ? 'Drop to add' : summary(items, measured?.of === items ? measured.value : undefined, measuring)}</p>
             <ul className="chosen" aria-label="Chosen items">
               {items.map((i) => (
                 <li key={i.path}>
@@ -208,7 +214,7 @@ export function Send() {
         <FieldProblem problem={error} names={['package_description']} id="send-description-problem" />
         <FormProblem problem={error} placed={PLACED} />
         <div className="form-foot">
-          <button type="submit" className="primary" disabled={busy || why !== undefined} aria-describedby="send-why">Send</button>
+          <button type="submit" className="primary" disabled={busy || why !== undefined} aria-describedby="send-why">{busy ? 'Preparing…' : 'Send'}</button>
           {why && <span id="send-why" className="muted">{why}</span>}
         </div>
       </form>
