@@ -31,6 +31,8 @@ export class DownloadItem {
   fh: FileHandle | undefined;
   opening: Promise<FileHandle> | undefined;
   url: { value: string; at: number } | undefined;
+  /** MD5 (hex) of the bytes of a one-range file as they arrived, for this epoch's finalize. */
+  receivedMd5: string | undefined;
   urlPending: Promise<string> | undefined;
 
   constructor(
@@ -74,6 +76,7 @@ export class DownloadItem {
     this.bytesDone = 0;
     this.next = 0;
     this.etag = null;
+    this.receivedMd5 = undefined;
     this.epoch++;
   }
 

@@ -19,6 +19,7 @@ import { backoffMs } from './retry.js';
 import { downloadFilesAt, downloadFilesPage, downloadRecord, downloadSummary } from './downloadRecord.js';
 import { CANCELED } from '../store/canceledTransfers.js';
 import { RangeRetries } from './downloadRetries.js';
+import { MAX_FILES_PER_DOWNLOAD_URLS } from '../../api/hosted/files.js';
 
 export interface JobDeps {
   db: AgentDb;
@@ -31,6 +32,12 @@ export interface JobDeps {
 }
 
 const FINALIZE = -1;
+/** Entries ahead of the one handed out whose URLs are asked for early: a `download_urls` request's worth. */
+const URLS_AHEAD = MAX_FILES_PER_DOWNLOAD_URLS;
+/** Entries ahead whose folders and partial files are made early. */
+const OPEN_AHEAD = 32;
+/** Ranges received and being flushed, recorded and published after their slot was given back, at most. */
+export const SETTLING_MAX = 128;
 
 export class DownloadJob implements Transfer {
   readonly lane = 'download' as const;
@@ -41,6 +48,11 @@ export class DownloadJob implements Transfer {
   /** Bumped by resume, so ranges aborted by an earlier pause know to queue themselves again. */
   private gen = 0;
   private cursor = 0;
+  /** Entries before these indexes had their URL asked for, their partial file made (warm()). */
+  private urlsTo = 0;
+  private opensTo = 0;
+  /** Ranges past their slot, still being flushed, recorded or published. */
+  private settling = 0;
   /** Failed ranges waiting out their back-off, and their tries. */
   private readonly retries: RangeRetries;
   private readonly running = new Set<Promise<void>>();
@@ -87,7 +99,7 @@ export class DownloadJob implements Transfer {
   }
 
   nextPart(): PartTask | undefined {
-    if (this.row.state !== 'transferring' || this.closed) return undefined;
+    if (this.row.state !== 'transferring' || this.closed || this.settling >= SETTLING_MAX) return undefined;
     // While the service or the store is down nothing starts: its probe brings it back (then retryNow).
     const blocker = this.deps.writer.blocker();
     if (blocker) {
@@ -103,13 +115,39 @@ export class DownloadJob implements Transfer {
         continue;
       }
       const idx = item.take();
-      if (idx !== undefined) return this.task(item, idx);
+      if (idx !== undefined) {
+        this.warm(i);
+        return this.task(item, idx);
+      }
       // Every range recorded but the file not yet published: a crash or pause came between the two.
       if (item.allDone && !item.finalizing && item.inFlight.size === 0) return this.task(item, FINALIZE);
     }
     return undefined;
   }
 
+  /**
+   * Small files wait on the service for their URL and on the disk for their
+   * folder and partial file: the entries ahead of `i` get those started now
+   * (their URLs gathered into full requests), so that a slot finds them ready.
+   */
+  private warm(i: number): void {
+    const signal = this.controller.signal;
+    const n = this.items.length;
+    if (this.urlsTo < i + URLS_AHEAD / 2) {
+      const to = Math.min(n, Math.max(this.urlsTo, i) + URLS_AHEAD);
+      for (let j = Math.max(this.urlsTo, i + 1); j < to; j++) this.deps.writer.warm(this.items[j]!, signal, false);
+      this.urlsTo = to;
+    }
+    const to = Math.min(n, i + 1 + OPEN_AHEAD);
+    for (let j = Math.max(this.opensTo, i + 1); j < to; j++) this.deps.writer.warm(this.items[j]!, signal, true);
+    this.opensTo = Math.max(this.opensTo, to);
+  }
+
+  /**
+   * The slot is given back once the range's bytes are received: flushing,
+   * recording and publishing go on after it (at most SETTLING_MAX at once), so
+   * the store always has the scheduler's number of requests to answer.
+   */
   private task(item: DownloadItem, idx: number): PartTask {
     const gen = this.gen;
     const signal = this.controller.signal;
@@ -117,23 +155,33 @@ export class DownloadJob implements Transfer {
     else item.inFlight.set(idx, 0);
     return {
       run: () => {
-        const p = this.runTask(item, idx, gen, signal);
+        let release!: () => void;
+        const slot = new Promise<void>((ok) => (release = ok));
+        const p = this.runTask(item, idx, gen, signal, release);
         this.running.add(p);
-        void p.finally(() => this.running.delete(p));
-        return p;
+        void p.finally(() => {
+          this.running.delete(p);
+          release();
+        });
+        return slot;
       },
     };
   }
 
-  private async runTask(item: DownloadItem, idx: number, gen: number, signal: AbortSignal): Promise<void> {
+  private async runTask(item: DownloadItem, idx: number, gen: number, signal: AbortSignal, release: () => void): Promise<void> {
     // A finalize task claimed the entry in task(); a range task claims it below when it finished the last range.
     let finalizing = idx === FINALIZE;
+    let settling = false;
     try {
       if (idx !== FINALIZE) {
-        await this.deps.writer.fetch(item, idx, signal, (n) => {
+        const received = await this.deps.writer.receive(item, idx, signal, (n) => {
           item.inFlight.set(idx, (item.inFlight.get(idx) ?? 0) + n);
           this.notify(false, item);
         });
+        settling = true;
+        this.settling++;
+        release();
+        await this.deps.writer.commit(item, idx, received, signal);
         item.inFlight.delete(idx);
         this.retries.succeeded(item, idx);
         this.trouble.succeeded();
@@ -155,6 +203,10 @@ export class DownloadJob implements Transfer {
       if (finalizing) item.finalizing = false;
       item.inFlight.delete(idx);
       this.notify(false, item);
+      if (settling) {
+        this.settling--;
+        this.deps.scheduler.wake();
+      }
     }
   }
 
@@ -190,6 +242,8 @@ export class DownloadJob implements Transfer {
     this.controller.abort();
     this.controller = new AbortController();
     this.gen++;
+    // What was warmed with the aborted signal is asked for again.
+    this.urlsTo = this.opensTo = 0;
     this.retryNow();
   }
 
@@ -292,7 +346,7 @@ export class DownloadJob implements Transfer {
     this.controller = new AbortController();
     this.gen++;
     this.retries.forgetTries();
-    this.cursor = 0;
+    this.cursor = this.urlsTo = this.opensTo = 0;
     for (const item of this.items) {
       item.next = 0;
       if (item.state === 'error') {
