@@ -2,24 +2,25 @@
 // (DownloadWriter writes and records them), retries failed ranges after a
 // back-off without holding a slot (downloadRetries.ts keeps them waiting), and
 // moves between transferring, paused, complete and error, telling the feed of
-// each change (which throttles progress).
+// each change (which throttles progress). Its entries live in SQLite; it holds
+// only those under way and a window ahead (downloadWindow.ts).
 import type { Logger } from 'pino';
 import type { PartTask, Scheduler, Transfer } from './scheduler.js';
 import type { DownloadRecord, DownloadSummary } from '../../api/agent/downloads.js';
 import { FILES_PAGE_MAX, type DownloadFilesPage, type IndexedDownloadItem } from '../../api/agent/transfers.js';
-import type { DownloadItem } from './downloadItem.js';
+import { setMaxListeners } from 'node:events';
+import { DownloadItem } from './downloadItem.js';
 import { targetOf, type DownloadWriter } from './downloadWriter.js';
-import { retryAfterMs, type EngineTuning } from './retry.js';
+import { backoffMs, retryAfterMs, type EngineTuning } from './retry.js';
 import { Trouble } from './trouble.js';
 import type { AgentDb } from '../store/db.js';
 import * as store from '../store/downloadStore.js';
 import { classify } from './downloadErrors.js';
 import { RangeMismatchError } from './rangeFetch.js';
-import { backoffMs } from './retry.js';
-import { downloadFilesAt, downloadFilesPage, downloadRecord, downloadSummary } from './downloadRecord.js';
+import { downloadFilesAt, downloadFilesPage, downloadOpenFiles, downloadRecord, downloadSummary, type DownloadView } from './downloadRecord.js';
+import { DownloadWindow } from './downloadWindow.js';
 import { CANCELED } from '../store/canceledTransfers.js';
 import { RangeRetries } from './downloadRetries.js';
-import { MAX_FILES_PER_DOWNLOAD_URLS } from '../../api/hosted/files.js';
 
 export interface JobDeps {
   db: AgentDb;
@@ -32,10 +33,6 @@ export interface JobDeps {
 }
 
 const FINALIZE = -1;
-/** Entries ahead of the one handed out whose URLs are asked for early: a `download_urls` request's worth. */
-const URLS_AHEAD = MAX_FILES_PER_DOWNLOAD_URLS;
-/** Entries ahead whose folders and partial files are made early. */
-const OPEN_AHEAD = 32;
 /** Ranges received and being flushed, recorded and published after their slot was given back, at most. */
 export const SETTLING_MAX = 128;
 
@@ -44,13 +41,11 @@ export class DownloadJob implements Transfer {
   readonly id: string;
   readonly priority: number;
   readonly createdAt: string;
-  private controller = new AbortController();
+  private controller = newController();
   /** Bumped by resume, so ranges aborted by an earlier pause know to queue themselves again. */
   private gen = 0;
-  private cursor = 0;
-  /** Entries before these indexes had their URL asked for, their partial file made (warm()). */
-  private urlsTo = 0;
-  private opensTo = 0;
+  /** The entries held in memory, and the totals of all. */
+  private readonly window: DownloadWindow;
   /** Ranges past their slot, still being flushed, recorded or published. */
   private settling = 0;
   /** Failed ranges waiting out their back-off, and their tries. */
@@ -60,9 +55,11 @@ export class DownloadJob implements Transfer {
   /** Waiting for the service or the store; gives up into a recoverable error after --retry-for. */
   private readonly trouble: Trouble;
 
+  /** What the record and page reads need. */
+  private readonly view: DownloadView;
+
   constructor(
     readonly row: store.DownloadRow,
-    readonly items: DownloadItem[],
     private readonly deps: JobDeps,
   ) {
     this.id = row.id;
@@ -70,7 +67,13 @@ export class DownloadJob implements Transfer {
     this.createdAt = row.created_at;
     this.retries = new RangeRetries(() => deps.scheduler.wake());
     this.trouble = new Trouble(deps.tuning.retry.retryForMs, { changed: () => this.notify(false), gaveUp: (err) => this.fail(err.message, true) });
-    items.forEach((item, i) => (item.index = i));
+    this.window = new DownloadWindow(deps.db, row, deps.tuning.downloadWindow);
+    this.view = { db: deps.db, row, held: (seq) => this.window.held(seq), localPath: (item) => deps.writer.localPath(item) };
+  }
+
+  /** Entries held in memory now. */
+  get held(): number {
+    return this.window.items.length;
   }
 
   /** Whether a failure that needs no person (the network, the service, the store) stopped it: it resumes by itself. */
@@ -80,7 +83,7 @@ export class DownloadJob implements Transfer {
 
   /** Bytes of it were fetched before (a resume, a restart): it goes on rather than waiting in line. */
   get begun(): boolean {
-    return this.items.some((i) => i.state === 'complete' || i.bytesDone > 0);
+    return this.window.totals.complete > 0 || this.window.progress > 0;
   }
 
   get state(): store.DownloadState {
@@ -108,39 +111,19 @@ export class DownloadJob implements Transfer {
     }
     const due = this.retries.nextDue();
     if (due) return this.task(due.item, due.idx);
-    for (let i = this.cursor; i < this.items.length; i++) {
-      const item = this.items[i]!;
-      if (item.state !== 'pending') {
-        if (i === this.cursor) this.cursor++;
-        continue;
-      }
+    this.window.fill();
+    const items = this.window.items;
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i]!;
       const idx = item.take();
       if (idx !== undefined) {
-        this.warm(i);
+        this.window.warm(i, this.deps.writer, this.controller.signal);
         return this.task(item, idx);
       }
       // Every range recorded but the file not yet published: a crash or pause came between the two.
       if (item.allDone && !item.finalizing && item.inFlight.size === 0) return this.task(item, FINALIZE);
     }
     return undefined;
-  }
-
-  /**
-   * Small files wait on the service for their URL and on the disk for their
-   * folder and partial file: the entries ahead of `i` get those started now
-   * (their URLs gathered into full requests), so that a slot finds them ready.
-   */
-  private warm(i: number): void {
-    const signal = this.controller.signal;
-    const n = this.items.length;
-    if (this.urlsTo < i + URLS_AHEAD / 2) {
-      const to = Math.min(n, Math.max(this.urlsTo, i) + URLS_AHEAD);
-      for (let j = Math.max(this.urlsTo, i + 1); j < to; j++) this.deps.writer.warm(this.items[j]!, signal, false);
-      this.urlsTo = to;
-    }
-    const to = Math.min(n, i + 1 + OPEN_AHEAD);
-    for (let j = Math.max(this.opensTo, i + 1); j < to; j++) this.deps.writer.warm(this.items[j]!, signal, true);
-    this.opensTo = Math.max(this.opensTo, to);
   }
 
   /**
@@ -189,7 +172,10 @@ export class DownloadJob implements Transfer {
         item.finalizing = finalizing = true;
       }
       if ((await this.deps.writer.finalize(item, signal)) === 'restart') this.retries.wakeAfter(0);
-      else this.checkDone();
+      else {
+        this.window.release(item);
+        this.checkDone();
+      }
     } catch (err) {
       item.inFlight.delete(idx);
       if (signal.aborted) {
@@ -240,10 +226,10 @@ export class DownloadJob implements Transfer {
   kick(): void {
     if (this.row.state !== 'transferring' || this.closed) return;
     this.controller.abort();
-    this.controller = new AbortController();
+    this.controller = newController();
     this.gen++;
     // What was warmed with the aborted signal is asked for again.
-    this.urlsTo = this.opensTo = 0;
+    this.window.coldAgain();
     this.retryNow();
   }
 
@@ -253,6 +239,7 @@ export class DownloadJob implements Transfer {
     item.state = 'error';
     item.error = message;
     store.setItemState(this.deps.db, this.id, item.fileId, 'error', message);
+    this.window.release(item);
     this.checkDone();
   }
 
@@ -262,26 +249,20 @@ export class DownloadJob implements Transfer {
     item.state = 'skipped';
     item.error = message;
     store.setItemState(this.deps.db, this.id, item.fileId, 'skipped', message);
+    this.window.release(item);
     void this.deps.writer.discard(item).catch((err) => this.deps.log.warn({ err, download: this.id, file: item.fileId }, 'a partial file could not be removed'));
     this.checkDone();
   }
 
   /** Complete once no entry is pending; error when some failed. */
   private checkDone(): void {
-    if (this.row.state !== 'transferring' || this.closed || this.anyPending()) return;
-    const failed = this.items.filter((i) => i.state === 'error');
-    if (failed.length > 0) this.fail(`${failed.length} file(s) failed; ${failed[0]!.relPath}: ${failed[0]!.error}`);
+    if (this.row.state !== 'transferring' || this.closed) return;
+    this.window.fill();
+    if (this.window.anyPending) return;
+    const failed = this.window.totals.failed;
+    const first = failed > 0 ? store.firstFailed(this.deps.db, this.id) : undefined;
+    if (first) this.fail(`${failed} file(s) failed; ${first.rel_path}: ${first.error}`);
     else this.setState('complete', null);
-  }
-
-  /**
-   * Entries before the cursor are settled (nextPart moves it only past those, and
-   * resume sets it back), so the look starts there: each finished file of a
-   * 100,000-file download must not scan all the others.
-   */
-  private anyPending(): boolean {
-    for (let i = this.cursor; i < this.items.length; i++) if (this.items[i]!.state === 'pending') return true;
-    return false;
   }
 
   private setState(state: store.DownloadState, error: string | null, recoverable = false): void {
@@ -321,14 +302,8 @@ export class DownloadJob implements Transfer {
     Object.assign(this.row, { state: 'error', error: CANCELED, error_recoverable: 0, canceled_at: at, updated_at: at });
     this.afterState('error');
     await this.settle();
-    for (const item of this.items) {
-      if (item.state !== 'pending') continue;
-      item.state = 'error';
-      item.error = CANCELED;
-      store.setItemState(this.deps.db, this.id, item.fileId, 'error', CANCELED);
-      this.deps.writer.reset(item);
-      await this.deps.writer.discard(item).catch((err) => this.deps.log.warn({ err, download: this.id, file: item.fileId }, 'a partial file could not be removed'));
-    }
+    const warn = (err: unknown, file: string) => this.deps.log.warn({ err, download: this.id, file }, 'a partial file could not be removed');
+    await this.window.cancel(CANCELED, (r) => this.deps.writer.removePart(r).catch((err) => warn(err, r.file_id)));
     this.notify(true);
   }
 
@@ -343,18 +318,13 @@ export class DownloadJob implements Transfer {
   /** paused or error -> transferring, from the recorded ranges. */
   resume(): void {
     if (this.row.state === 'transferring' || this.row.state === 'complete' || this.row.canceled_at || this.closed) return;
-    this.controller = new AbortController();
+    this.controller = newController();
     this.gen++;
     this.retries.forgetTries();
-    this.cursor = this.urlsTo = this.opensTo = 0;
-    for (const item of this.items) {
-      item.next = 0;
-      if (item.state === 'error') {
-        item.state = 'pending';
-        item.error = null;
-        store.setItemState(this.deps.db, this.id, item.fileId, 'pending', null);
-      }
-    }
+    this.window.coldAgain();
+    for (const item of this.window.items) item.next = 0;
+    store.retryFailed(this.deps.db, this.id);
+    this.window.recount();
     this.setState('transferring', null);
     this.start();
   }
@@ -376,14 +346,12 @@ export class DownloadJob implements Transfer {
 
   private async releaseFiles(): Promise<void> {
     if (this.row.state === 'transferring' && !this.closed) return;
-    await Promise.all(this.items.map((i) => i.closeFile()));
+    await this.window.closeFiles();
   }
 
   private notify(immediate: boolean, item?: DownloadItem): void {
     if (!this.closed) this.deps.changed(this.id, immediate ? 'state' : 'progress', item?.index);
   }
-
-  private readonly localPath = (item: DownloadItem) => this.deps.writer.localPath(item);
 
   /** What the stored state gains while it transfers: `waiting` for the service or the store, `queue_position` in line. */
   private live<R extends DownloadSummary>(r: R): R {
@@ -394,22 +362,37 @@ export class DownloadJob implements Transfer {
   }
 
   record(): DownloadRecord {
-    return this.live(downloadRecord(this.row, this.items, this.localPath));
+    return this.live(downloadRecord(this.view, this.totals()));
   }
 
   summary(): DownloadSummary {
-    return this.live(downloadSummary(this.row, this.items));
+    return this.live(downloadSummary(this.row, this.totals()));
+  }
+
+  private totals() {
+    const t = this.window.totals;
+    return { files: t.files, size: t.size, complete: t.complete, progress: this.window.progress };
   }
 
   /** `limit` entries after the index `after`. */
   files(after: number, limit: number): DownloadFilesPage {
-    return downloadFilesPage(this.row, this.items, after, limit, this.localPath);
+    return downloadFilesPage(this.view, this.window.totals.files, after, limit);
   }
 
   /** The entries at these indexes; `all`: those not complete, a page at a time. */
-  *filesAt(indexes: number[] | 'all'): Iterable<IndexedDownloadItem[]> {
-    if (indexes !== 'all') return yield downloadFilesAt(this.row, this.items, indexes, this.localPath);
-    const open = this.items.filter((i) => i.state !== 'complete').map((i) => i.index);
-    for (let i = 0; i < open.length; i += FILES_PAGE_MAX) yield downloadFilesAt(this.row, this.items, open.slice(i, i + FILES_PAGE_MAX), this.localPath);
+  filesAt(indexes: number[] | 'all'): Iterable<IndexedDownloadItem[]> {
+    return indexes === 'all' ? downloadOpenFiles(this.view, FILES_PAGE_MAX) : [downloadFilesAt(this.view, indexes)];
   }
+
+  /** Every entry as its row says (the files a removal takes away), read as it goes. */
+  *entries(): Iterable<DownloadItem> {
+    for (const r of store.eachItem(this.deps.db, this.id)) yield this.window.held(r.seq) ?? new DownloadItem(r, this.row.chunk_size, []);
+  }
+}
+
+/** Every range of a download shares its signal (and the URLs asked for ahead listen to it too). */
+function newController(): AbortController {
+  const c = new AbortController();
+  setMaxListeners(0, c.signal);
+  return c;
 }

@@ -6,7 +6,7 @@ import fs, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentDb } from '../store/db.js';
 import type { DownloadSource } from './downloadSource.js';
-import type { DownloadItem } from './downloadItem.js';
+import { DownloadItem } from './downloadItem.js';
 import * as store from '../store/downloadStore.js';
 import { dropCache } from '../../native/pageCache.js';
 import { ItemError } from './downloadErrors.js';
@@ -223,6 +223,12 @@ export class DownloadWriter {
     await fs.rm(partPathOf(dir, name), { force: true });
   }
 
+  /** Removes the partial file of an entry not held in memory (a cancel). */
+  async removePart(row: store.ItemRow): Promise<void> {
+    const dir = row.local_name ? this.localDir(new DownloadItem(row, 1, [])) : undefined;
+    if (dir) await fs.rm(partPathOf(dir, row.local_name!), { force: true });
+  }
+
   private rename(item: DownloadItem, name: string): void {
     store.setItemLocalName(this.d.db, this.d.downloadId, item.fileId, name);
     item.localName = name;
@@ -309,7 +315,7 @@ export class DownloadWriter {
     if (item.lastModified && !timesSet) await fs.utimes(final, new Date(), new Date(item.lastModified)).catch(() => {});
     await applyOwner(final, this.d.owner);
     // Shares a commit with the others of this turn: lost to a crash, the file is found published on resume.
-    this.d.db.soon(() => store.setItemState(this.d.db, this.d.downloadId, item.fileId, 'complete', null));
+    this.d.db.soon(() => store.setItemComplete(this.d.db, this.d.downloadId, item.fileId));
     item.state = 'complete';
     item.url = undefined;
     return 'complete';

@@ -27,6 +27,8 @@ export interface EngineTuning {
   maxExpiredRefreshes: number;
   /** Part blueprints asked for per request. */
   blueprintBatch: number;
+  /** Entries of a download held in memory at most (downloadWindow.ts). */
+  downloadWindow: number;
 }
 
 /** A Retry-After longer than this is taken as this: the agent looks again at least every hour. */
@@ -51,6 +53,7 @@ export function engineTuning(env: NodeJS.ProcessEnv = process.env, retryForMs = 
     timeoutMs: envInt(env, 'FERRY_AGENT_TIMEOUT_MS', 60_000, 1),
     maxExpiredRefreshes: 5,
     blueprintBatch: envInt(env, 'FERRY_AGENT_BLUEPRINT_BATCH', 100, 1),
+    downloadWindow: envInt(env, 'FERRY_AGENT_DOWNLOAD_WINDOW', 512, 8),
   };
 }
 

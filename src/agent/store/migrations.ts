@@ -1,7 +1,7 @@
 // Every schema migration of the agent's database, one module per area, applied in version order.
 import { sessionMigration } from './sessionStore.js';
 import { uploadRecipientsMigration, uploadsMigration } from './uploadStore.js';
-import { downloadsMigration, downloadsRecoverableMigration } from './downloadStore.js';
+import { downloadSeqMigration, downloadsMigration, downloadsRecoverableMigration } from './downloadStore.js';
 import { automationsMigration } from './automationStore.js';
 import { gatewaysMigration } from './gatewayStore.js';
 import { uploadLinksMigration } from './uploadLinkStore.js';
@@ -9,4 +9,4 @@ import { canceledMigration } from './canceledTransfers.js';
 
 export interface Migration { version: number; name: string; sql: string }
 
-export const migrations: Migration[] = [sessionMigration, uploadsMigration, downloadsMigration, downloadsRecoverableMigration, automationsMigration, gatewaysMigration, uploadLinksMigration, canceledMigration, uploadRecipientsMigration];
+export const migrations: Migration[] = [sessionMigration, uploadsMigration, downloadsMigration, downloadsRecoverableMigration, automationsMigration, gatewaysMigration, uploadLinksMigration, canceledMigration, uploadRecipientsMigration, downloadSeqMigration];
