@@ -7,29 +7,12 @@ import { useApp } from '../store/context.js';
 import { ChooseFiles, type Chosen } from '../components/ChooseFiles.js';
 import { TeamField } from '../components/TeamField.js';
 import { bytes } from '../format.js';
+import { summary } from '../components/chosenSummary.js';
 import { FieldProblem, FormProblem, invalidProps, type Problem } from '../components/FieldProblem.js';
 import type { PathsMeasure } from '../../src/api/agent/folders.js';
 
 /** The fields of uploads.create this form shows a problem beside. */
 const PLACED = ['recipients', 'package_name', 'password', 'download_limit', 'delete_after', 'package_description'] as const;
-
-/**
- * What is chosen comes to: "2 files · 1.4 GiB", "2 files, 1 folder · 1.4 GiB in 152 files".
- * The agent walks the folders as the upload will (`fs.measure`, `measured`): while it
- * does (a folder of a million files takes it a while) the line says so; when it cannot,
- * the folders are named, not sized ("… · 25 B + folder").
- */
-export function summary(items: Chosen[], measured?: PathsMeasure, measuring = false): string {
-  const files = items.filter((i) => i.kind === 'file');
-  const folders = items.length - files.length;
-  const plural = (n: number, word: string) => `${n.toLocaleString('en')} ${n === 1 ? word : `${word}s`}`;
-  const count = [files.length > 0 && plural(files.length, 'file'), folders > 0 && plural(folders, 'folder')].filter(Boolean).join(', ');
-  if (measured) return `${count} · ${bytes(measured.bytes)}${folders > 0 ? ` in ${plural(measured.files, 'file')}` : ''}`;
-  if (measuring && folders > 0) return `${count} · counting the files…`;
-  if (files.length === 0 || files.some((f) => f.size < 0)) return count;
-  const size = bytes(files.reduce((sum, f) => sum + f.size, 0));
-  return `${count} · ${size}${folders > 0 ? ` + ${folders === 1 ? 'folder' : 'folders'}` : ''}`;
-}
 
 export function Send() {
   const session = useApp((s) => s.session);

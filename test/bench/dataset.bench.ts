@@ -6,7 +6,8 @@
 // and `ferry agent` run built, as their own processes; for each direction it
 // prints files/s and the ratio to rclone, CPU ms per file of each process
 // (/proc/<pid>/stat), peak RSS (VmHWM), the agent's `/events` bytes/s, and the
-// size and time of the list calls at the end.
+// size and time of the list calls at the end. The agent is restarted on its
+// config dir before the download, so that the download's peak RSS is its own.
 //
 // --kill (implied by --million) SIGKILLs the agent half-way through the upload
 // and starts it again on the same config dir: the store then runs as its own
@@ -184,6 +185,14 @@ async function main(): Promise<void> {
       killed.putsAfter = [...puts.values()].reduce((a, b) => a + b, 0);
       killed.resent = [...puts.keys()].filter((k) => finalizedAtKill.has(k)).length;
     }
+    if (!upOnly) {
+      // The download runs in a fresh agent on the same config dir, so that its peak RSS is its own, not the upload's.
+      carried += follow.meter.bytes();
+      await follow.meter.stop();
+      await p.agent.stop();
+      p.agent = await startAgentProcess(work, p.svc.url, { concurrency: String(concurrency) }, p.agent.configDir);
+      follow = await followAgent(p.agent.url);
+    }
 
     if (!upOnly) await timed('agent download', async () => {
       const link = await call(p!.agent.url, 'POST', `/uploads/${uploadId}/link`, { body: {} });
@@ -193,6 +202,8 @@ async function main(): Promise<void> {
       const d = await call(p!.agent.url, 'POST', '/downloads', { body: { url: link.body.url, dst_folder: to, create_package_folder: false } });
       if (d.status !== 201 && d.status !== 200) throw new Error(`POST /downloads: ${d.status} ${JSON.stringify(d.body)}`);
       await waitFor(p!.agent.url, follow!, 'downloads', d.body.download_id, ['complete'], WAIT_MS);
+      // Before the list calls, whose whole record (every file) has a peak of its own.
+      rss.agentTransfer = await peakRss(p!.agent.pid);
       const lists = await listCalls(p!.agent.url, 'downloads', d.body.download_id);
       const identical = await compare(join(to, basename(src)));
       await rm(to, { recursive: true, force: true });
@@ -250,7 +261,7 @@ function report(runs: Run[], rss: Record<string, number | undefined>, killed: Ki
   console.log('');
   for (const row of [head, ...rows]) console.log(row.map((c, i) => c.padEnd(widths[i]!)).join('  '));
   const mib = (b?: number) => f(b === undefined ? undefined : b / 2 ** 20);
-  console.log(`\npeak RSS MiB: agent ${mib(rss.agent)} (through the upload, before the list calls: ${mib(rss.agentUpload)}${killed ? `, the killed agent ${mib(killed.rssBeforeKill)}` : ''}), service ${mib(rss.service)}${rss.store ? `, store ${mib(rss.store)}` : ''}`);
+  console.log(`\npeak RSS MiB: agent ${mib(rss.agentUpload)} during the upload, ${mib(rss.agentTransfer)} during the download (a fresh process; both before the list calls; ${mib(rss.agent)} after them)${killed ? `, the killed agent ${mib(killed.rssBeforeKill)}` : ''}; service ${mib(rss.service)}${rss.store ? `, store ${mib(rss.store)}` : ''}`);
   for (const r of runs) for (const l of r.lists ?? []) console.log(`  ${l.call.padEnd(38)} ${String(l.status).padEnd(4)} ${f(l.bytes / 1000, 1).padStart(10)} kB ${f(l.ms, 1).padStart(8)} ms`);
   if (killed) {
     const pass = killed.completed && killed.resent === 0;

@@ -70,7 +70,8 @@ export async function reservePart(dir: string, name: string, record: (localName:
   for (let n = 0; n < MAX_NUMBERED; n++) {
     const candidate = numberedName(name, n);
     const final = resolveInside(dir, [candidate]);
-    if ((await exists(final)) || (await exists(final + PART_SUFFIX))) continue;
+    if (await exists(final)) continue;
+    // A partial file of that name (another download's) makes the exclusive open fail: the next name then.
     record(candidate);
     try {
       return { localName: candidate, fh: await fs.open(final + PART_SUFFIX, 'wx') };
@@ -125,7 +126,9 @@ export async function publishPart(dir: string, localName: string, remoteName: st
       await fs.rename(part, final);
     }
     if (name !== localName) renamed(name);
-    await fs.rm(part, { force: true });
+    await fs.unlink(part).catch((err: unknown) => {
+      if (code(err) !== 'ENOENT') throw err;
+    });
     return name;
   }
   throw new UnsafePathError(`no free name for "${remoteName}"`);

@@ -5,8 +5,8 @@ import type { ItemRow, ItemState } from '../store/downloadStore.js';
 
 export class DownloadItem {
   readonly fileId: string;
-  /** Its place in the download's list (set by the job): the key of its changes and pages. */
-  index = 0;
+  /** Its place in the download's list (its row's seq): the key of its changes and pages. */
+  readonly index: number;
   readonly relPath: string;
   readonly segments: string[] | null;
   readonly size: number;
@@ -31,6 +31,8 @@ export class DownloadItem {
   fh: FileHandle | undefined;
   opening: Promise<FileHandle> | undefined;
   url: { value: string; at: number } | undefined;
+  /** MD5 (hex) of the bytes of a one-range file as they arrived, for this epoch's finalize. */
+  receivedMd5: string | undefined;
   urlPending: Promise<string> | undefined;
 
   constructor(
@@ -39,6 +41,7 @@ export class DownloadItem {
     doneRanges: number[],
   ) {
     this.fileId = row.file_id;
+    this.index = row.seq;
     this.relPath = row.rel_path;
     this.segments = row.segments ? (JSON.parse(row.segments) as string[]) : null;
     this.size = row.size;
@@ -74,6 +77,7 @@ export class DownloadItem {
     this.bytesDone = 0;
     this.next = 0;
     this.etag = null;
+    this.receivedMd5 = undefined;
     this.epoch++;
   }
 

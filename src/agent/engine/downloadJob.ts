@@ -2,21 +2,23 @@
 // (DownloadWriter writes and records them), retries failed ranges after a
 // back-off without holding a slot (downloadRetries.ts keeps them waiting), and
 // moves between transferring, paused, complete and error, telling the feed of
-// each change (which throttles progress).
+// each change (which throttles progress). Its entries live in SQLite; it holds
+// only those under way and a window ahead (downloadWindow.ts).
 import type { Logger } from 'pino';
 import type { PartTask, Scheduler, Transfer } from './scheduler.js';
 import type { DownloadRecord, DownloadSummary } from '../../api/agent/downloads.js';
 import { FILES_PAGE_MAX, type DownloadFilesPage, type IndexedDownloadItem } from '../../api/agent/transfers.js';
-import type { DownloadItem } from './downloadItem.js';
+import { setMaxListeners } from 'node:events';
+import { DownloadItem } from './downloadItem.js';
 import { targetOf, type DownloadWriter } from './downloadWriter.js';
-import { retryAfterMs, type EngineTuning } from './retry.js';
+import { backoffMs, retryAfterMs, type EngineTuning } from './retry.js';
 import { Trouble } from './trouble.js';
 import type { AgentDb } from '../store/db.js';
 import * as store from '../store/downloadStore.js';
 import { classify } from './downloadErrors.js';
 import { RangeMismatchError } from './rangeFetch.js';
-import { backoffMs } from './retry.js';
-import { downloadFilesAt, downloadFilesPage, downloadRecord, downloadSummary } from './downloadRecord.js';
+import { downloadFilesAt, downloadFilesPage, downloadOpenFiles, downloadRecord, downloadSummary, type DownloadView } from './downloadRecord.js';
+import { DownloadWindow } from './downloadWindow.js';
 import { CANCELED } from '../store/canceledTransfers.js';
 import { RangeRetries } from './downloadRetries.js';
 
@@ -31,16 +33,21 @@ export interface JobDeps {
 }
 
 const FINALIZE = -1;
+/** Ranges received and being flushed, recorded and published after their slot was given back, at most. */
+export const SETTLING_MAX = 128;
 
 export class DownloadJob implements Transfer {
   readonly lane = 'download' as const;
   readonly id: string;
   readonly priority: number;
   readonly createdAt: string;
-  private controller = new AbortController();
+  private controller = newController();
   /** Bumped by resume, so ranges aborted by an earlier pause know to queue themselves again. */
   private gen = 0;
-  private cursor = 0;
+  /** The entries held in memory, and the totals of all. */
+  private readonly window: DownloadWindow;
+  /** Ranges past their slot, still being flushed, recorded or published. */
+  private settling = 0;
   /** Failed ranges waiting out their back-off, and their tries. */
   private readonly retries: RangeRetries;
   private readonly running = new Set<Promise<void>>();
@@ -48,9 +55,11 @@ export class DownloadJob implements Transfer {
   /** Waiting for the service or the store; gives up into a recoverable error after --retry-for. */
   private readonly trouble: Trouble;
 
+  /** What the record and page reads need. */
+  private readonly view: DownloadView;
+
   constructor(
     readonly row: store.DownloadRow,
-    readonly items: DownloadItem[],
     private readonly deps: JobDeps,
   ) {
     this.id = row.id;
@@ -58,7 +67,13 @@ export class DownloadJob implements Transfer {
     this.createdAt = row.created_at;
     this.retries = new RangeRetries(() => deps.scheduler.wake());
     this.trouble = new Trouble(deps.tuning.retry.retryForMs, { changed: () => this.notify(false), gaveUp: (err) => this.fail(err.message, true) });
-    items.forEach((item, i) => (item.index = i));
+    this.window = new DownloadWindow(deps.db, row, deps.tuning.downloadWindow);
+    this.view = { db: deps.db, row, held: (seq) => this.window.held(seq), localPath: (item) => deps.writer.localPath(item) };
+  }
+
+  /** Entries held in memory now. */
+  get held(): number {
+    return this.window.items.length;
   }
 
   /** Whether a failure that needs no person (the network, the service, the store) stopped it: it resumes by itself. */
@@ -68,7 +83,7 @@ export class DownloadJob implements Transfer {
 
   /** Bytes of it were fetched before (a resume, a restart): it goes on rather than waiting in line. */
   get begun(): boolean {
-    return this.items.some((i) => i.state === 'complete' || i.bytesDone > 0);
+    return this.window.totals.complete > 0 || this.window.progress > 0;
   }
 
   get state(): store.DownloadState {
@@ -87,7 +102,7 @@ export class DownloadJob implements Transfer {
   }
 
   nextPart(): PartTask | undefined {
-    if (this.row.state !== 'transferring' || this.closed) return undefined;
+    if (this.row.state !== 'transferring' || this.closed || this.settling >= SETTLING_MAX) return undefined;
     // While the service or the store is down nothing starts: its probe brings it back (then retryNow).
     const blocker = this.deps.writer.blocker();
     if (blocker) {
@@ -96,20 +111,26 @@ export class DownloadJob implements Transfer {
     }
     const due = this.retries.nextDue();
     if (due) return this.task(due.item, due.idx);
-    for (let i = this.cursor; i < this.items.length; i++) {
-      const item = this.items[i]!;
-      if (item.state !== 'pending') {
-        if (i === this.cursor) this.cursor++;
-        continue;
-      }
+    this.window.fill();
+    const items = this.window.items;
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i]!;
       const idx = item.take();
-      if (idx !== undefined) return this.task(item, idx);
+      if (idx !== undefined) {
+        this.window.warm(i, this.deps.writer, this.controller.signal);
+        return this.task(item, idx);
+      }
       // Every range recorded but the file not yet published: a crash or pause came between the two.
       if (item.allDone && !item.finalizing && item.inFlight.size === 0) return this.task(item, FINALIZE);
     }
     return undefined;
   }
 
+  /**
+   * The slot is given back once the range's bytes are received: flushing,
+   * recording and publishing go on after it (at most SETTLING_MAX at once), so
+   * the store always has the scheduler's number of requests to answer.
+   */
   private task(item: DownloadItem, idx: number): PartTask {
     const gen = this.gen;
     const signal = this.controller.signal;
@@ -117,23 +138,33 @@ export class DownloadJob implements Transfer {
     else item.inFlight.set(idx, 0);
     return {
       run: () => {
-        const p = this.runTask(item, idx, gen, signal);
+        let release!: () => void;
+        const slot = new Promise<void>((ok) => (release = ok));
+        const p = this.runTask(item, idx, gen, signal, release);
         this.running.add(p);
-        void p.finally(() => this.running.delete(p));
-        return p;
+        void p.finally(() => {
+          this.running.delete(p);
+          release();
+        });
+        return slot;
       },
     };
   }
 
-  private async runTask(item: DownloadItem, idx: number, gen: number, signal: AbortSignal): Promise<void> {
+  private async runTask(item: DownloadItem, idx: number, gen: number, signal: AbortSignal, release: () => void): Promise<void> {
     // A finalize task claimed the entry in task(); a range task claims it below when it finished the last range.
     let finalizing = idx === FINALIZE;
+    let settling = false;
     try {
       if (idx !== FINALIZE) {
-        await this.deps.writer.fetch(item, idx, signal, (n) => {
+        const received = await this.deps.writer.receive(item, idx, signal, (n) => {
           item.inFlight.set(idx, (item.inFlight.get(idx) ?? 0) + n);
           this.notify(false, item);
         });
+        settling = true;
+        this.settling++;
+        release();
+        await this.deps.writer.commit(item, idx, received, signal);
         item.inFlight.delete(idx);
         this.retries.succeeded(item, idx);
         this.trouble.succeeded();
@@ -141,7 +172,10 @@ export class DownloadJob implements Transfer {
         item.finalizing = finalizing = true;
       }
       if ((await this.deps.writer.finalize(item, signal)) === 'restart') this.retries.wakeAfter(0);
-      else this.checkDone();
+      else {
+        this.window.release(item);
+        this.checkDone();
+      }
     } catch (err) {
       item.inFlight.delete(idx);
       if (signal.aborted) {
@@ -155,6 +189,10 @@ export class DownloadJob implements Transfer {
       if (finalizing) item.finalizing = false;
       item.inFlight.delete(idx);
       this.notify(false, item);
+      if (settling) {
+        this.settling--;
+        this.deps.scheduler.wake();
+      }
     }
   }
 
@@ -188,8 +226,10 @@ export class DownloadJob implements Transfer {
   kick(): void {
     if (this.row.state !== 'transferring' || this.closed) return;
     this.controller.abort();
-    this.controller = new AbortController();
+    this.controller = newController();
     this.gen++;
+    // What was warmed with the aborted signal is asked for again.
+    this.window.coldAgain();
     this.retryNow();
   }
 
@@ -199,6 +239,7 @@ export class DownloadJob implements Transfer {
     item.state = 'error';
     item.error = message;
     store.setItemState(this.deps.db, this.id, item.fileId, 'error', message);
+    this.window.release(item);
     this.checkDone();
   }
 
@@ -208,26 +249,20 @@ export class DownloadJob implements Transfer {
     item.state = 'skipped';
     item.error = message;
     store.setItemState(this.deps.db, this.id, item.fileId, 'skipped', message);
+    this.window.release(item);
     void this.deps.writer.discard(item).catch((err) => this.deps.log.warn({ err, download: this.id, file: item.fileId }, 'a partial file could not be removed'));
     this.checkDone();
   }
 
   /** Complete once no entry is pending; error when some failed. */
   private checkDone(): void {
-    if (this.row.state !== 'transferring' || this.closed || this.anyPending()) return;
-    const failed = this.items.filter((i) => i.state === 'error');
-    if (failed.length > 0) this.fail(`${failed.length} file(s) failed; ${failed[0]!.relPath}: ${failed[0]!.error}`);
+    if (this.row.state !== 'transferring' || this.closed) return;
+    this.window.fill();
+    if (this.window.anyPending) return;
+    const failed = this.window.totals.failed;
+    const first = failed > 0 ? store.firstFailed(this.deps.db, this.id) : undefined;
+    if (first) this.fail(`${failed} file(s) failed; ${first.rel_path}: ${first.error}`);
     else this.setState('complete', null);
-  }
-
-  /**
-   * Entries before the cursor are settled (nextPart moves it only past those, and
-   * resume sets it back), so the look starts there: each finished file of a
-   * 100,000-file download must not scan all the others.
-   */
-  private anyPending(): boolean {
-    for (let i = this.cursor; i < this.items.length; i++) if (this.items[i]!.state === 'pending') return true;
-    return false;
   }
 
   private setState(state: store.DownloadState, error: string | null, recoverable = false): void {
@@ -267,14 +302,8 @@ export class DownloadJob implements Transfer {
     Object.assign(this.row, { state: 'error', error: CANCELED, error_recoverable: 0, canceled_at: at, updated_at: at });
     this.afterState('error');
     await this.settle();
-    for (const item of this.items) {
-      if (item.state !== 'pending') continue;
-      item.state = 'error';
-      item.error = CANCELED;
-      store.setItemState(this.deps.db, this.id, item.fileId, 'error', CANCELED);
-      this.deps.writer.reset(item);
-      await this.deps.writer.discard(item).catch((err) => this.deps.log.warn({ err, download: this.id, file: item.fileId }, 'a partial file could not be removed'));
-    }
+    const warn = (err: unknown, file: string) => this.deps.log.warn({ err, download: this.id, file }, 'a partial file could not be removed');
+    await this.window.cancel(CANCELED, (r) => this.deps.writer.removePart(r).catch((err) => warn(err, r.file_id)));
     this.notify(true);
   }
 
@@ -289,18 +318,13 @@ export class DownloadJob implements Transfer {
   /** paused or error -> transferring, from the recorded ranges. */
   resume(): void {
     if (this.row.state === 'transferring' || this.row.state === 'complete' || this.row.canceled_at || this.closed) return;
-    this.controller = new AbortController();
+    this.controller = newController();
     this.gen++;
     this.retries.forgetTries();
-    this.cursor = 0;
-    for (const item of this.items) {
-      item.next = 0;
-      if (item.state === 'error') {
-        item.state = 'pending';
-        item.error = null;
-        store.setItemState(this.deps.db, this.id, item.fileId, 'pending', null);
-      }
-    }
+    this.window.coldAgain();
+    for (const item of this.window.items) item.next = 0;
+    store.retryFailed(this.deps.db, this.id);
+    this.window.recount();
     this.setState('transferring', null);
     this.start();
   }
@@ -322,14 +346,12 @@ export class DownloadJob implements Transfer {
 
   private async releaseFiles(): Promise<void> {
     if (this.row.state === 'transferring' && !this.closed) return;
-    await Promise.all(this.items.map((i) => i.closeFile()));
+    await this.window.closeFiles();
   }
 
   private notify(immediate: boolean, item?: DownloadItem): void {
     if (!this.closed) this.deps.changed(this.id, immediate ? 'state' : 'progress', item?.index);
   }
-
-  private readonly localPath = (item: DownloadItem) => this.deps.writer.localPath(item);
 
   /** What the stored state gains while it transfers: `waiting` for the service or the store, `queue_position` in line. */
   private live<R extends DownloadSummary>(r: R): R {
@@ -340,22 +362,37 @@ export class DownloadJob implements Transfer {
   }
 
   record(): DownloadRecord {
-    return this.live(downloadRecord(this.row, this.items, this.localPath));
+    return this.live(downloadRecord(this.view, this.totals()));
   }
 
   summary(): DownloadSummary {
-    return this.live(downloadSummary(this.row, this.items));
+    return this.live(downloadSummary(this.row, this.totals()));
+  }
+
+  private totals() {
+    const t = this.window.totals;
+    return { files: t.files, size: t.size, complete: t.complete, progress: this.window.progress };
   }
 
   /** `limit` entries after the index `after`. */
   files(after: number, limit: number): DownloadFilesPage {
-    return downloadFilesPage(this.row, this.items, after, limit, this.localPath);
+    return downloadFilesPage(this.view, this.window.totals.files, after, limit);
   }
 
   /** The entries at these indexes; `all`: those not complete, a page at a time. */
-  *filesAt(indexes: number[] | 'all'): Iterable<IndexedDownloadItem[]> {
-    if (indexes !== 'all') return yield downloadFilesAt(this.row, this.items, indexes, this.localPath);
-    const open = this.items.filter((i) => i.state !== 'complete').map((i) => i.index);
-    for (let i = 0; i < open.length; i += FILES_PAGE_MAX) yield downloadFilesAt(this.row, this.items, open.slice(i, i + FILES_PAGE_MAX), this.localPath);
+  filesAt(indexes: number[] | 'all'): Iterable<IndexedDownloadItem[]> {
+    return indexes === 'all' ? downloadOpenFiles(this.view, FILES_PAGE_MAX) : [downloadFilesAt(this.view, indexes)];
   }
+
+  /** Every entry as its row says (the files a removal takes away), read as it goes. */
+  *entries(): Iterable<DownloadItem> {
+    for (const r of store.eachItem(this.deps.db, this.id)) yield this.window.held(r.seq) ?? new DownloadItem(r, this.row.chunk_size, []);
+  }
+}
+
+/** Every range of a download shares its signal (and the URLs asked for ahead listen to it too). */
+function newController(): AbortController {
+  const c = new AbortController();
+  setMaxListeners(0, c.signal);
+  return c;
 }

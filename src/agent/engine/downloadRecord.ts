@@ -1,8 +1,29 @@
-// A download as the REST API and the change feed show it.
+// A download as the REST API and the change feed show it. Its entries live in
+// SQLite (download_items by seq); the job holds only those under way, whose
+// progress moves, so each entry read is its row unless the job holds it.
 import type { DownloadItemState, DownloadRecord, DownloadSummary } from '../../api/agent/downloads.js';
 import type { DownloadFilesPage, IndexedDownloadItem } from '../../api/agent/transfers.js';
-import type { DownloadRow } from '../store/downloadStore.js';
-import type { DownloadItem } from './downloadItem.js';
+import type { AgentDb } from '../store/db.js';
+import * as store from '../store/downloadStore.js';
+import type { DownloadRow, ItemRow } from '../store/downloadStore.js';
+import { DownloadItem } from './downloadItem.js';
+
+/** What reads of a download need from its job. */
+export interface DownloadView {
+  db: AgentDb;
+  row: DownloadRow;
+  /** The entry the job holds at this place of the list, if it holds it. */
+  held(seq: number): DownloadItem | undefined;
+  localPath(item: DownloadItem): string | null;
+}
+
+/** The moving totals of a download (downloadJob.ts keeps them). */
+export interface DownloadTotals {
+  files: number;
+  size: number;
+  complete: number;
+  progress: number;
+}
 
 /**
  * Entry states beyond the stored ones: a pending entry is `queued` until its
@@ -15,40 +36,38 @@ function itemState(download: DownloadRow['state'], item: DownloadItem): Download
   return download === 'transferring' ? 'transferring' : 'paused';
 }
 
-function itemOf(row: DownloadRow, item: DownloadItem, index: number, localPath: (item: DownloadItem) => string | null): IndexedDownloadItem {
+function itemOf(v: DownloadView, item: DownloadItem): IndexedDownloadItem {
   return {
-    index,
+    index: item.index,
     file_id: item.fileId,
     path: item.relPath,
     size: item.size,
     progress: item.state === 'skipped' ? 0 : item.progress,
-    state: itemState(row.state, item),
-    local_path: localPath(item),
+    state: itemState(v.row.state, item),
+    local_path: v.localPath(item),
     ...(item.error ? { error: item.error } : {}),
   };
 }
 
-export function downloadSummary(row: DownloadRow, items: DownloadItem[]): DownloadSummary {
-  let size = 0;
-  let progress = 0;
-  let done = 0;
-  for (const item of items) {
-    if (item.state === 'complete') done++;
-    if (item.state === 'skipped') continue;
-    size += item.size;
-    progress += item.progress;
-  }
+/** Rows as entries: the job's own where it holds them, else made from the row and its recorded ranges. */
+function entriesOf(v: DownloadView, rows: ItemRow[]): IndexedDownloadItem[] {
+  const loose = rows.filter((r) => !v.held(r.seq) && r.state !== 'complete' && r.state !== 'skipped');
+  const ranges = store.rangesOf(v.db, v.row.id, loose.map((r) => r.file_id));
+  return rows.map((r) => itemOf(v, v.held(r.seq) ?? new DownloadItem(r, v.row.chunk_size, ranges.get(r.file_id) ?? [])));
+}
+
+export function downloadSummary(row: DownloadRow, t: DownloadTotals): DownloadSummary {
   return {
     download_id: row.id,
     package_id: row.package_id,
     package_name: row.package_name,
     dst_folder: row.dst_folder,
-    size,
-    progress,
+    size: t.size,
+    progress: t.progress,
     state: row.state,
     priority: row.priority,
-    file_count: items.length,
-    files_done: done,
+    file_count: t.files,
+    files_done: t.complete,
     created_at: row.created_at,
     updated_at: row.updated_at,
     ...(row.error ? { error: row.error } : {}),
@@ -56,18 +75,36 @@ export function downloadSummary(row: DownloadRow, items: DownloadItem[]): Downlo
   };
 }
 
-export function downloadRecord(row: DownloadRow, items: DownloadItem[], localPath: (item: DownloadItem) => string | null): DownloadRecord {
-  return { ...downloadSummary(row, items), items: items.map((item, i) => itemOf(row, item, i, localPath)).map(({ index: _, ...rest }) => rest) };
+/** The spec's record: the summary and every entry (read a page at a time). */
+export function downloadRecord(v: DownloadView, t: DownloadTotals): DownloadRecord {
+  const items: DownloadRecord['items'] = [];
+  for (let after = -1; ; ) {
+    const rows = store.itemsAfter(v.db, v.row.id, after, 1000);
+    for (const { index: _, ...rest } of entriesOf(v, rows)) items.push(rest);
+    if (rows.length < 1000) break;
+    after = rows[rows.length - 1]!.seq;
+  }
+  return { ...downloadSummary(v.row, t), items };
 }
 
 /** `limit` entries after the index `after` (-1: from the first). */
-export function downloadFilesPage(row: DownloadRow, items: DownloadItem[], after: number, limit: number, localPath: (item: DownloadItem) => string | null): DownloadFilesPage {
+export function downloadFilesPage(v: DownloadView, files: number, after: number, limit: number): DownloadFilesPage {
   const from = Math.max(0, after + 1);
-  const files = items.slice(from, from + limit).map((item, i) => itemOf(row, item, from + i, localPath));
-  return { files, next: from + limit < items.length ? from + limit - 1 : null };
+  const entries = entriesOf(v, store.itemsAfter(v.db, v.row.id, from - 1, limit));
+  return { files: entries, next: from + limit < files ? from + limit - 1 : null };
 }
 
 /** The entries at these indexes (for the feed's file changes). */
-export function downloadFilesAt(row: DownloadRow, items: DownloadItem[], indexes: number[], localPath: (item: DownloadItem) => string | null): IndexedDownloadItem[] {
-  return [...indexes].sort((a, b) => a - b).filter((i) => i < items.length).map((i) => itemOf(row, items[i]!, i, localPath));
+export function downloadFilesAt(v: DownloadView, indexes: number[]): IndexedDownloadItem[] {
+  return entriesOf(v, store.itemsAt(v.db, v.row.id, indexes));
+}
+
+/** Every entry not complete, a page at a time (the feed, when the download's state changed). */
+export function* downloadOpenFiles(v: DownloadView, pageSize: number): Iterable<IndexedDownloadItem[]> {
+  for (let after = -1; ; ) {
+    const rows = store.itemsAfter(v.db, v.row.id, after, pageSize, true);
+    if (rows.length > 0) yield entriesOf(v, rows);
+    if (rows.length < pageSize) return;
+    after = rows[rows.length - 1]!.seq;
+  }
 }

@@ -1,11 +1,12 @@
 // The disk side of a download's files: folders, the `.ferrypart` each range is
 // written into, the range itself (recorded in SQLite only once flushed), and
 // the checks and no-clobber rename that turn a whole partial file into the file.
+import { createHash } from 'node:crypto';
 import fs, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentDb } from '../store/db.js';
 import type { DownloadSource } from './downloadSource.js';
-import type { DownloadItem } from './downloadItem.js';
+import { DownloadItem } from './downloadItem.js';
 import * as store from '../store/downloadStore.js';
 import { dropCache } from '../../native/pageCache.js';
 import { ItemError } from './downloadErrors.js';
@@ -32,6 +33,12 @@ export interface WriterDeps {
   outages: Outages;
   /** The service the Link is resolved on: the agent's own, or the Link's origin. */
   apiBase: string;
+}
+
+/** A range received into its partial file, in the entry's epoch then. */
+export interface Received {
+  fh: FileHandle;
+  epoch: number;
 }
 
 /** The target a failed request went to, for the job's waiting state. */
@@ -84,42 +91,55 @@ export class DownloadWriter {
   }
 
   /**
-   * Fetches range idx into the entry's partial file, flushes it and records it.
-   * Nothing is recorded when the entry was reset or failed meanwhile.
+   * Fetches range idx into the entry's partial file (written, not yet flushed):
+   * the part of a range that needs the store. `commit` then makes it durable and
+   * records it. Answers the partial file and the entry's epoch the bytes belong to.
    */
-  async fetch(item: DownloadItem, idx: number, signal: AbortSignal, onBytes: (n: number) => void): Promise<void> {
+  async receive(item: DownloadItem, idx: number, signal: AbortSignal, onBytes: (n: number) => void): Promise<Received> {
     const fh = await this.open(item);
     // Read after the open, which starts the entry over when its partial file is gone: this range then belongs to the new start.
     const epoch = item.epoch;
     const [start, end] = item.bounds(idx);
-    if (end >= start) {
-      for (let refresh = 0, failed: string | undefined; ; refresh++) {
-        const url = await this.urlOf(item, failed, signal).then(
-          (u) => (this.service.ok(), u),
-          (err) => {
-            throw this.failed(err, this.service);
-          },
-        );
-        const storeTarget = (this.store = this.d.outages.target('store', url));
-        item.inFlight.set(idx, 0);
-        try {
-          const etag = await fetchRange({ url, start, end, total: item.size, etag: item.etag, fh, signal, transport: this.d.transport, onBytes });
-          storeTarget.ok();
-          if (etag && !item.etag && item.epoch === epoch) {
-            item.etag = etag;
-            store.setItemEtag(this.d.db, this.d.downloadId, item.fileId, etag);
-          }
-          break;
-        } catch (err) {
-          // An expired pre-signed URL answers 403: ask the service for a fresh one, a bounded number of times.
-          if (err instanceof RangeHttpError && err.status === 403 && refresh < this.d.tuning.maxExpiredRefreshes && !signal.aborted) {
-            failed = url;
-            continue;
-          }
-          throw this.failed(err, storeTarget);
+    if (end < start) return { fh, epoch };
+    for (let refresh = 0, failed: string | undefined; ; refresh++) {
+      // The whole object in one answer: its MD5 is taken as it arrives, so finalize need not read the file back.
+      const md5 = item.count === 1 ? createHash('md5') : undefined;
+      const url = await this.urlOf(item, failed, signal).then(
+        (u) => (this.service.ok(), u),
+        (err) => {
+          throw this.failed(err, this.service);
+        },
+      );
+      const storeTarget = (this.store = this.d.outages.target('store', url));
+      item.inFlight.set(idx, 0);
+      try {
+        const etag = await fetchRange({ url, start, end, total: item.size, etag: item.etag, fh, signal, transport: this.d.transport, onBytes, md5 });
+        storeTarget.ok();
+        if (etag && !item.etag && item.epoch === epoch) {
+          item.etag = etag;
+          this.d.db.soon(() => store.setItemEtag(this.d.db, this.d.downloadId, item.fileId, etag));
         }
+        if (md5 && item.epoch === epoch) item.receivedMd5 = md5.digest('hex');
+        return { fh, epoch };
+      } catch (err) {
+        // An expired pre-signed URL answers 403: ask the service for a fresh one, a bounded number of times.
+        if (err instanceof RangeHttpError && err.status === 403 && refresh < this.d.tuning.maxExpiredRefreshes && !signal.aborted) {
+          failed = url;
+          continue;
+        }
+        throw this.failed(err, storeTarget);
       }
-      // On disk before it is recorded: a recorded range must survive power loss, not only a crash.
+    }
+  }
+
+  /**
+   * Flushes range idx (received in `epoch`) and records it: on disk before it
+   * is recorded, so a recorded range survives power loss, not only a crash.
+   * Nothing is recorded when the entry was reset or failed meanwhile.
+   */
+  async commit(item: DownloadItem, idx: number, { fh, epoch }: Received, signal: AbortSignal): Promise<void> {
+    const [start, end] = item.bounds(idx);
+    if (end >= start) {
       await fh.datasync();
       // Then out of the page cache, unless finalize reads the file back for its MD5:
       // a large download would otherwise crowd out every other cached file.
@@ -127,12 +147,24 @@ export class DownloadWriter {
     }
     signal.throwIfAborted();
     if (item.epoch !== epoch || item.state !== 'pending') return;
-    store.recordRange(this.d.db, this.d.downloadId, item.fileId, idx);
+    // Its commit is shared with the other ranges recorded in this turn; synced() makes it durable.
+    this.d.db.soon(() => store.recordRange(this.d.db, this.d.downloadId, item.fileId, idx));
     await this.d.db.synced();
     // Reset meanwhile: its ranges, this record included, were forgotten.
     if (item.epoch !== epoch) return;
     item.inFlight.delete(idx);
     item.markDone(idx);
+  }
+
+  /**
+   * Gets an entry ready before its turn: its URL asked for (gathered with those
+   * of the entries around it) and, with `open`, its partial file made. A failure
+   * is left for the range's own attempt to meet again.
+   */
+  warm(item: DownloadItem, signal: AbortSignal, open: boolean): void {
+    if (item.state !== 'pending' || !item.segments || signal.aborted) return;
+    if (item.size > 0 && !item.urlPending && !item.url) void this.urlOf(item, undefined, signal).catch(() => undefined);
+    if (open && !item.fh) void this.open(item).catch(() => undefined);
   }
 
   private async urlOf(item: DownloadItem, failed: string | undefined, signal: AbortSignal): Promise<string> {
@@ -191,6 +223,12 @@ export class DownloadWriter {
     await fs.rm(partPathOf(dir, name), { force: true });
   }
 
+  /** Removes the partial file of an entry not held in memory (a cancel). */
+  async removePart(row: store.ItemRow): Promise<void> {
+    const dir = row.local_name ? this.localDir(new DownloadItem(row, 1, [])) : undefined;
+    if (dir) await fs.rm(partPathOf(dir, row.local_name!), { force: true });
+  }
+
   private rename(item: DownloadItem, name: string): void {
     store.setItemLocalName(this.d.db, this.d.downloadId, item.fileId, name);
     item.localName = name;
@@ -211,7 +249,7 @@ export class DownloadWriter {
     const name = item.localName;
     if (!name || !item.segments) throw new ItemError('finished ranges but no file name');
     const dir = (item.dir ??= await this.makeDirs(item.segments.slice(0, -1)));
-    await item.closeFile();
+    if (item.fh) return this.finalizeOpen(item, item.fh, dir, name, signal);
     const part = partPathOf(dir, name);
     const final = path.join(dir, name);
     if (!(await exists(part))) {
@@ -233,6 +271,37 @@ export class DownloadWriter {
     return this.complete(item, path.join(dir, used));
   }
 
+  /**
+   * finalize() of an entry whose partial file this run holds open, the way of
+   * every file fetched in one go: no earlier run can have published it (that
+   * needs every range recorded, which a fetch found not so), so the checks for
+   * a crash between publish and record are not needed, and the size, times and
+   * MD5 (taken as the bytes arrived, when the file came in one answer) go
+   * through the open descriptor instead of paths.
+   */
+  private async finalizeOpen(item: DownloadItem, fh: FileHandle, dir: string, name: string, signal: AbortSignal): Promise<'complete' | 'restart'> {
+    const { size } = await fh.stat();
+    let mismatch = size !== item.size ? `wrote ${size} bytes, the Package lists ${item.size}` : undefined;
+    const md5 = plainMd5(item.etag);
+    if (!mismatch && md5 && (item.receivedMd5 ?? (await md5File(partPathOf(dir, name), signal))) !== md5) mismatch = "the MD5 of the written file differs from the store's ETag";
+    if (mismatch) {
+      await item.closeFile();
+      this.reset(item);
+      throw new ItemError(mismatch);
+    }
+    if (item.lastModified) await fh.utimes(new Date(), new Date(item.lastModified)).catch(() => {});
+    await item.closeFile();
+    try {
+      const used = await publishPart(dir, name, item.segments![item.segments!.length - 1]!, (n) => this.rename(item, n));
+      return this.complete(item, path.join(dir, used), true);
+    } catch (err) {
+      // The partial file was removed meanwhile (by hand): fetch it again.
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      this.reset(item);
+      return 'restart';
+    }
+  }
+
   /** How the file at `p` differs from the entry, in its size or, where the ETag is a plain one, its MD5; undefined when it does not. */
   private async mismatch(p: string, item: DownloadItem, signal: AbortSignal): Promise<string | undefined> {
     const { size } = await fs.stat(p);
@@ -242,10 +311,11 @@ export class DownloadWriter {
     return undefined;
   }
 
-  private async complete(item: DownloadItem, final: string): Promise<'complete'> {
-    if (item.lastModified) await fs.utimes(final, new Date(), new Date(item.lastModified)).catch(() => {});
+  private async complete(item: DownloadItem, final: string, timesSet = false): Promise<'complete'> {
+    if (item.lastModified && !timesSet) await fs.utimes(final, new Date(), new Date(item.lastModified)).catch(() => {});
     await applyOwner(final, this.d.owner);
-    store.setItemState(this.d.db, this.d.downloadId, item.fileId, 'complete', null);
+    // Shares a commit with the others of this turn: lost to a crash, the file is found published on resume.
+    this.d.db.soon(() => store.setItemComplete(this.d.db, this.d.downloadId, item.fileId));
     item.state = 'complete';
     item.url = undefined;
     return 'complete';

@@ -1,6 +1,7 @@
 // One ranged GET against a pre-signed URL, streamed into the partial file in
 // batched positional writes: a range is never held whole in memory (two
 // half-MiB batches at most), and receiving goes on while a batch is written.
+import type { Hash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { Agent, request, type Dispatcher } from 'undici';
@@ -70,6 +71,8 @@ export interface RangeRequest {
   transport: RangeTransport;
   /** Called as bytes land in the file, for progress. */
   onBytes(n: number): void;
+  /** Hears every byte of the answer, in order (a whole object's MD5). */
+  md5?: Hash;
 }
 
 function parseContentRange(v: string | string[] | undefined): [number, number, number | undefined] | undefined {
@@ -149,7 +152,7 @@ export async function fetchRange(r: RangeRequest): Promise<string | null> {
       },
     );
     try {
-      await receive(res.body, writer, length);
+      await receive(res.body, writer, length, r.md5);
       await writer.flush();
     } catch (err) {
       // No write may land after we return: the caller may close, truncate or reuse the file.
@@ -167,7 +170,7 @@ export async function fetchRange(r: RangeRequest): Promise<string | null> {
  * write. Flowing 'data' events hand over each chunk as read; the async
  * iterator would concatenate (copy) whatever piled up meanwhile.
  */
-function receive(body: Readable | PlainBody, writer: BatchedWriter, length: number): Promise<void> {
+function receive(body: Readable | PlainBody, writer: BatchedWriter, length: number, md5: Hash | undefined): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     let received = 0;
     let settled = false;
@@ -187,6 +190,7 @@ function receive(body: Readable | PlainBody, writer: BatchedWriter, length: numb
       received += chunk.length;
       if (received > length) return fail(new RangeMismatchError('the store sent more bytes than asked for'));
       if (writer.failure !== undefined) return fail(writer.failure);
+      md5?.update(chunk);
       if (!writer.push(chunk)) body.pause();
     });
     body.on('end', () => {

@@ -29,6 +29,8 @@ export interface EngineTuning {
   blueprintBatch: number;
   /** Files an upload run reads from SQLite at once (pendingFiles.ts). */
   readAhead: number;
+  /** Entries of a download held in memory at most (downloadWindow.ts). */
+  downloadWindow: number;
 }
 
 /** A Retry-After longer than this is taken as this: the agent looks again at least every hour. */
@@ -54,6 +56,7 @@ export function engineTuning(env: NodeJS.ProcessEnv = process.env, retryForMs = 
     maxExpiredRefreshes: 5,
     blueprintBatch: envInt(env, 'FERRY_AGENT_BLUEPRINT_BATCH', 100, 1),
     readAhead: envInt(env, 'FERRY_AGENT_READ_AHEAD', 256, 1),
+    downloadWindow: envInt(env, 'FERRY_AGENT_DOWNLOAD_WINDOW', 512, 8),
   };
 }
 

@@ -11,7 +11,6 @@ import { parseLinkUrl } from '../../client/downloads.js';
 import { conflict, invalid, notFound } from '../errors.js';
 import * as store from '../store/downloadStore.js';
 import { DownloadJob } from '../engine/downloadJob.js';
-import { DownloadItem } from '../engine/downloadItem.js';
 import { DownloadWriter } from '../engine/downloadWriter.js';
 import { DownloadSource } from '../engine/downloadSource.js';
 import { planDownload } from '../engine/downloadPlan.js';
@@ -43,8 +42,7 @@ export function createDownloadsService(ctx: AgentContext) {
   const tuning = engineTuning(process.env, ctx.config.retryForMs);
   const transport = createRangeTransport(tuning.timeoutMs);
 
-  function makeJob(stored: store.StoredDownload): DownloadJob {
-    const row = stored.row;
+  function makeJob(row: store.DownloadRow): DownloadJob {
     const source = new DownloadSource(
       clientFor(row.api_base),
       { linkId: row.link_id, secret: row.link_secret, password: row.link_password, packageId: row.package_id, packageToken: row.package_token },
@@ -62,8 +60,7 @@ export function createDownloadsService(ctx: AgentContext) {
       outages: ctx.outages,
       apiBase: row.api_base,
     });
-    const items = stored.items.map((r) => new DownloadItem(r, row.chunk_size, stored.ranges.get(r.file_id) ?? []));
-    const job = new DownloadJob(row, items, {
+    const job = new DownloadJob(row, {
       db: ctx.db,
       scheduler: ctx.scheduler,
       log: ctx.log,
@@ -97,16 +94,16 @@ export function createDownloadsService(ctx: AgentContext) {
     await job.stop();
     const record = job.record();
     const dirs = store.createdDirs(ctx.db, job.id);
-    store.deleteDownload(ctx.db, job.id);
-    jobs.delete(job.id);
     // Partial files cannot be resumed once the record is gone, so they always go; finished files only when asked.
     const files: string[] = [];
-    for (const item of job.items) {
+    for (const item of job.entries()) {
       const dir = job.writer.localDir(item);
       if (!dir || !item.localName) continue;
       if (item.state !== 'complete') files.push(partPathOf(dir, item.localName));
       else if (removeFiles) files.push(path.join(dir, item.localName));
     }
+    store.deleteDownload(ctx.db, job.id);
+    jobs.delete(job.id);
     await removeQuietly(files, removeFiles ? dirs : []);
     feed.removed(job.id);
     return record;
@@ -174,7 +171,7 @@ export function createDownloadsService(ctx: AgentContext) {
       }));
       store.insertDownload(ctx.db, row, items);
       links.forget(key);
-      const job = makeJob({ row, items, ranges: new Map() });
+      const job = makeJob(row);
       // The Package's folders first (empty ones included), then the transfer.
       try {
         await job.writer.makeDirs([]);

@@ -68,6 +68,16 @@ export const downloadsRecoverableMigration: Migration = {
   UPDATE downloads SET error_recoverable = 1 WHERE state = 'error' AND error LIKE '%gave up after % tries%';`,
 };
 
+/**
+ * The engine reads a download's entries a window at a time in `seq` order, and
+ * pages of them for the API: by (download_id, seq), not by the primary key's file_id.
+ */
+export const downloadSeqMigration: Migration = {
+  version: 11,
+  name: 'download_items_seq',
+  sql: `CREATE INDEX download_items_seq ON download_items (download_id, seq);`,
+};
+
 export type DownloadState = 'transferring' | 'paused' | 'complete' | 'error';
 export type ItemState = 'pending' | 'complete' | 'skipped' | 'error';
 
@@ -114,13 +124,6 @@ export interface ItemRow {
   error: string | null;
 }
 
-export interface StoredDownload {
-  row: DownloadRow;
-  items: ItemRow[];
-  /** file_id -> finished range indexes. */
-  ranges: Map<string, number[]>;
-}
-
 const now = () => new Date().toISOString();
 
 export function insertDownload(db: AgentDb, row: DownloadRow, items: ItemRow[]): void {
@@ -140,20 +143,104 @@ export function insertDownload(db: AgentDb, row: DownloadRow, items: ItemRow[]):
   })();
 }
 
-function loadOne(db: AgentDb, row: DownloadRow): StoredDownload {
-  const items = db.sql('SELECT * FROM download_items WHERE download_id = ? ORDER BY seq').all(row.id) as ItemRow[];
-  const ranges = new Map<string, number[]>();
-  for (const r of db.sql('SELECT file_id, idx FROM download_ranges WHERE download_id = ?').iterate(row.id) as Iterable<{ file_id: string; idx: number }>) {
-    let list = ranges.get(r.file_id);
-    if (!list) ranges.set(r.file_id, (list = []));
-    list.push(r.idx);
-  }
-  return { row, items, ranges };
+export function loadDownloads(db: AgentDb): DownloadRow[] {
+  return db.sql('SELECT * FROM downloads ORDER BY created_at, id').all() as DownloadRow[];
 }
 
-export function loadDownloads(db: AgentDb): StoredDownload[] {
-  const rows = db.sql('SELECT * FROM downloads ORDER BY created_at, id').all() as DownloadRow[];
-  return rows.map((row) => loadOne(db, row));
+/** Up to `limit` pending entries after `afterSeq`, in order. */
+export function pendingAfter(db: AgentDb, id: string, afterSeq: number, limit: number): ItemRow[] {
+  return db.sql("SELECT * FROM download_items WHERE download_id = ? AND seq > ? AND state = 'pending' ORDER BY seq LIMIT ?").all(id, afterSeq, limit) as ItemRow[];
+}
+
+/** Up to `limit` entries after `afterSeq`, in order; `open`: only those not complete. */
+export function itemsAfter(db: AgentDb, id: string, afterSeq: number, limit: number, open = false): ItemRow[] {
+  const where = open ? "AND state != 'complete'" : '';
+  return db.sql(`SELECT * FROM download_items WHERE download_id = ? AND seq > ? ${where} ORDER BY seq LIMIT ?`).all(id, afterSeq, limit) as ItemRow[];
+}
+
+/** The entries at these places of the list. */
+export function itemsAt(db: AgentDb, id: string, seqs: number[]): ItemRow[] {
+  return db.sql('SELECT * FROM download_items WHERE download_id = ? AND seq IN (SELECT value FROM json_each(?)) ORDER BY seq').all(id, JSON.stringify(seqs)) as ItemRow[];
+}
+
+/** Every entry, in order, read as it goes. */
+export function eachItem(db: AgentDb, id: string): Iterable<ItemRow> {
+  return db.sql('SELECT * FROM download_items WHERE download_id = ? ORDER BY seq').iterate(id) as Iterable<ItemRow>;
+}
+
+/** The finished ranges of these entries: file_id -> range indexes. */
+export function rangesOf(db: AgentDb, id: string, fileIds: string[]): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  if (fileIds.length === 0) return out;
+  const rows = db.sql('SELECT file_id, idx FROM download_ranges WHERE download_id = ? AND file_id IN (SELECT value FROM json_each(?))').all(id, JSON.stringify(fileIds)) as { file_id: string; idx: number }[];
+  for (const r of rows) {
+    let list = out.get(r.file_id);
+    if (!list) out.set(r.file_id, (list = []));
+    list.push(r.idx);
+  }
+  return out;
+}
+
+export interface ItemCounts {
+  files: number;
+  /** Bytes of the entries not skipped. */
+  size: number;
+  complete: number;
+  failed: number;
+  /** Bytes of complete entries plus the recorded ranges of the others. */
+  progress: number;
+}
+
+/**
+ * A download's totals, from its rows (at load, resume and cancel; the job keeps
+ * them up to date between); `progress` leaves out the entries at `heldSeqs`,
+ * whose progress the job holds.
+ */
+export function itemCounts(db: AgentDb, id: string, chunkSize: number, heldSeqs: number[]): ItemCounts {
+  const c = db
+    .sql(
+      `SELECT COUNT(*) AS files, COALESCE(SUM(CASE WHEN state != 'skipped' THEN size END), 0) AS size,
+         COALESCE(SUM(state = 'complete'), 0) AS complete, COALESCE(SUM(state = 'error'), 0) AS failed,
+         COALESCE(SUM(CASE WHEN state = 'complete' THEN size END), 0) AS progress
+       FROM download_items WHERE download_id = ?`,
+    )
+    .get(id) as ItemCounts;
+  const held = JSON.stringify(heldSeqs);
+  // Complete entries' ranges are forgotten (setItemComplete), so these are the ranges of entries under way.
+  const ranges = db
+    .sql(
+      `SELECT i.size, r.idx FROM download_ranges r JOIN download_items i USING (download_id, file_id)
+       WHERE r.download_id = ? AND i.state IN ('pending', 'error') AND i.seq NOT IN (SELECT value FROM json_each(?))`,
+    )
+    .all(id, held) as { size: number; idx: number }[];
+  for (const r of ranges) c.progress += Math.max(0, Math.min(r.size, (r.idx + 1) * chunkSize) - r.idx * chunkSize);
+  return c;
+}
+
+/** The first entry in error, for the download's message. */
+export function firstFailed(db: AgentDb, id: string): ItemRow | undefined {
+  return db.sql("SELECT * FROM download_items WHERE download_id = ? AND state = 'error' ORDER BY seq LIMIT 1").get(id) as ItemRow | undefined;
+}
+
+/** Entries in error go back to pending (a resume); answers how many. */
+export function retryFailed(db: AgentDb, id: string): number {
+  return db.sql("UPDATE download_items SET state = 'pending', error = NULL WHERE download_id = ? AND state = 'error'").run(id).changes;
+}
+
+/** Every pending entry ends in error (a cancel): their ranges are forgotten and their partial files' names cleared; answers the rows as they were. */
+export function failPending(db: AgentDb, id: string, error: string): ItemRow[] {
+  return db.transaction(() => {
+    const rows = db.sql("SELECT * FROM download_items WHERE download_id = ? AND state = 'pending'").all(id) as ItemRow[];
+    db.sql("DELETE FROM download_ranges WHERE download_id = ? AND file_id IN (SELECT file_id FROM download_items WHERE download_id = ? AND state = 'pending')").run(id, id);
+    db.sql("UPDATE download_items SET state = 'error', error = ?, local_name = NULL WHERE download_id = ? AND state = 'pending'").run(error, id);
+    return rows;
+  })();
+}
+
+/** The entry is complete: its ranges are no longer needed (a resume skips it whole). */
+export function setItemComplete(db: AgentDb, id: string, fileId: string): void {
+  db.sql("UPDATE download_items SET state = 'complete', error = NULL WHERE download_id = ? AND file_id = ?").run(id, fileId);
+  db.sql('DELETE FROM download_ranges WHERE download_id = ? AND file_id = ?').run(id, fileId);
 }
 
 export function setDownloadState(db: AgentDb, id: string, state: DownloadState, error: string | null, recoverable = false): string {

@@ -1,7 +1,7 @@
 // Every schema migration of the agent's database, one module per area, applied in version order.
 import { sessionMigration } from './sessionStore.js';
 import { uploadRecipientsMigration, uploadsMigration } from './uploadStore.js';
-import { downloadsMigration, downloadsRecoverableMigration } from './downloadStore.js';
+import { downloadSeqMigration, downloadsMigration, downloadsRecoverableMigration } from './downloadStore.js';
 import { automationsMigration } from './automationStore.js';
 import { gatewaysMigration } from './gatewayStore.js';
 import { uploadLinksMigration } from './uploadLinkStore.js';
@@ -10,4 +10,4 @@ import { uploadTotalsMigration } from './uploadTotals.js';
 
 export interface Migration { version: number; name: string; sql: string }
 
-export const migrations: Migration[] = [sessionMigration, uploadsMigration, downloadsMigration, downloadsRecoverableMigration, automationsMigration, gatewaysMigration, uploadLinksMigration, canceledMigration, uploadRecipientsMigration, uploadTotalsMigration];
+export const migrations: Migration[] = [sessionMigration, uploadsMigration, downloadsMigration, downloadsRecoverableMigration, automationsMigration, gatewaysMigration, uploadLinksMigration, canceledMigration, uploadRecipientsMigration, uploadTotalsMigration, downloadSeqMigration];

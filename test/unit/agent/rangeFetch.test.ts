@@ -1,6 +1,6 @@
 // One ranged GET into the partial file (src/agent/engine/rangeFetch.ts) against
 // raw HTTP servers: which client reads it, and how its writes reach the file.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs, { type FileHandle } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -73,5 +73,19 @@ describe('fetchRange', () => {
     await real.close();
     expect(most).toBe(1);
     expect((await fs.readFile(path.join(dir, 'big'))).equals(data)).toBe(true);
+  });
+
+  test("a whole object's MD5 is taken from its bytes as they arrive, over either client", async () => {
+    const data = randomBytes(300_000);
+    const head = `HTTP/1.1 200 OK\r\nETag: "x"\r\n`;
+    const plain = await serve((socket) => socket.write(Buffer.concat([Buffer.from(`${head}Content-Length: ${data.length}\r\n\r\n`), data])));
+    const chunked = await serve((socket) => socket.write(Buffer.concat([Buffer.from(`${head}Transfer-Encoding: chunked\r\n\r\n${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n0\r\n\r\n')])));
+    for (const s of [plain, chunked]) {
+      const fh = await fs.open(path.join(dir, 'whole'), 'w+');
+      const md5 = createHash('md5');
+      await fetchRange({ url: s.url.href, start: 0, end: data.length - 1, total: data.length, etag: null, fh, signal: new AbortController().signal, transport, onBytes: () => undefined, md5 });
+      await fh.close();
+      expect(md5.digest('hex')).toBe(createHash('md5').update(data).digest('hex'));
+    }
   });
 });

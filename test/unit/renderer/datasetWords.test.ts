@@ -1,9 +1,9 @@
 // What the window says of a dataset while it is under way: Send's line while the
-// agent counts a chosen folder (renderer/screens/Send.tsx summary), and a
+// agent counts a chosen folder (renderer/components/chosenSummary.ts), and a
 // transfer row's files as they complete (transferFacts.ts detailOf).
 import { describe, expect, test } from 'vitest';
 import { detailOf } from '../../../renderer/components/transferFacts.js';
-import { summary } from '../../../renderer/screens/Send.js';
+import { summary } from '../../../renderer/components/chosenSummary.js';
 import { withDirection } from '../../../src/ipc/transfers.js';
 import type { UploadSummary } from '../../../src/api/agent/uploads.js';
 
