@@ -12,7 +12,7 @@ import { parse as parseYaml } from 'yaml';
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import { call, startTestService, type TestService } from '../../helpers/hosted.js';
 import { startTestAgent, type TestAgent } from '../../helpers/agent.js';
-import { freePort } from '../../helpers/ports.js';
+import { freePort, stablePort } from '../../helpers/ports.js';
 import { runAgent, type AgentRun } from '../../../src/cli/runAgent.js';
 
 vi.setConfig({ testTimeout: 60_000 });
@@ -119,7 +119,7 @@ describe('settings that start the agent again', () => {
   const reachable = (port: number) => new Promise<boolean>((r) => net.connect(port, '127.0.0.1').once('connect', function (this: net.Socket) { this.destroy(); r(true); }).once('error', () => r(false)));
 
   test('a new address and key: the answer says so, the agent starts again there, and wants the key', async () => {
-    const [p1, p2] = [await freePort(), await freePort()];
+    const [p1, p2] = [await stablePort(), await stablePort()];
     await run(`listen: 127.0.0.1:${p1}\nhosted_url: ${svc.url}\n`);
     const base1 = `http://127.0.0.1:${p1}/api/v1`;
     expect((await call(base1, 'POST', '/login', { body: svc.owner })).status).toBe(200);
@@ -138,7 +138,7 @@ describe('settings that start the agent again', () => {
   });
 
   test('a new server ends the session and the agent starts again on it; a busy address is refused before anything changes', async () => {
-    const [p1, busyPort] = [await freePort(), await freePort()];
+    const [p1, busyPort] = [await stablePort(), await freePort()];
     await run(`listen: 127.0.0.1:${p1}\nhosted_url: ${svc.url}\n`);
     const base = `http://127.0.0.1:${p1}/api/v1`;
     expect((await call(base, 'POST', '/login', { body: svc.owner })).status).toBe(200);
@@ -164,7 +164,7 @@ describe('settings that start the agent again', () => {
   });
 
   test('"Try it on this computer": the agent starts again on a service run beside it, signed in as its owner; again after a sign-out, at once', async () => {
-    const p1 = await freePort();
+    const p1 = await stablePort();
     await run(`listen: 127.0.0.1:${p1}\nhosted_url: ${svc.url}\n`);
     const first = await runs[0]!.agent.services.settings.useThisComputer();
     expect(first).toEqual({ restarting: true, session: null });
