@@ -19,7 +19,7 @@ import type { CloudConnectionsTable, CloudTransfersTable, PackagesTable } from '
 import type { FilterRule } from '../../api/hosted/filters.js';
 import { filterMatches } from '../services/filterMatch.js';
 import { finalizedPages } from '../services/fileList.js';
-import { isWithheld, SCAN_RETRY_AFTER_SECONDS } from '../services/malwareScan.js';
+import { isWithheld, SCAN_RETRY_AFTER_SECONDS, scanPendingIn } from '../services/malwareScan.js';
 import { DeferredJobError } from '../jobs/worker.js';
 import { CHUNK_LIMITS, MiB, partLength } from '../services/chunks.js';
 import { codeOf, statusOf, type S3Target } from './s3Target.js';
@@ -49,21 +49,6 @@ export function partSizeFor(size: number, configured: number): number {
 
 const parseRules = (json: string | null): FilterRule[] | null => (json ? (JSON.parse(json) as FilterRule[]) : null);
 
-/** Whether a file the plan would send still waits for its malware scan. */
-async function scanPending(ctx: HostedContext, packageId: string): Promise<boolean> {
-  const row = await ctx.db
-    .selectFrom('files')
-    .select('id')
-    .where('package_id', '=', packageId)
-    .where('state', '=', 'finalized')
-    .where('kind', '=', 'file')
-    .where('object_key', 'is not', null)
-    .where('scan_state', '=', 'pending')
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
 /**
  * The objects to send, for any destination (a bucket here, a storage gateway's root):
  * the Package's files that pass the filter, each with its key under the connection's
@@ -78,7 +63,7 @@ export async function planDelivery(
   destination: (folder: string) => string,
 ): Promise<void> {
   // Nothing unscanned leaves the service, and nothing the scan withholds.
-  if (await scanPending(ctx, pkg.id)) throw new DeferredJobError('waiting for the malware scan of its files', SCAN_RETRY_AFTER_SECONDS * 1000);
+  if (await scanPendingIn(ctx, pkg.id)) throw new DeferredJobError('waiting for the malware scan of its files', SCAN_RETRY_AFTER_SECONDS * 1000);
   const rules = parseRules(transfer.filter_rules);
   const folder = joinKey(conn.target_directory_id ?? '', packageFolder(pkg));
   let filteredOut = 0;

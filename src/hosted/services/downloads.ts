@@ -9,7 +9,7 @@ import { HttpError, badRequest, gone, notFound } from '../errors.js';
 import { fileObject, getFile } from './files.js';
 import { decodeCursor, encodeCursor, finalizedPage, finalizedPages } from './fileList.js';
 import { requireDownloadable, zipFileName, zipUrl } from './zip.js';
-import { refusalFor } from './malwareScan.js';
+import { refusalFor, scanPendingIn } from './malwareScan.js';
 
 export const DEFAULT_URL_TTL_MS = 3600 * 1000;
 /** Pre-signed S3 URLs cannot live longer than this (SigV4). */
@@ -185,13 +185,5 @@ export async function pageDownloads(ctx: HostedContext, pkg: PackagesTable, link
 
 /** 503 scan_pending while a file of the Package is still being scanned: a ZIP must not include it unscanned. */
 export async function zipScanCheck(ctx: HostedContext, packageId: string): Promise<void> {
-  const pending = await ctx.db
-    .selectFrom('files')
-    .select('id')
-    .where('package_id', '=', packageId)
-    .where('state', '=', 'finalized')
-    .where('scan_state', '=', 'pending')
-    .limit(1)
-    .executeTakeFirst();
-  if (pending) throw refusalFor({ scan_state: 'pending', virus_detected: 0, scan_result: null })!;
+  if (await scanPendingIn(ctx, packageId)) throw refusalFor({ scan_state: 'pending', virus_detected: 0, scan_result: null })!;
 }
