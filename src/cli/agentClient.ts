@@ -136,12 +136,14 @@ export class AgentClient {
   getDownload = (id: string) => this.request<DownloadRecord>('GET', `/downloads/${encodeURIComponent(id)}`);
   downloadSummary = (id: string) => this.request<DownloadSummary>('GET', `/downloads/${encodeURIComponent(id)}`, { query: { files: false } });
   downloadFiles = (id: string, page: Page = {}) => this.request<DownloadFilesPage>('GET', `/downloads/${encodeURIComponent(id)}/files`, { query: { ...page } });
-  pauseDownloads = (id?: string) => this.request<Affected<DownloadRecord>>('POST', id ? `/downloads/${encodeURIComponent(id)}/pause` : '/downloads/pause');
-  resumeDownloads = (id?: string) => this.request<Affected<DownloadRecord>>('POST', id ? `/downloads/${encodeURIComponent(id)}/resume` : '/downloads/resume');
-  cancelDownload = (id: string) => this.request<DownloadRecord>('POST', `/downloads/${encodeURIComponent(id)}/cancel`);
+  pauseDownloads = (id?: string) =>
+    this.request<Affected<DownloadSummary>>('POST', id ? `/downloads/${encodeURIComponent(id)}/pause` : '/downloads/pause', { query: { files: false } });
+  resumeDownloads = (id?: string) =>
+    this.request<Affected<DownloadSummary>>('POST', id ? `/downloads/${encodeURIComponent(id)}/resume` : '/downloads/resume', { query: { files: false } });
+  cancelDownload = (id: string) => this.request<DownloadSummary>('POST', `/downloads/${encodeURIComponent(id)}/cancel`, { query: { files: false } });
   deleteDownloads = (opts: { id?: string; states?: string; removeFiles?: boolean }) =>
-    this.request<Affected<DownloadRecord>>('DELETE', opts.id ? `/downloads/${encodeURIComponent(opts.id)}` : '/downloads', {
-      query: { states: opts.states, remove_files: opts.removeFiles || undefined },
+    this.request<Affected<DownloadSummary>>('DELETE', opts.id ? `/downloads/${encodeURIComponent(opts.id)}` : '/downloads', {
+      query: { states: opts.states, remove_files: opts.removeFiles || undefined, files: false },
     });
 
   // Automations

@@ -75,11 +75,25 @@ const MAX_PAGES = 100_000;
 /** Every file and folder of a Package (not the ZIP entries), fetched a page at a time. */
 export async function listPackageFiles(http: HostedHttp, packageId: string, packageToken: string, signal?: AbortSignal): Promise<FileObject[]> {
   const all: FileObject[] = [];
+  await eachPackageFilesPage(http, packageId, packageToken, (files) => {
+    for (const f of files) all.push(f);
+  }, signal);
+  return all;
+}
+
+/** Hands each page of a Package's files and folders on as it comes, so a caller keeps a page, not the list. */
+export async function eachPackageFilesPage(
+  http: HostedHttp,
+  packageId: string,
+  packageToken: string,
+  onPage: (files: FileObject[]) => void,
+  signal?: AbortSignal,
+): Promise<void> {
   let after: string | undefined;
   for (let n = 0; n < MAX_PAGES; n++) {
     const page = await packageFilesPage(http, packageId, packageToken, { after }, signal);
-    for (const f of page.files) all.push(f);
-    if (page.next === null) return all;
+    onPage(page.files);
+    if (page.next === null) return;
     if (page.next === after) throw new Error('the service answered the same page of files twice');
     after = page.next;
   }

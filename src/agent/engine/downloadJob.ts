@@ -384,9 +384,14 @@ export class DownloadJob implements Transfer {
     return indexes === 'all' ? downloadOpenFiles(this.view, FILES_PAGE_MAX) : [downloadFilesAt(this.view, indexes)];
   }
 
-  /** Every entry as its row says (the files a removal takes away), read as it goes. */
-  *entries(): Iterable<DownloadItem> {
-    for (const r of store.eachItem(this.deps.db, this.id)) yield this.window.held(r.seq) ?? new DownloadItem(r, this.row.chunk_size, []);
+  /** Every entry as its row says (the files a removal takes away), a batch at a time: the caller may wait between batches. */
+  *entryBatches(batch = 1000): Generator<DownloadItem[]> {
+    for (let after = -1; ; ) {
+      const rows = store.itemsAfter(this.deps.db, this.id, after, batch);
+      if (rows.length === 0) return;
+      yield rows.map((r) => this.window.held(r.seq) ?? new DownloadItem(r, this.row.chunk_size, []));
+      after = rows[rows.length - 1]!.seq;
+    }
   }
 }
 

@@ -75,18 +75,34 @@ export function packageFolderName(name: string, fallback: string, platform: Node
 export function packageRootSegments(
   name: string,
   fallback: string,
-  entries: { kind: string; path: string; name: string }[],
+  entries: Iterable<{ kind: string; path: string; name: string }>,
   platform: NodeJS.Platform = process.platform,
 ): string[] {
-  const folder = packageFolderName(name, fallback, platform);
-  const tops = new Set<string>();
-  for (const e of entries) {
+  const tops = new PackageTops(platform);
+  for (const e of entries) tops.add(e);
+  return tops.rootSegments(name, fallback);
+}
+
+/** What packageRootSegments needs of a Package's entries, gathered as they are listed (a page at a time). */
+export class PackageTops {
+  /** A file at the top is loose: the Package folder holds it. */
+  private loose = false;
+  private readonly tops = new Set<string>();
+
+  constructor(private readonly platform: NodeJS.Platform = process.platform) {}
+
+  add(e: { kind: string; path: string; name: string }): void {
+    // A loose file or a second top folder settles it.
+    if (this.loose || this.tops.size > 1) return;
     const segs = e.path.split('/').filter((s) => s !== '' && s !== '.');
-    // A file at the top is loose: the Package folder holds it.
-    if (segs.length === 0 && e.kind !== 'directory') return [folder];
-    tops.add(localSegment(segs[0] ?? e.name, platform));
+    if (segs.length === 0 && e.kind !== 'directory') this.loose = true;
+    else this.tops.add(localSegment(segs[0] ?? e.name, this.platform));
   }
-  return tops.size === 1 && tops.has(folder) ? [] : [folder];
+
+  rootSegments(name: string, fallback: string): string[] {
+    const folder = packageFolderName(name, fallback, this.platform);
+    return !this.loose && this.tops.size === 1 && this.tops.has(folder) ? [] : [folder];
+  }
 }
 
 /** Whether `target` is `root` itself or lies beneath it (both absolute). */

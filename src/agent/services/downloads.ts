@@ -7,14 +7,13 @@ import path from 'node:path';
 import type { AgentContext } from '../context.js';
 import type { CreateDownloadBody, CreatedDownload, DownloadRecord, DownloadState, DownloadSummary } from '../../api/agent/downloads.js';
 import { DEFAULT_RANGE_SIZE } from '../../api/agent/downloads.js';
-import { parseLinkUrl } from '../../client/downloads.js';
+import { eachPackageFilesPage, parseLinkUrl } from '../../client/downloads.js';
 import { conflict, invalid, notFound } from '../errors.js';
 import * as store from '../store/downloadStore.js';
 import { DownloadJob } from '../engine/downloadJob.js';
 import { DownloadWriter } from '../engine/downloadWriter.js';
 import { DownloadSource } from '../engine/downloadSource.js';
-import { planDownload } from '../engine/downloadPlan.js';
-import { packageRootSegments } from '../engine/safePath.js';
+import { DownloadPlan } from '../engine/downloadPlan.js';
 import { checkRequestPath, makeFolder } from '../engine/requestPath.js';
 import { createRangeTransport } from '../engine/rangeFetch.js';
 import { TransferFeed } from '../engine/feed.js';
@@ -90,23 +89,28 @@ export function createDownloadsService(ctx: AgentContext) {
   };
   const all = () => [...jobs.values()];
 
-  async function removeJob(job: DownloadJob, removeFiles: boolean): Promise<DownloadRecord> {
+  /** Stops and forgets the download; answers its record, or its summary when `withFiles` is false (a record of a million entries is large). */
+  async function removeJob(job: DownloadJob, removeFiles: boolean, withFiles: boolean): Promise<DownloadRecord | DownloadSummary> {
     await job.stop();
-    const record = job.record();
-    const dirs = store.createdDirs(ctx.db, job.id);
-    // Partial files cannot be resumed once the record is gone, so they always go; finished files only when asked.
-    const files: string[] = [];
-    for (const item of job.entries()) {
-      const dir = job.writer.localDir(item);
-      if (!dir || !item.localName) continue;
-      if (item.state !== 'complete') files.push(partPathOf(dir, item.localName));
-      else if (removeFiles) files.push(path.join(dir, item.localName));
-    }
-    store.deleteDownload(ctx.db, job.id);
     jobs.delete(job.id);
-    await removeQuietly(files, removeFiles ? dirs : []);
+    const answer = withFiles ? job.record() : job.summary();
+    // Partial files cannot be resumed once the record is gone, so they always go; finished files only when asked.
+    // A batch at a time, read from the rows before they go: a crash half-way leaves the download listed, to remove again.
+    for (const batch of job.entryBatches()) {
+      const files: string[] = [];
+      for (const item of batch) {
+        const dir = job.writer.localDir(item);
+        if (!dir || !item.localName) continue;
+        if (item.state !== 'complete') files.push(partPathOf(dir, item.localName));
+        else if (removeFiles) files.push(path.join(dir, item.localName));
+      }
+      await removeQuietly(files, []);
+    }
+    const dirs = store.createdDirs(ctx.db, job.id);
+    store.deleteDownload(ctx.db, job.id);
+    if (removeFiles) await removeQuietly([], dirs);
     feed.removed(job.id);
-    return record;
+    return answer;
   }
 
   return {
@@ -129,59 +133,55 @@ export function createDownloadsService(ctx: AgentContext) {
       const password = body.password || undefined;
       // The preview's resolution if there was one: this receive counts once.
       const key = LinkTokens.key(apiBase, link.linkId, link.secret, password);
-      const { info, files } = await links.open(http, key, link, password);
-      const plan = planDownload(files, { fileIds: body.file_ids, bypassQuarantine: body.bypass_package_quarantine ?? true });
-
-      await makeFolder(dst, 'dst_folder');
-      const id = made.id ?? randomUUID();
-      if (jobs.has(id)) throw conflict(`download ${id} exists already`);
-      const now = new Date().toISOString();
-      const row: store.DownloadRow = {
-        id,
-        api_base: apiBase,
-        link_id: link.linkId,
-        link_secret: link.secret,
-        link_password: password ?? null,
-        package_id: info.package_id,
-        package_name: info.name,
-        package_token: info.package_token,
-        dst_folder: path.resolve(dst),
-        root_segments: JSON.stringify(body.create_package_folder === false ? [] : packageRootSegments(info.name, info.package_id, files.filter((f) => f.kind === 'file' || f.kind === 'directory'))),
-        chunk_size: body.chunk_size ?? DEFAULT_RANGE_SIZE,
-        priority: body.priority ?? 0,
-        user_id: body.user_id ?? null,
-        group_id: body.group_id ?? null,
-        state: 'transferring',
-        error: null,
-        created_at: now,
-        updated_at: now,
-      };
-      const items: store.ItemRow[] = plan.items.map((p, seq) => ({
-        download_id: id,
-        file_id: p.fileId,
-        seq,
-        rel_path: p.relPath,
-        segments: p.segments ? JSON.stringify(p.segments) : null,
-        size: p.size,
-        last_modified: p.lastModified,
-        local_name: null,
-        etag: null,
-        state: p.state,
-        error: p.error,
-      }));
-      store.insertDownload(ctx.db, row, items);
-      links.forget(key);
-      const job = makeJob(row);
-      // The Package's folders first (empty ones included), then the transfer.
+      const plan = new DownloadPlan(ctx.db);
       try {
-        await job.writer.makeDirs([]);
-        for (const segs of plan.dirs) await job.writer.makeDirs(segs);
-      } catch (err) {
-        ctx.log.warn({ err, download: id }, 'a folder of the Package could not be made');
+        // Listed a page at a time into the plan's stage; begun again if a kept token stops working.
+        const { info } = await links.open(http, key, link, password, (h, packageId, token) => {
+          plan.reset();
+          return eachPackageFilesPage(h, packageId, token, (page) => plan.add(page));
+        });
+        plan.narrow({ fileIds: body.file_ids, bypassQuarantine: body.bypass_package_quarantine ?? true });
+
+        await makeFolder(dst, 'dst_folder');
+        const id = made.id ?? randomUUID();
+        if (jobs.has(id)) throw conflict(`download ${id} exists already`);
+        const now = new Date().toISOString();
+        const row: store.DownloadRow = {
+          id,
+          api_base: apiBase,
+          link_id: link.linkId,
+          link_secret: link.secret,
+          link_password: password ?? null,
+          package_id: info.package_id,
+          package_name: info.name,
+          package_token: info.package_token,
+          dst_folder: path.resolve(dst),
+          root_segments: JSON.stringify(body.create_package_folder === false ? [] : plan.rootSegments(info.name, info.package_id)),
+          chunk_size: body.chunk_size ?? DEFAULT_RANGE_SIZE,
+          priority: body.priority ?? 0,
+          user_id: body.user_id ?? null,
+          group_id: body.group_id ?? null,
+          state: 'transferring',
+          error: null,
+          created_at: now,
+          updated_at: now,
+        };
+        store.insertDownload(ctx.db, row, plan.stage);
+        links.forget(key);
+        const job = makeJob(row);
+        // The Package's folders first (empty ones included), then the transfer.
+        try {
+          await job.writer.makeDirs([]);
+          for (const batch of plan.dirBatches()) for (const segs of batch) await job.writer.makeDirs(segs);
+        } catch (err) {
+          ctx.log.warn({ err, download: id }, 'a folder of the Package could not be made');
+        }
+        job.start();
+        feed.changed(id, 'state');
+        return { download_id: id };
+      } finally {
+        plan.drop();
       }
-      job.start();
-      feed.changed(id, 'state');
-      return { download_id: id };
     },
 
     list: (): DownloadRecord[] => all().map((j) => j.record()),
@@ -225,12 +225,13 @@ export function createDownloadsService(ctx: AgentContext) {
       await job.cancel();
       return job.summary();
     },
-    remove: async (id: string, removeFiles: boolean): Promise<DownloadRecord> => removeJob(jobOf(id), removeFiles),
+    /** DELETE /downloads/{id}: its record, or its summary when `withFiles` is false. */
+    remove: (id: string, removeFiles: boolean, withFiles = true) => removeJob(jobOf(id), removeFiles, withFiles),
     /** DELETE /downloads[?states=]: every download, or those in the given states. */
-    async removeMany(states: DownloadState[] | undefined, removeFiles: boolean): Promise<DownloadRecord[]> {
+    async removeMany(states: DownloadState[] | undefined, removeFiles: boolean, withFiles = true): Promise<(DownloadRecord | DownloadSummary)[]> {
       const affected = all().filter((j) => !states || states.includes(j.state));
-      const out: DownloadRecord[] = [];
-      for (const j of affected) out.push(await removeJob(j, removeFiles));
+      const out: (DownloadRecord | DownloadSummary)[] = [];
+      for (const j of affected) out.push(await removeJob(j, removeFiles, withFiles));
       return out;
     },
 

@@ -8,6 +8,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { migrations } from './migrations.js';
 import { createWalkStage } from './walkStage.js';
+import { createDownloadStage } from './downloadStage.js';
 import { WalSync } from './walSync.js';
 import { statementCache } from '../../sqlite/statements.js';
 import { HeldElsewhereError, openExclusive } from '../../sqlite/exclusive.js';
@@ -48,6 +49,7 @@ export function openAgentDb(file: string): AgentDb {
   db.pragma('foreign_keys = ON');
   migrate(db);
   createWalkStage(db);
+  createDownloadStage(db);
   const wal = new WalSync(`${file}-wal`);
   const later = laterCommits(db);
   return Object.assign(db, {

@@ -4,6 +4,7 @@
 import type { AgentDb } from './db.js';
 import type { Migration } from './migrations.js';
 import { CANCELED } from './canceledTransfers.js';
+import { takeListing } from './downloadStage.js';
 
 export const downloadsMigration: Migration = {
   version: 3,
@@ -126,20 +127,17 @@ export interface ItemRow {
 
 const now = () => new Date().toISOString();
 
-export function insertDownload(db: AgentDb, row: DownloadRow, items: ItemRow[]): void {
+/** The download and the files its plan staged, in one transaction (downloadStage.takeListing). */
+export function insertDownload(db: AgentDb, row: DownloadRow, stage: string): void {
   const d = db.sql(
     `INSERT INTO downloads (id, api_base, link_id, link_secret, link_password, package_id, package_name, package_token, dst_folder,
        root_segments, chunk_size, priority, user_id, group_id, state, error, created_at, updated_at)
      VALUES (@id, @api_base, @link_id, @link_secret, @link_password, @package_id, @package_name, @package_token, @dst_folder,
        @root_segments, @chunk_size, @priority, @user_id, @group_id, @state, @error, @created_at, @updated_at)`,
   );
-  const i = db.sql(
-    `INSERT INTO download_items (download_id, file_id, seq, rel_path, segments, size, last_modified, local_name, etag, state, error)
-     VALUES (@download_id, @file_id, @seq, @rel_path, @segments, @size, @last_modified, @local_name, @etag, @state, @error)`,
-  );
   db.transaction(() => {
     d.run(row);
-    for (const item of items) i.run(item);
+    takeListing(db, stage, row.id);
   })();
 }
 
@@ -161,11 +159,6 @@ export function itemsAfter(db: AgentDb, id: string, afterSeq: number, limit: num
 /** The entries at these places of the list. */
 export function itemsAt(db: AgentDb, id: string, seqs: number[]): ItemRow[] {
   return db.sql('SELECT * FROM download_items WHERE download_id = ? AND seq IN (SELECT value FROM json_each(?)) ORDER BY seq').all(id, JSON.stringify(seqs)) as ItemRow[];
-}
-
-/** Every entry, in order, read as it goes. */
-export function eachItem(db: AgentDb, id: string): Iterable<ItemRow> {
-  return db.sql('SELECT * FROM download_items WHERE download_id = ? ORDER BY seq').iterate(id) as Iterable<ItemRow>;
 }
 
 /** The finished ranges of these entries: file_id -> range indexes. */

@@ -13,7 +13,6 @@ import type { AgentServices } from '../services/index.js';
 import { channels, type Answer, type Channel, type RequestOf, type ResponseOf } from '../../ipc/contract.js';
 
 /** A record as the window takes it: its summary (the record has every field of it, and the files). */
-const withoutFiles = <R extends { items: unknown[] }>({ items: _, ...summary }: R) => summary;
 
 export type Handlers = { [C in Channel]: (req: RequestOf<C>) => Promise<ResponseOf<C>> };
 
@@ -62,7 +61,7 @@ export function createHandlers(services: AgentServices, ctx: Pick<AgentContext, 
     'downloads.create': (r) => downloads.create(r),
     'downloads.pause': (r) => downloads.pause(r.download_id),
     'downloads.resume': async (r) => downloads.resume(r.download_id),
-    'downloads.remove': async (r) => withoutFiles(await downloads.remove(r.download_id, r.remove_files ?? false)),
+    'downloads.remove': (r) => downloads.remove(r.download_id, r.remove_files ?? false, false),
     'downloads.cancel': (r) => downloads.cancel(r.download_id),
     'downloads.pauseAll': () => downloads.pauseMany(),
     'downloads.resumeAll': async () => downloads.resumeMany(),

@@ -100,7 +100,8 @@ export const DownloadList = Type.Array(DownloadRecord);
 export const DownloadParams = Type.Object({ download_id: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }) });
 export type DownloadParams = Static<typeof DownloadParams>;
 
-export const DeleteDownloadQuery = Type.Object({ remove_files: Type.Optional(Type.Boolean()) });
+/** `files=false` (Ferry's addition, as on every route answering records): the summary of what was removed. */
+export const DeleteDownloadQuery = Type.Object({ remove_files: Type.Optional(Type.Boolean()), files: Type.Optional(Type.Boolean()) });
 export type DeleteDownloadQuery = Static<typeof DeleteDownloadQuery>;
 
 const STATE_LIST = '^(transferring|paused|complete|error)(,(transferring|paused|complete|error))*$';
@@ -109,6 +110,7 @@ export const DeleteDownloadsQuery = Type.Object({
   /** Comma-separated states; omitted: every download. */
   states: Type.Optional(Type.String({ pattern: STATE_LIST })),
   remove_files: Type.Optional(Type.Boolean()),
+  files: Type.Optional(Type.Boolean()),
 });
 export type DeleteDownloadsQuery = Static<typeof DeleteDownloadsQuery>;
 

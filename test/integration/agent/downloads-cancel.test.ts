@@ -92,3 +92,40 @@ test('a second download waits with its place; cancel keeps the first as canceled
   await waitFor('the download to be forgotten', async () => ((await agentCall(restarted!.url, 'GET', `/downloads/${id}`)).status === 404 ? true : undefined));
   expect(await treeOf(dst)).toEqual(want);
 });
+
+test('?files=false: pausing, resuming, canceling and removing a download answer its summary (file_count, no items); without it, the record', async () => {
+  const url = (restarted ?? a).url;
+  const big = tree.files.find((f) => f.name === 'big.bin')!;
+  const files = tree.files.length;
+  env.proxy.rule = (r) => (r.method === 'GET' && r.path.endsWith(`/${big.id}`) && (r.range?.[0] ?? 0) >= 2 * MiB ? 'hold' : 'pass');
+  const summaryOf = (r: { status: number; body: any }) => {
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.items, 'no items in a summary').toBeUndefined();
+    expect(r.body.file_count).toBe(files);
+    return r.body;
+  };
+  const dst = path.join(tmp, 'summaries');
+  try {
+    const id = await startDownload(url, { url: tree.link.url, dst_folder: dst, chunk_size: MiB });
+    await waitForRecord(url, id, 'the big file held', () => env.proxy.held() >= 1);
+    expect(summaryOf(await agentCall(url, 'POST', `/downloads/${id}/pause?files=false`)).state).toBe('paused');
+    // Without the flag: the spec's record, every entry in it.
+    expect((await agentCall(url, 'POST', `/downloads/${id}/pause`)).body.items).toHaveLength(files);
+    expect(summaryOf(await agentCall(url, 'POST', `/downloads/${id}/resume?files=false`)).state).toBe('transferring');
+    expect(summaryOf(await agentCall(url, 'POST', `/downloads/${id}/pause?files=false`)).state).toBe('paused');
+    const resumedAll = await agentCall(url, 'POST', '/downloads/resume?files=false');
+    expect(resumedAll.body.map((d: any) => [d.download_id, d.items, d.file_count])).toEqual([[id, undefined, files]]);
+    const pausedAll = await agentCall(url, 'POST', '/downloads/pause?files=false');
+    expect(pausedAll.body.map((d: any) => [d.download_id, d.items])).toEqual([[id, undefined]]);
+    expect(summaryOf(await agentCall(url, 'POST', `/downloads/${id}/cancel?files=false`)).state).toBe('error');
+    expect((await agentCall(url, 'DELETE', `/downloads/${id}?files=maybe`)).status).toBe(400);
+    expect(summaryOf(await agentCall(url, 'DELETE', `/downloads/${id}?files=false&remove_files=true`)).download_id).toBe(id);
+    expect((await agentCall(url, 'GET', `/downloads/${id}`)).status).toBe(404);
+    // remove_files took what it had fetched and made: nothing is left of it.
+    expect([...(await treeOf(dst)).keys()]).toEqual([]);
+    expect((await agentCall(url, 'DELETE', '/downloads?files=false&states=paused')).body).toEqual([]);
+  } finally {
+    env.proxy.rule = () => 'pass';
+    env.proxy.release();
+  }
+});

@@ -1,6 +1,7 @@
 // /downloads: thin routes over the downloads service. No session needed.
 import type { AgentRouteModule } from '../app.js';
-import type { DownloadState } from '../../../api/agent/downloads.js';
+import type { FastifyReply } from 'fastify';
+import type { DownloadState, DownloadSummary } from '../../../api/agent/downloads.js';
 import {
   CreateDownloadBody,
   CreatedDownload,
@@ -34,31 +35,45 @@ const routes: AgentRouteModule = (app, services) => {
     downloads.files(req.params.download_id, req.query.after, req.query.limit),
   );
 
-  // The routes without an id are declared before `/:download_id/...`, so "pause" is never taken for an id.
-  app.post('/downloads/pause', { schema: { response: { 200: DownloadList } } }, async () => (await downloads.pauseMany()).map((d) => downloads.get(d.download_id)));
-  app.post('/downloads/resume', { schema: { response: { 200: DownloadList } } }, async () => downloads.resumeMany().map((d) => downloads.get(d.download_id)));
+  // Ferry: `?files=false` on every route that answers records sends summaries instead (as for uploads).
+  const answer = (reply: FastifyReply, q: RecordQuery, ids: string[]) =>
+    q.files === false ? summaries(reply, ids.map(downloads.summary)) : ids.map(downloads.get);
+  const one = (reply: FastifyReply, q: RecordQuery, id: string) => (q.files === false ? summaries(reply, downloads.summary(id)) : downloads.get(id));
+  const ids = (ds: DownloadSummary[]) => ds.map((d) => d.download_id);
 
-  app.post('/downloads/:download_id/pause', { schema: { params: DownloadParams, response: { 200: DownloadRecord } } }, async (req) =>
-    downloads.get((await downloads.pause(req.params.download_id)).download_id),
+  // The routes without an id are declared before `/:download_id/...`, so "pause" is never taken for an id.
+  app.post('/downloads/pause', { schema: { querystring: RecordQuery, response: { 200: DownloadList } } }, async (req, reply) =>
+    answer(reply, req.query, ids(await downloads.pauseMany())),
   );
-  app.post('/downloads/:download_id/resume', { schema: { params: DownloadParams, response: { 200: DownloadRecord } } }, async (req) =>
-    downloads.get((await downloads.resume(req.params.download_id)).download_id),
+  app.post('/downloads/resume', { schema: { querystring: RecordQuery, response: { 200: DownloadList } } }, async (req, reply) =>
+    answer(reply, req.query, ids(downloads.resumeMany())),
+  );
+
+  app.post('/downloads/:download_id/pause', { schema: { params: DownloadParams, querystring: RecordQuery, response: { 200: DownloadRecord } } }, async (req, reply) =>
+    one(reply, req.query, (await downloads.pause(req.params.download_id)).download_id),
+  );
+  app.post('/downloads/:download_id/resume', { schema: { params: DownloadParams, querystring: RecordQuery, response: { 200: DownloadRecord } } }, async (req, reply) =>
+    one(reply, req.query, downloads.resume(req.params.download_id).download_id),
   );
 
   // Ferry: stops the download at once and keeps it in the history as canceled.
-  app.post('/downloads/:download_id/cancel', { schema: { params: DownloadParams, response: { 200: DownloadRecord } } }, async (req) =>
-    downloads.get((await downloads.cancel(req.params.download_id)).download_id),
+  app.post('/downloads/:download_id/cancel', { schema: { params: DownloadParams, querystring: RecordQuery, response: { 200: DownloadRecord } } }, async (req, reply) =>
+    one(reply, req.query, (await downloads.cancel(req.params.download_id)).download_id),
   );
 
   app.delete(
     '/downloads/:download_id',
     { schema: { params: DownloadParams, querystring: DeleteDownloadQuery, response: { 200: DownloadRecord } } },
-    async (req) => downloads.remove(req.params.download_id, req.query.remove_files ?? false),
+    async (req, reply) => {
+      const gone = await downloads.remove(req.params.download_id, req.query.remove_files ?? false, req.query.files !== false);
+      return req.query.files === false ? summaries(reply, gone) : (gone as DownloadRecord);
+    },
   );
 
-  app.delete('/downloads', { schema: { querystring: DeleteDownloadsQuery, response: { 200: DownloadList } } }, async (req) => {
+  app.delete('/downloads', { schema: { querystring: DeleteDownloadsQuery, response: { 200: DownloadList } } }, async (req, reply) => {
     const states = req.query.states ? ([...new Set(req.query.states.split(','))] as DownloadState[]) : undefined;
-    return downloads.removeMany(states, req.query.remove_files ?? false);
+    const gone = await downloads.removeMany(states, req.query.remove_files ?? false, req.query.files !== false);
+    return req.query.files === false ? summaries(reply, gone) : (gone as DownloadRecord[]);
   });
 };
 export default routes;
