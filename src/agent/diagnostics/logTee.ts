@@ -117,7 +117,7 @@ export function teeAgentLog(given: Logger, logDir: string): { log: Logger; logs:
   const own = (given as unknown as Record<symbol, pino.DestinationStream | undefined>)[pino.symbols.streamSym];
   if (own && given.level !== 'silent') streams.push({ level: given.level as pino.Level, stream: own });
   const min = streams.reduce((a, s) => (levelValue(s.level as string) < levelValue(a) ? (s.level as string) : a), 'warn');
-  const log = pino({ level: min, base: null }, pino.multistream(streams)).child(given.bindings());
+  const log = pino({ level: min }, pino.multistream(streams)).child(given.bindings());
   return {
     log,
     logs: {
