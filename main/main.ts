@@ -39,7 +39,7 @@ function spawnAgent(): AgentChild {
   const flags = { 'config-dir': path.join(app.getPath('userData'), 'agent') };
   const child = utilityProcess.fork(path.join(here, 'agent.mjs'), [], {
     serviceName: 'Ferry agent',
-    env: { ...process.env, UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE ?? '16', FERRY_AGENT_FLAGS: JSON.stringify(flags) },
+    env: { ...process.env, UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE ?? '16', FERRY_AGENT_FLAGS: JSON.stringify(flags), FERRY_APP_VERSION: app.getVersion() },
   });
   return {
     port: {

@@ -9,6 +9,7 @@ import type { DesktopSettings } from '../../src/ipc/desktop.js';
 import { applyTheme } from '../theme.js';
 import { FieldProblem, FormProblem, isAbout, type Problem } from '../components/FieldProblem.js';
 import { changeOf, draftOf, isProblem, placeOf, PLACED, type Draft } from './settingsDraft.js';
+import { AboutComputer } from './settings/AboutComputer.js';
 
 /** 32 random characters for the local API key. */
 function newKey(): string {
@@ -168,6 +169,7 @@ export function Settings() {
             <label className="inline"><input type="checkbox" checked={desktop.notifications} onChange={(e) => void setApp({ notifications: e.target.checked })} /> Notifications</label>
           </fieldset>
         )}
+        <AboutComputer />
         <fieldset className="group">
           <legend>Account</legend>
           <p className="muted">Signed in as {session?.user.email}.</p>

@@ -7,6 +7,7 @@ import type { EventBus } from './events.js';
 import type { Scheduler } from './engine/scheduler.js';
 import type { Outages } from './engine/outages.js';
 import type { SleepWatch } from './engine/sleepWatch.js';
+import type { AgentLogs } from './diagnostics/logTee.js';
 
 export interface AgentContext {
   config: AgentConfig;
@@ -18,6 +19,10 @@ export interface AgentContext {
   /** Hears of the machine waking from sleep. */
   sleep: SleepWatch;
   log: Logger;
+  /** The agent's own copy of its log: the last problems and the log files (diagnostics). */
+  logs: AgentLogs;
   /** The API key of the owner of the service on this computer, when the agent uses that service ("Try it on this computer"). */
   ownerKey?: string;
+  /** The store of the service on this computer (its S3 address), when the agent uses that service. */
+  storeUrl?: string;
 }

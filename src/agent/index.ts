@@ -13,6 +13,7 @@ import { SleepWatch } from './engine/sleepWatch.js';
 import { engineTuning } from './engine/retry.js';
 import { createServices, type AgentServices, type StopReason } from './services/index.js';
 import { buildAgentApp } from './server/app.js';
+import { teeAgentLog } from './diagnostics/logTee.js';
 
 export interface RunningAgent {
   /** The REST API's base address; undefined when the local API is off (the desktop app talks over IPC). */
@@ -30,16 +31,22 @@ export interface RunningAgent {
 export type { StopReason };
 
 /** What the agent's host adds: the owner's key of the service it runs on this computer, if it runs one. */
-export interface AgentHostInfo { ownerKey?: string }
+export interface AgentHostInfo {
+  ownerKey?: string;
+  /** The S3 address of the store of the service on this computer, when the agent uses that service. */
+  storeUrl?: string;
+}
 
-export async function startAgent(config: AgentConfig, log: Logger = pino({ level: config.logLevel }), hostInfo: AgentHostInfo = {}): Promise<RunningAgent> {
+export async function startAgent(config: AgentConfig, hostLog: Logger = pino({ level: config.logLevel }), hostInfo: AgentHostInfo = {}): Promise<RunningAgent> {
   fs.mkdirSync(config.configDir, { recursive: true });
+  // The host's log, and the agent's own copy for diagnostics (the last problems, a rotating file).
+  const { log, logs } = teeAgentLog(hostLog, path.join(config.configDir, 'logs'));
   const db = openAgentDb(path.join(config.configDir, 'agent.db'));
   const scheduler = new Scheduler(config.concurrency, (t, err) => log.warn({ err, transfer: t.id }, 'part task failed'));
   const tuning = engineTuning(process.env, config.retryForMs);
   const outages = new Outages(tuning.retry, log, tuning.timeoutMs);
   const sleep = new SleepWatch();
-  const ctx: AgentContext = { config, db, events: new EventBus(), scheduler, outages, sleep, log, ownerKey: hostInfo.ownerKey };
+  const ctx: AgentContext = { config, db, events: new EventBus(), scheduler, outages, sleep, log, logs, ownerKey: hostInfo.ownerKey, storeUrl: hostInfo.storeUrl };
 
   let closing: Promise<void> | undefined;
   let markStopped!: (why: StopReason) => void;
@@ -57,6 +64,7 @@ export async function startAgent(config: AgentConfig, log: Logger = pino({ level
       await services.downloads.close();
       await services.session.close();
       await db.shut();
+      logs.close();
       markStopped(why);
     })());
 

@@ -30,4 +30,5 @@ export const commands: Record<string, CommandEntry> = {
   logout: { summary: 'sign the agent out', load: async () => (await import('./transfers/account.js')).logout },
   teams: { summary: 'the signed-in user\'s Teams', load: async () => (await import('./transfers/account.js')).teams },
   about: { summary: 'the agent\'s version, build and settings', load: async () => (await import('./transfers/account.js')).about },
+  diagnostics: { summary: 'versions, settings, reachability, free space, recent problems; --bundle writes a support bundle', load: async () => (await import('./transfers/diagnostics.js')).diagnostics },
 };

@@ -31,7 +31,7 @@ export async function startAgentRun(o: RunOptions, service?: ThisComputer): Prom
   try {
     // Loaded only then: an agent on a server elsewhere carries none of the service's code.
     if (config.thisComputer) service ??= await (await import('./thisComputer.js')).startThisComputer(o.serveFlags ?? {}, o.log);
-    const agent = await startAgent(service ? { ...config, hostedUrl: service.url } : config, o.log, { ownerKey: service?.ownerKey });
+    const agent = await startAgent(service ? { ...config, hostedUrl: service.url } : config, o.log, { ownerKey: service?.ownerKey, storeUrl: service?.s3Url });
     if (service?.ownerKey && !config.apiKey && !agent.services.session.signedIn()) {
       await agent.services.session.loginWithApiKey(service.ownerKey).catch((err: unknown) => o.log.warn({ err }, 'could not sign in as the owner of the service on this computer'));
     }

@@ -11,6 +11,7 @@ import { CreateDownloadBody, CreatedDownload, DownloadSummary, LinkPreview, Prev
 import { DownloadChange, DownloadFilesPage, FilesQuery, UploadChange, UploadFilesPage } from '../api/agent/transfers.js';
 import { FolderListing, PathsMeasure } from '../api/agent/folders.js';
 import { About } from '../api/agent/system.js';
+import { BundleAnswer, BundleBody, Diagnostics } from '../api/agent/diagnostics.js';
 import { AgentSettings, SettingsAnswer, SettingsChange, ThisComputerAnswer } from '../api/agent/settings.js';
 import { GatewayList, GatewayRecord, NewConnectionAnswer, NewConnectionBody, RegisterGatewayBody, UnregisterGatewayBody, UpdateGatewayBody } from '../api/agent/storageGateway.js';
 import { AutomationList, AutomationPackageList, AutomationParams, AutomationRecord, CREATE_BODIES, UPDATE_BODIES } from '../api/agent/automations.js';
@@ -94,6 +95,10 @@ export const channels = {
   'system.about': channel(Empty, About),
   'settings.get': channel(Empty, AgentSettings),
   'settings.update': channel(SettingsChange, SettingsAnswer),
+  /** As GET /diagnostics: Settings' "About this computer". */
+  'diagnostics.get': channel(Empty, Diagnostics),
+  /** As POST /diagnostics/bundle: "Make a support bundle". */
+  'diagnostics.bundle': channel(BundleBody, BundleAnswer),
   'fs.list': channel(Type.Object({ path: Type.Optional(Type.String({ maxLength: 4096, pattern: '^[^\\u0000]*$' })) }), FolderListing),
   'fs.measure': channel(Type.Object({ paths: CreateUploadBody.properties.paths }), PathsMeasure),
 } as const;

@@ -290,6 +290,40 @@ test('the other places: Settings shows what is fixed where the agent started', a
   await expect(page.getByText('Fixed: set by --concurrency where the agent was started.')).toBeVisible();
 });
 
+test('Settings: "About this computer" says the service answers and how fast, and "Make a support bundle" says where it was saved', async () => {
+  // Run alone (-g), the page has not signed in yet.
+  if (!page.url().startsWith(app())) {
+    await page.goto(app());
+    await page.getByLabel('Email').fill(process.env.FERRY_E2E_EMAIL!);
+    await page.getByLabel('Password').fill(process.env.FERRY_E2E_PASSWORD!);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+  }
+  await place('Settings').click();
+  const about = page.getByRole('group', { name: 'About this computer' });
+  const facts = about.getByRole('definition');
+  await expect(facts.nth(2)).toHaveText(/^reachable in \d+ ms$/);
+  await expect(facts.nth(4)).toContainText(' free');
+  // The bundle goes to the agent's user's Downloads folder (the agent has this HOME): one made for it goes afterwards.
+  const downloads = path.join(process.env.HOME!, 'Downloads');
+  const hadDownloads = await fs.stat(downloads).then(() => true, () => false);
+  // By keyboard: the button takes the focus and Enter presses it.
+  await about.getByRole('button', { name: 'Make a support bundle' }).focus();
+  await page.keyboard.press('Enter');
+  const saved = about.getByRole('status');
+  await expect(saved).toContainText(/Saved to .*ferry-support-\d{8}-\d{6}(-\d+)?\.zip/);
+  const where = (await saved.locator('code').textContent())!;
+  try {
+    expect((await fs.stat(where)).size).toBeGreaterThan(0);
+    // Browser mode says the path; only the desktop app can show the folder.
+    await expect(about.getByRole('button', { name: 'Show in folder' })).toHaveCount(0);
+    await about.scrollIntoViewIfNeeded();
+    await photograph('settings-about');
+  } finally {
+    await fs.rm(where, { force: true });
+    if (!hadDownloads) await fs.rmdir(downloads).catch(() => {});
+  }
+});
+
 test('"Try it on this computer": a service starts beside the agent, signed in as its owner; Settings change and are kept; signing in again takes one click', async ({ browser }) => {
   const context = await browser.newContext();
   const first = page;

@@ -183,6 +183,11 @@ export class Outages {
     return () => this.listeners.delete(listener);
   }
 
+  /** The base URLs of the targets of this kind the agent has talked to since it started (a store's: its origin). */
+  bases(kind: TargetKind): string[] {
+    return [...this.targets.values()].filter((t) => t.kind === kind).map((t) => t.base);
+  }
+
   /** Every target that is down probes now. */
   probeAllNow(): void {
     for (const t of this.targets.values()) t.probeNow();

@@ -10,6 +10,7 @@ import { createFoldersService, type FoldersService } from './folders.js';
 import { createSettingsService, type SettingsService } from './settings.js';
 import { createAutomationsService, type AutomationsService } from './automations.js';
 import { createGatewaysService, type GatewaysService } from './gateways.js';
+import { createDiagnosticsService, type DiagnosticsService } from './diagnostics.js';
 
 export interface AgentServices {
   system: SystemService;
@@ -21,6 +22,7 @@ export interface AgentServices {
   settings: SettingsService;
   automations: AutomationsService;
   gateways: GatewaysService;
+  diagnostics: DiagnosticsService;
 }
 
 /** Why the agent stops: for good, or to start again with its new settings. */
@@ -57,6 +59,7 @@ export function createServices(ctx: AgentContext, stop: (why: StopReason) => voi
     retryNow();
     session.serviceBack();
   });
+  const settings = createSettingsService(ctx, session, () => stop('restart'));
   return {
     system: createSystemService(ctx, () => stop('shutdown')),
     session,
@@ -64,8 +67,9 @@ export function createServices(ctx: AgentContext, stop: (why: StopReason) => voi
     downloads,
     events: createEventsService(ctx),
     folders: createFoldersService(ctx.db),
-    settings: createSettingsService(ctx, session, () => stop('restart')),
+    settings,
     automations: createAutomationsService(ctx, session, uploads, downloads),
     gateways,
+    diagnostics: createDiagnosticsService(ctx, settings, session),
   };
 }

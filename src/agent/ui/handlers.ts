@@ -17,7 +17,7 @@ import { channels, type Answer, type Channel, type RequestOf, type ResponseOf } 
 export type Handlers = { [C in Channel]: (req: RequestOf<C>) => Promise<ResponseOf<C>> };
 
 export function createHandlers(services: AgentServices, ctx: Pick<AgentContext, 'events'>): Handlers {
-  const { session, uploads, downloads, system, folders, settings, automations, gateways } = services;
+  const { session, uploads, downloads, system, folders, settings, automations, gateways, diagnostics } = services;
   return {
     'session.current': async () => {
       try {
@@ -83,6 +83,8 @@ export function createHandlers(services: AgentServices, ctx: Pick<AgentContext, 
     'system.about': async () => system.about(),
     'settings.get': async () => settings.get(),
     'settings.update': (r) => settings.update(r),
+    'diagnostics.get': () => diagnostics.get(),
+    'diagnostics.bundle': (r) => diagnostics.bundle(r),
     'fs.list': (r) => folders.list(r.path),
     'fs.measure': (r) => folders.measure(r.paths),
   };

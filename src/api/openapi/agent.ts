@@ -55,6 +55,8 @@ export const AGENT_API: ApiDescription = {
     'GET /automations/{automation_id}/packages': true,
     'POST /storage_gateway/connections': true,
     'GET /events': { query: ['files'] },
+    'GET /diagnostics': true,
+    'POST /diagnostics/bundle': true,
   },
   answers: {
     'GET /events': { status: 200, type: 'text/event-stream', why: 'Server-Sent Events: one `event:` and JSON `data:` per change, with `id:` for Last-Event-ID (docs/agent-api-notes/system-session-cli.md).' },
@@ -134,5 +136,7 @@ export const AGENT_API: ApiDescription = {
     'POST /storage_gateway/unregister': 'Stop a storage gateway',
     'POST /storage_gateway/connections': 'Make a gateway connection on the service and register it',
     'POST /storage_gateway/update': 'Change a storage gateway',
+    'GET /diagnostics': 'Versions, settings (secrets hidden), recent problems, whether the service and stores answer, free space',
+    'POST /diagnostics/bundle': 'Write a support bundle (a ZIP of logs and diagnostics, secrets removed)',
   },
 };

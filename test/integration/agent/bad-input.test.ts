@@ -538,6 +538,13 @@ function table(): Row[] {
     ], ['id']),
     { route: 'POST /storage_gateway/update', method: 'POST', path: '/storage_gateway/update', what: 'nothing to update', body: { id: gateway.id } },
     ...pathRows('POST /storage_gateway/update', 'POST', '/storage_gateway/update', { id: gateway.id }, 'root_path', { write: true }),
+
+    // Diagnostics
+    ...noInputGetRows('/diagnostics'),
+    ...schemaRows('POST /diagnostics/bundle', '/diagnostics/bundle', { folder: path.join(tmp, 'bundles') }, [
+      ['folder', 42], ['folder', ''], ['folder', null], ['folder', [tmp]], ['folder', 'relative/dir'], ['folder', `${tmp}\u0000x`], ['folder', file], ['folder', 'f'.repeat(4097)],
+    ], []),
+    ...pathRows('POST /diagnostics/bundle', 'POST', '/diagnostics/bundle', {}, 'folder', { write: true }),
   ];
 }
 
@@ -653,6 +660,7 @@ describe('bad input on every route', () => {
       ['/automations/portal_upload', { name: 'Outbox B', path: watchB, subdomain: 'desk', sender_email: 'sender@example.com', timeout: 2, enabled: false }],
       ['/automations/all_portals_download', { name: 'Everything', team_id: owner.teamId, dst_folder: neverDst, enabled: false }],
       ['/automations/portal_download', { name: 'Arrivals', portal_subdomain: 'desk', dst_folder: neverDst, enabled: false }],
+      ['/diagnostics/bundle', { folder: path.join(tmp, 'bundles') }],
     ];
     for (const [p, body] of cases) {
       const r = await call(agent.url, 'POST', p, { body });
