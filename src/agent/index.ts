@@ -7,7 +7,7 @@ import type { AgentConfig } from './config.js';
 import type { AgentContext } from './context.js';
 import { openAgentDb } from './store/db.js';
 import { EventBus } from './events.js';
-import { Scheduler } from './engine/scheduler.js';
+import { queueRulesOf, Scheduler } from './engine/scheduler.js';
 import { Outages } from './engine/outages.js';
 import { SleepWatch } from './engine/sleepWatch.js';
 import { engineTuning } from './engine/retry.js';
@@ -35,7 +35,7 @@ export interface AgentHostInfo { ownerKey?: string }
 export async function startAgent(config: AgentConfig, log: Logger = pino({ level: config.logLevel }), hostInfo: AgentHostInfo = {}): Promise<RunningAgent> {
   fs.mkdirSync(config.configDir, { recursive: true });
   const db = openAgentDb(path.join(config.configDir, 'agent.db'));
-  const scheduler = new Scheduler(config.concurrency, (t, err) => log.warn({ err, transfer: t.id }, 'part task failed'));
+  const scheduler = new Scheduler(config.concurrency, (t, err) => log.warn({ err, transfer: t.id }, 'part task failed'), queueRulesOf(config));
   const tuning = engineTuning(process.env, config.retryForMs);
   const outages = new Outages(tuning.retry, log, tuning.timeoutMs);
   const sleep = new SleepWatch();

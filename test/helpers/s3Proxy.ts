@@ -21,7 +21,8 @@ export interface SeenRequest {
   headers: http.IncomingHttpHeaders;
 }
 
-export type Seen = SeenRequest & { fault: Fault; bytes: number };
+/** `at` when the request came and `closedAt` when its answer closed, on one counter of the proxy's (not a clock). */
+export type Seen = SeenRequest & { fault: Fault; bytes: number; at: number; closedAt?: number };
 
 export type Fault = 'pass' | 'hold' | 'reset' | 'cut-body' | 'stall-body' | { status: number; code?: string };
 
@@ -104,6 +105,7 @@ export async function startS3Proxy(target: string): Promise<S3Proxy> {
   let waiting: (() => void)[] = [];
   const stalled = new Set<http.ServerResponse>();
   let forwarding = 0;
+  let clock = 0;
 
   const proxy: S3Proxy = {
     url: '',
@@ -136,8 +138,9 @@ export async function startS3Proxy(target: string): Promise<S3Proxy> {
     const query = (req.url ?? '').includes('?') ? (req.url ?? '').slice((req.url ?? '').indexOf('?') + 1) : '';
     const seen: SeenRequest = { method: req.method ?? 'GET', path: p, range, n, query, headers: req.headers };
     const fault = proxy.rule(seen);
-    const entry: Seen = { ...seen, fault, bytes: 0 };
+    const entry: Seen = { ...seen, fault, bytes: 0, at: ++clock };
     proxy.seen.push(entry);
+    res.once('close', () => (entry.closedAt = ++clock));
     const served = (n: number) => {
       entry.bytes += n;
       if (req.method === 'GET') proxy.bytesServed += n;
