@@ -12,6 +12,7 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { call } from '../../helpers/hosted.js';
+import { startTestAgent, type TestAgent } from '../../helpers/agent.js';
 import { ferry } from '../../helpers/cli.js';
 import { MiB } from '../../helpers/flow.js';
 import { peakOpen, startProxiedAgent, type ProxiedAgent } from './uploads-proxy.js';
@@ -19,6 +20,8 @@ import { peakOpen, startProxiedAgent, type ProxiedAgent } from './uploads-proxy.
 vi.setConfig({ testTimeout: 120_000 });
 const PART = 5 * MiB;
 let setup: ProxiedAgent;
+/** The agent started again on the same config dir, when a test did. */
+let restarted: TestAgent | undefined;
 
 beforeAll(async () => {
   setup = await startProxiedAgent('upload-fifo', { 'chunk-size': String(PART), concurrency: '8' });
@@ -26,11 +29,13 @@ beforeAll(async () => {
 
 afterAll(async () => {
   setup?.env.proxy.release();
+  await restarted?.close();
   await setup?.close();
 });
 
-const get = async (id: string) => (await call(setup.agent.url, 'GET', `/uploads/${id}`)).body;
-const settings = (body: Record<string, unknown>) => call(setup.agent.url, 'PATCH', '/settings', { body });
+const agentUrl = () => (restarted ?? setup.agent).url;
+const get = async (id: string) => (await call(agentUrl(), 'GET', `/uploads/${id}`)).body;
+const settings = (body: Record<string, unknown>) => call(agentUrl(), 'PATCH', '/settings', { body });
 
 async function until(id: string, ok: (u: any) => boolean, what: string) {
   return vi.waitFor(
@@ -47,7 +52,7 @@ async function start(name: string, bytes: number): Promise<{ id: string; pkg: st
   const { tmp, agent, owner } = setup;
   const p = path.join(tmp, name);
   await fs.writeFile(p, Buffer.alloc(bytes, name.charCodeAt(0)));
-  const r = await call(agent.url, 'POST', '/uploads', { body: { team_id: owner.teamId, paths: [p] } });
+  const r = await call((restarted ?? agent).url, 'POST', '/uploads', { body: { team_id: owner.teamId, paths: [p] } });
   expect(r.status, JSON.stringify(r.body)).toBe(201);
   return { id: r.body.upload_id as string, pkg: r.body.package_id as string };
 }
@@ -136,5 +141,32 @@ test('connections_per_transfer 2: no upload has more than 2 parts at the store a
     env.proxy.rule = () => 'pass';
     env.proxy.release();
     await settings({ connections_per_transfer: null });
+  }
+});
+
+test('a restart of the agent keeps FIFO mode (config.yml) and the order: the oldest runs, the others wait in creation order', async () => {
+  const { env, agent } = setup;
+  expect((await settings({ fifo: true, max_active_uploads: 1, connections_per_transfer: null })).status).toBe(200);
+  env.proxy.rule = () => 'hold';
+  try {
+    const ups = [await start('again-a.bin', 2 * PART), await start('again-b.bin', 2 * PART), await start('again-c.bin', 2 * PART)];
+    await vi.waitFor(() => expect(putsOf(ups[0]!.pkg).length).toBe(2), { timeout: 60_000, interval: 20 });
+    await until(ups[2]!.id, (u) => u.queue_position === 2, 'c second in line');
+    await agent.agent.close();
+    restarted = await startTestAgent(setup.env.svc, { 'chunk-size': String(PART), concurrency: '8', 'config-dir': agent.configDir });
+    await until(ups[1]!.id, (u) => u.queue_position === 1, 'b first in line again');
+    await until(ups[2]!.id, (u) => u.queue_position === 2, 'c second in line again');
+    expect((await get(ups[0]!.id)).queue_position).toBeUndefined();
+    // a sends its parts again (those held were aborted by the stop); b and c nothing yet.
+    await vi.waitFor(() => expect(putsOf(ups[0]!.pkg).length).toBe(4), { timeout: 60_000, interval: 20 });
+    expect([...putsOf(ups[1]!.pkg), ...putsOf(ups[2]!.pkg)]).toEqual([]);
+    env.proxy.rule = () => 'pass';
+    env.proxy.release();
+    for (const u of ups) await until(u.id, (r) => r.state === 'complete', 'complete');
+    const runs = ups.map((u) => putsOf(u.pkg).filter((p) => p.status === 200));
+    for (let i = 1; i < runs.length; i++) expect(Math.max(...runs[i - 1]!.map((p) => p.closedAt!))).toBeLessThan(Math.min(...runs[i]!.map((p) => p.at)));
+  } finally {
+    env.proxy.rule = () => 'pass';
+    env.proxy.release();
   }
 });
