@@ -3,7 +3,7 @@
 // agent's settings, or what is wrong and which field can fix it, in the words
 // the section shows. Pure, so a unit test reads it.
 import type { AgentSettings, SettingsChange } from '../../../src/api/agent/settings.js';
-import type { Problem } from '../../components/FieldProblem.js';
+import type { Problem } from '../settingsDraft.js';
 
 export interface QueueDraft { fifo: boolean; uploads: string; downloads: string; connections: string }
 
