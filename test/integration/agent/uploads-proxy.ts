@@ -67,8 +67,9 @@ export interface UploadProxy {
 export interface RangeGet { key: string; range: string; status?: number }
 
 /**
- * When a request came and when its answer closed, on one counter of the proxy's
- * (not a clock): two requests overlapped when each came before the other's close.
+ * When a request came and when the store's answer to it was passed on whole (or
+ * it closed before), on one counter of the proxy's (not a clock): two requests
+ * were open at the store together when each came before the other's close.
  */
 export interface Opened { at: number; closedAt?: number }
 
@@ -118,6 +119,8 @@ export async function startUploadProxy(target: string, o: { port?: number; log?:
     if (!body) req.on('data', (c: Buffer) => (bytes += c.length));
     const up = http.request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (ur) => {
       if (got) got.status = ur.statusCode;
+      // The store's whole answer is passed on: the part is no longer open at the store, whenever the socket closes.
+      if (seen) ur.once('end', () => void (seen.closedAt ??= ++log.clock));
       if (seen) {
         seen.status = ur.statusCode;
         seen.bytes = bytes;
@@ -161,7 +164,7 @@ export async function startUploadProxy(target: string, o: { port?: number; log?:
     const seen: (typeof proxy.puts)[number] = { ...part, fault, at: ++log.clock };
     proxy.puts.push(seen);
     res.once('close', () => {
-      seen.closedAt = ++log.clock;
+      seen.closedAt ??= ++log.clock;
       if (!res.writableFinished && !closing && !cut.has(res)) seen.clientClosedAt = Date.now();
     });
 
