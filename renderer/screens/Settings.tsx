@@ -10,6 +10,7 @@ import { applyTheme } from '../theme.js';
 import { FieldProblem, FormProblem, isAbout, type Problem } from '../components/FieldProblem.js';
 import { changeOf, draftOf, isProblem, placeOf, PLACED, type Draft } from './settingsDraft.js';
 import { AboutComputer } from './settings/AboutComputer.js';
+import { QueueSettings } from './settings/QueueSettings.js';
 
 /** 32 random characters for the local API key. */
 function newKey(): string {
@@ -131,6 +132,8 @@ export function Settings() {
                 <input type="checkbox" checked={draft.auto_finalize} disabled={!!locked.auto_finalize} onChange={(e) => edit({ auto_finalize: e.target.checked })} /> Auto-finalize
               </label>
             </fieldset>
+
+            <QueueSettings settings={settings} />
 
             <fieldset className="group">
               <legend>Local API</legend>

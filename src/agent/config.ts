@@ -20,6 +20,12 @@ export interface AgentConfig {
   concurrency: number;
   /** How long a transfer goes on retrying without a success before it stops in a recoverable error. */
   retryForMs: number;
+  /** FIFO mode: transfers start in the order they were made, at most maxActiveUploads / maxActiveDownloads at once. */
+  fifo: boolean;
+  maxActiveUploads: number;
+  maxActiveDownloads: number;
+  /** Parts in flight of one transfer at most; undefined for no cap but `concurrency`. */
+  connectionsPerTransfer: number | undefined;
   /** Serve the app's window at the agent's address (browser mode). */
   ui: boolean;
   /** Listen for the REST API at all: the desktop app can turn it off (it talks to the agent over IPC). */
@@ -42,6 +48,8 @@ export type AgentFlags = Record<string, string | boolean | undefined>;
 
 export const DEFAULT_CHUNK_SIZE = 100 * 1024 * 1024;
 export const DEFAULT_RETRY_FOR_MS = 24 * 3600 * 1000;
+/** Transfers of a direction that run at once in FIFO mode, unless set. */
+export const DEFAULT_MAX_ACTIVE = 3;
 
 /** The OS's place for application data. */
 export function defaultConfigDir(env: NodeJS.ProcessEnv = process.env, platform = process.platform): string {
@@ -50,7 +58,8 @@ export function defaultConfigDir(env: NodeJS.ProcessEnv = process.env, platform 
   return path.join(env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config'), 'ferry', 'agent');
 }
 
-const KEYS = ['api-key', 'listen', 'auto-finalize', 'chunk-size', 'hosted-url', 'concurrency', 'retry-for', 'ui', 'local-api', 'local-api-key', 'this-computer', 'log-level'] as const;
+const KEYS = ['api-key', 'listen', 'auto-finalize', 'chunk-size', 'hosted-url', 'concurrency', 'retry-for', 'ui', 'local-api', 'local-api-key', 'this-computer', 'log-level',
+  'fifo', 'max-active-uploads', 'max-active-downloads', 'connections-per-transfer'] as const;
 export type ConfigKey = (typeof KEYS)[number];
 
 export type ConfigFile = Partial<Record<ConfigKey, string>>;
@@ -153,6 +162,10 @@ export function resolveAgentConfig(flags: AgentFlags, env: NodeJS.ProcessEnv = p
     localApi,
     thisComputer: get('this-computer') === undefined ? false : bool(get('this-computer')!, '--this-computer'),
     logLevel: get('log-level') ?? 'info',
+    fifo: get('fifo') === undefined ? false : bool(get('fifo')!, '--fifo'),
+    maxActiveUploads: get('max-active-uploads') === undefined ? DEFAULT_MAX_ACTIVE : int(get('max-active-uploads')!, '--max-active-uploads', 1, 64),
+    maxActiveDownloads: get('max-active-downloads') === undefined ? DEFAULT_MAX_ACTIVE : int(get('max-active-downloads')!, '--max-active-downloads', 1, 64),
+    connectionsPerTransfer: get('connections-per-transfer') === undefined ? undefined : int(get('connections-per-transfer')!, '--connections-per-transfer', 1, 64),
     sources,
     flags,
   };

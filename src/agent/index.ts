@@ -7,7 +7,7 @@ import type { AgentConfig } from './config.js';
 import type { AgentContext } from './context.js';
 import { openAgentDb } from './store/db.js';
 import { EventBus } from './events.js';
-import { Scheduler } from './engine/scheduler.js';
+import { queueRulesOf, Scheduler } from './engine/scheduler.js';
 import { Outages } from './engine/outages.js';
 import { SleepWatch } from './engine/sleepWatch.js';
 import { engineTuning } from './engine/retry.js';
@@ -42,7 +42,7 @@ export async function startAgent(config: AgentConfig, hostLog: Logger = pino({ l
   // The host's log, and the agent's own copy for diagnostics (the last problems, a rotating file).
   const { log, logs } = teeAgentLog(hostLog, path.join(config.configDir, 'logs'));
   const db = openAgentDb(path.join(config.configDir, 'agent.db'));
-  const scheduler = new Scheduler(config.concurrency, (t, err) => log.warn({ err, transfer: t.id }, 'part task failed'));
+  const scheduler = new Scheduler(config.concurrency, (t, err) => log.warn({ err, transfer: t.id }, 'part task failed'), queueRulesOf(config));
   const tuning = engineTuning(process.env, config.retryForMs);
   const outages = new Outages(tuning.retry, log, tuning.timeoutMs);
   const sleep = new SleepWatch();

@@ -20,6 +20,13 @@ const HELP = `usage: ferry agent [options]
   --chunk-size BYTES        bytes per part of an upload (default 104857600)
   --concurrency N           parts in flight, uploads and downloads together (default 8;
                             many small files can go faster with more, e.g. 16)
+  --fifo true|false         start transfers in the order they were made, a few at a time
+                            (default false)
+  --max-active-uploads N    uploads that run at once with --fifo (1-64, default 3)
+  --max-active-downloads N  downloads that run at once with --fifo (1-64, default 3)
+  --connections-per-transfer N
+                            parts in flight of one transfer at most (1-64; default: no cap
+                            but --concurrency)
   --retry-for DURATION      how long a transfer keeps retrying through an outage without
                             any success before it stops in error, e.g. 90s, 30m, 24h, 7d
                             (default 24h; it still resumes by itself once the service is back)
@@ -49,6 +56,10 @@ export const agentOptions = {
   'local-api-key': { type: 'string' },
   'this-computer': { type: 'string' },
   'log-level': { type: 'string' },
+  fifo: { type: 'string' },
+  'max-active-uploads': { type: 'string' },
+  'max-active-downloads': { type: 'string' },
+  'connections-per-transfer': { type: 'string' },
 } as const;
 
 const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];

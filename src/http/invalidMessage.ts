@@ -26,6 +26,7 @@ const LABELS: Record<string, string> = {
   url: 'The Link', hosted_url: 'The server', delete_after: 'Expiry (days)', dst_folder: 'The destination folder', root_path: 'The folder',
   path: 'The folder', paths: 'What to send', recipients: 'Recipients', recipient_emails: 'Recipients', package_name: 'Package name',
   package_description: 'Description', id: 'The connection ID', listen: 'The local API address', local_api_key: 'The local API key', chunk_size: 'Chunk size',
+  fifo: 'FIFO mode', max_active_uploads: 'Uploads at once', max_active_downloads: 'Downloads at once', connections_per_transfer: 'Connections per transfer',
 };
 
 /** `fields/recipients/0` → "Recipients"; `dst_folder` → "The destination folder"; `closeToTray` → "Close to tray". */

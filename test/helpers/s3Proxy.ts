@@ -21,7 +21,12 @@ export interface SeenRequest {
   headers: http.IncomingHttpHeaders;
 }
 
-export type Seen = SeenRequest & { fault: Fault; bytes: number };
+/**
+ * `at` when the request came and `closedAt` when the last byte of its answer was
+ * written (or it closed before), on one counter of the proxy's (not a clock): the
+ * time the request was open at the store, whatever the pace adds after the last byte.
+ */
+export type Seen = SeenRequest & { fault: Fault; bytes: number; at: number; closedAt?: number };
 
 export type Fault = 'pass' | 'hold' | 'reset' | 'cut-body' | 'stall-body' | { status: number; code?: string };
 
@@ -72,6 +77,7 @@ async function copyAnswer(
   served: (n: number) => void,
   pace: () => number,
   stalled: Set<http.ServerResponse>,
+  wroteAll: () => void = () => {},
 ): Promise<void> {
   const total = Number(ur.headers['content-length'] ?? 0);
   let sent = 0;
@@ -90,6 +96,7 @@ async function copyAnswer(
     sent += buf.length;
     served(buf.length);
     const ok = res.write(buf);
+    if (sent >= total) wroteAll();
     if (pace() > 0) await new Promise((r) => setTimeout(r, (buf.length / pace()) * 1000));
     else if (!ok) await drainedOrClosed(res);
   }
@@ -104,6 +111,7 @@ export async function startS3Proxy(target: string): Promise<S3Proxy> {
   let waiting: (() => void)[] = [];
   const stalled = new Set<http.ServerResponse>();
   let forwarding = 0;
+  let clock = 0;
 
   const proxy: S3Proxy = {
     url: '',
@@ -136,8 +144,10 @@ export async function startS3Proxy(target: string): Promise<S3Proxy> {
     const query = (req.url ?? '').includes('?') ? (req.url ?? '').slice((req.url ?? '').indexOf('?') + 1) : '';
     const seen: SeenRequest = { method: req.method ?? 'GET', path: p, range, n, query, headers: req.headers };
     const fault = proxy.rule(seen);
-    const entry: Seen = { ...seen, fault, bytes: 0 };
+    const entry: Seen = { ...seen, fault, bytes: 0, at: ++clock };
     proxy.seen.push(entry);
+    const closed = () => void (entry.closedAt ??= ++clock);
+    res.once('close', closed);
     const served = (n: number) => {
       entry.bytes += n;
       if (req.method === 'GET') proxy.bytesServed += n;
@@ -172,7 +182,7 @@ export async function startS3Proxy(target: string): Promise<S3Proxy> {
       (ur) => {
         res.writeHead(ur.statusCode ?? 502, ur.headers);
         // A client that goes away (res closed, so `up` destroyed) makes `ur` fail with "aborted": nothing is left to answer.
-        copyAnswer(ur, res, fault, served, () => proxy.pace, stalled).catch(() => res.destroy());
+        copyAnswer(ur, res, fault, served, () => proxy.pace, stalled, closed).catch(() => res.destroy());
       },
     );
     up.on('error', () => res.destroy());

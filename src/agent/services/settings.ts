@@ -9,6 +9,7 @@ import { readConfigFile, resolveAgentConfig, writeConfigFile, type AgentConfig, 
 import type { AgentSettings, SettingsAnswer, SettingsChange, ThisComputerAnswer } from '../../api/agent/settings.js';
 import { conflict, invalid } from '../errors.js';
 import type { SessionService } from './session.js';
+import { queueRulesOf } from '../engine/scheduler.js';
 
 /** Each setting of the wire and its key in config.yml and the flags. */
 const KEYS = {
@@ -20,6 +21,10 @@ const KEYS = {
   local_api: 'local-api',
   listen: 'listen',
   local_api_key: 'local-api-key',
+  fifo: 'fifo',
+  max_active_uploads: 'max-active-uploads',
+  max_active_downloads: 'max-active-downloads',
+  connections_per_transfer: 'connections-per-transfer',
 } as const satisfies Record<keyof SettingsChange, ConfigKey>;
 
 type Name = keyof typeof KEYS;
@@ -33,6 +38,10 @@ const LABELS: Record<Name, string> = {
   local_api: 'The local API',
   listen: 'The local API address',
   local_api_key: 'The local API key',
+  fifo: 'FIFO mode',
+  max_active_uploads: 'Uploads at once',
+  max_active_downloads: 'Downloads at once',
+  connections_per_transfer: 'Connections per transfer',
 };
 const NEED_RESTART: readonly Name[] = ['hosted_url', 'this_computer', 'local_api', 'listen', 'local_api_key'];
 
@@ -123,6 +132,8 @@ export function createSettingsService(ctx: AgentContext, session: SessionService
       config.chunkSize = next.chunkSize;
       config.autoFinalize = next.autoFinalize;
       ctx.scheduler.setLimit(next.concurrency);
+      Object.assign(config, pickQueue(next));
+      ctx.scheduler.setRules(queueRulesOf(config));
       ctx.log.info({ changed }, 'settings changed');
       // A session belongs to its server.
       if (changed.includes('hosted_url') || changed.includes('this_computer')) session.logout();
@@ -148,7 +159,14 @@ function valueOf(c: AgentConfig, n: Name): unknown {
     case 'local_api': return c.localApi;
     case 'listen': return `${c.host.includes(':') ? `[${c.host}]` : c.host}:${c.port}`;
     case 'local_api_key': return c.localApiKey ?? null;
+    case 'fifo': return c.fifo;
+    case 'max_active_uploads': return c.maxActiveUploads;
+    case 'max_active_downloads': return c.maxActiveDownloads;
+    case 'connections_per_transfer': return c.connectionsPerTransfer ?? null;
   }
 }
+
+/** The queueing settings, which hold at once (the scheduler takes them). */
+const pickQueue = ({ fifo, maxActiveUploads, maxActiveDownloads, connectionsPerTransfer }: AgentConfig) => ({ fifo, maxActiveUploads, maxActiveDownloads, connectionsPerTransfer });
 
 export type SettingsService = ReturnType<typeof createSettingsService>;

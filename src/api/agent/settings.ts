@@ -24,6 +24,15 @@ const editable = {
   listen: Type.String({ minLength: 3, maxLength: 300, pattern: '^(\\[[^\\]]+\\]|[^:\\s]+):\\d{1,5}$' }),
   /** The key requests to the REST API must send as X-API-Key (it signs nothing in); null for none. */
   local_api_key: Type.Union([Type.String({ minLength: 16, maxLength: 256, pattern: '^[\\x21-\\x7e]+$' }), Type.Null()]),
+  // Queueing: FIFO mode and parts in flight per transfer (docs/agent-api-notes/transfers.md, "Taking turns").
+  /** Transfers start in the order they were made (priority first), at most max_active_* per direction at once; the others wait in line. */
+  fifo: Type.Boolean(),
+  /** Uploads that run at once in FIFO mode. */
+  max_active_uploads: Type.Integer({ minimum: 1, maximum: 64 }),
+  /** Downloads that run at once in FIFO mode. */
+  max_active_downloads: Type.Integer({ minimum: 1, maximum: 64 }),
+  /** Parts in flight of one transfer at most; null for no cap but `concurrency`, which caps all. */
+  connections_per_transfer: Type.Union([Type.Integer({ minimum: 1, maximum: 64 }), Type.Null()]),
 };
 
 export const AgentSettings = Type.Object({

@@ -320,6 +320,11 @@ function table(): Row[] {
       ['concurrency', 0], ['concurrency', 65], ['concurrency', 'eight'], ['chunk_size', 1024], ['chunk_size', 6e9], ['auto_finalize', 'yes'],
       ['hosted_url', 'ftp://example.com'], ['listen', 'no port'], ['listen', '127.0.0.1'], ['local_api_key', 'short'], ['local_api', 1],
     ] as [string, unknown][]).map(([field, value]): Row => ({ route: 'PATCH /settings', method: 'PATCH', path: '/settings', what: `${field}: ${JSON.stringify(value)}`, body: { [field]: value } })),
+    // Settings: queueing (FIFO mode, connections per transfer)
+    ...([
+      ['fifo', 'yes'], ['fifo', 1], ['max_active_uploads', 0], ['max_active_uploads', 65], ['max_active_uploads', 1.5], ['max_active_downloads', 0],
+      ['max_active_downloads', '3'], ['connections_per_transfer', 0], ['connections_per_transfer', 65], ['connections_per_transfer', 'none'],
+    ] as [string, unknown][]).map(([field, value]): Row => ({ route: 'PATCH /settings', method: 'PATCH', path: '/settings', what: `${field}: ${JSON.stringify(value)}`, body: { [field]: value } })),
 
     // Uploads
     ...schemaRows('POST /uploads', '/uploads', uploadBase, [

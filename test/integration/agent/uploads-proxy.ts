@@ -52,7 +52,7 @@ export interface UploadProxy {
    * the proxy's answer to it was complete (an abort); closes the proxy makes itself
    * (a reset, a broken upstream, close()) do not count.
    */
-  puts: (PartPut & { fault: UploadFault; status?: number; bytes?: number; clientClosedAt?: number })[];
+  puts: (PartPut & { fault: UploadFault; status?: number; bytes?: number; clientClosedAt?: number } & Opened)[];
   /** Sum of part bodies the store answered 200 for. */
   storedBytes: number;
   /** Every ranged GET seen (a download's ranges), with the store's status when forwarded. */
@@ -66,12 +66,28 @@ export interface UploadProxy {
 
 export interface RangeGet { key: string; range: string; status?: number }
 
+/**
+ * When a request came and when the store's answer to it was passed on whole (or
+ * it closed before), on one counter of the proxy's (not a clock): two requests
+ * were open at the store together when each came before the other's close.
+ */
+export interface Opened { at: number; closedAt?: number }
+
+/** The most requests of `seen` open at once. */
+export function peakOpen(seen: Opened[]): number {
+  const edges = seen.flatMap((r) => [[r.at, 1], [r.closedAt ?? Infinity, -1]] as const).sort((a, b) => a[0] - b[0]);
+  let open = 0;
+  let peak = 0;
+  for (const [, d] of edges) peak = Math.max(peak, (open += d));
+  return peak;
+}
+
 /** What a proxy saw; a proxy started again on the same port goes on with the same log. */
-export interface ProxyLog { puts: UploadProxy['puts']; gets: RangeGet[]; counts: Map<string, number> }
+export interface ProxyLog { puts: UploadProxy['puts']; gets: RangeGet[]; counts: Map<string, number>; /** The counter of Opened. */ clock: number }
 
 export async function startUploadProxy(target: string, o: { port?: number; log?: ProxyLog } = {}): Promise<UploadProxy & { log: ProxyLog }> {
   const upstream = new URL(target);
-  const log: ProxyLog = o.log ?? { puts: [], gets: [], counts: new Map() };
+  const log: ProxyLog = o.log ?? { puts: [], gets: [], counts: new Map(), clock: 0 };
   const counts = log.counts;
   const held = new Set<http.IncomingMessage>();
   /** What release() does for each part held by 'hold'. */
@@ -103,6 +119,8 @@ export async function startUploadProxy(target: string, o: { port?: number; log?:
     if (!body) req.on('data', (c: Buffer) => (bytes += c.length));
     const up = http.request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (ur) => {
       if (got) got.status = ur.statusCode;
+      // The store's whole answer is passed on: the part is no longer open at the store, whenever the socket closes.
+      if (seen) ur.once('end', () => void (seen.closedAt ??= ++log.clock));
       if (seen) {
         seen.status = ur.statusCode;
         seen.bytes = bytes;
@@ -143,9 +161,10 @@ export async function startUploadProxy(target: string, o: { port?: number; log?:
     part.n = (counts.get(k) ?? 0) + 1;
     counts.set(k, part.n);
     const fault = proxy.rule(part);
-    const seen: (typeof proxy.puts)[number] = { ...part, fault };
+    const seen: (typeof proxy.puts)[number] = { ...part, fault, at: ++log.clock };
     proxy.puts.push(seen);
     res.once('close', () => {
+      seen.closedAt ??= ++log.clock;
       if (!res.writableFinished && !closing && !cut.has(res)) seen.clientClosedAt = Date.now();
     });
 

@@ -161,3 +161,16 @@ describe('bad values', () => {
     expect(resolveAgentConfig({ 'config-dir': dir }, {}).port).toBe(8080);
   });
 });
+
+test('queueing: FIFO off, 3 uploads and 3 downloads at once in FIFO mode, no cap per transfer by default; each from a flag, FERRY_AGENT_* or config.yml; bad values refused', () => {
+  expect(resolveAgentConfig({ 'config-dir': dir }, {})).toMatchObject({ fifo: false, maxActiveUploads: 3, maxActiveDownloads: 3, connectionsPerTransfer: undefined });
+  yml('fifo: true\nmax_active_uploads: 1\nmax-active-downloads: 5\nconnections_per_transfer: 2\n');
+  expect(resolveAgentConfig({ 'config-dir': dir }, {})).toMatchObject({ fifo: true, maxActiveUploads: 1, maxActiveDownloads: 5, connectionsPerTransfer: 2 });
+  const c = resolveAgentConfig({ 'config-dir': dir, 'max-active-uploads': '4' }, { FERRY_AGENT_CONNECTIONS_PER_TRANSFER: '6' });
+  expect(c).toMatchObject({ maxActiveUploads: 4, connectionsPerTransfer: 6 });
+  expect([c.sources['max-active-uploads'], c.sources['connections-per-transfer'], c.sources.fifo]).toEqual(['flag', 'env', 'file']);
+  for (const [k, v] of [['max-active-uploads', '0'], ['max-active-downloads', '65'], ['connections-per-transfer', '0'], ['connections-per-transfer', 'many']]) {
+    expect(() => resolveAgentConfig({ 'config-dir': dir, [k!]: v }, {}), `${k} ${v}`).toThrow(new RegExp(`--${k} must be an integer from 1 to 64`));
+  }
+  expect(() => resolveAgentConfig({ 'config-dir': dir, fifo: 'maybe' }, {})).toThrow(/--fifo must be true or false/);
+});

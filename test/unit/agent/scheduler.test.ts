@@ -2,7 +2,7 @@
 // before waiting ones (which wait in order, with their place);
 // and what an upload file offers it.
 import { describe, expect, test } from 'vitest';
-import { Scheduler, type Lane, type PartTask, type Transfer } from '../../../src/agent/engine/scheduler.js';
+import { DEFAULT_QUEUE_RULES, Scheduler, type Lane, type PartTask, type QueueRules, type Transfer } from '../../../src/agent/engine/scheduler.js';
 import { chooseChunkSize, FileTransfer } from '../../../src/agent/engine/uploadFile.js';
 
 /** A transfer with `parts` parts whose tasks finish when the test says so. */
@@ -203,6 +203,144 @@ describe('Scheduler', () => {
     await tick();
     expect(other.started).toEqual(['o#1']);
     expect(s.inFlight('upload')).toBe(0);
+  });
+});
+
+// FIFO mode (Settings' fifo, max_active_uploads, max_active_downloads) and the cap of
+// parts in flight per transfer (connections_per_transfer), each also changed live.
+describe('Scheduler: FIFO mode and connections per transfer', () => {
+  const fifo = (up: number, down = up, perTransfer?: number): QueueRules => ({ fifo: true, maxActive: { upload: up, download: down }, perTransfer });
+  /** Finishes every part in flight of `ts` and lets the scheduler hand slots out again. */
+  const finishAll = async (ts: ReturnType<typeof fake>[]) => {
+    for (const t of ts) for (let i = 0; i < 64; i++) t.finishOne();
+    await tick();
+  };
+
+  test('at most max_active transfers of a direction run; they start in creation order; the others wait with their place, even when parts are ready and slots free', async () => {
+    const s = new Scheduler(8, undefined, fifo(1));
+    const ts = ['a', 'b', 'c'].map((id) => fake(id, 2));
+    for (const t of ts) s.add(t);
+    // One transfer runs (both its parts, as slots are free); b and c wait though slots sit free.
+    expect(ts.map((t) => t.started.length)).toEqual([2, 0, 0]);
+    expect(ts.map((t) => s.queuePlace(t.id))).toEqual([undefined, 1, 2]);
+    await finishAll(ts);
+    // a has no parts left but keeps its place until it is removed (complete): still nobody else.
+    expect(ts.map((t) => t.started.length)).toEqual([2, 0, 0]);
+    s.remove('a');
+    await tick();
+    expect(ts.map((t) => t.started.length)).toEqual([2, 2, 0]);
+    expect(ts.map((t) => s.queuePlace(t.id))).toEqual([undefined, undefined, 1]);
+    s.remove('b');
+    await tick();
+    expect(ts.map((t) => t.started.length)).toEqual([2, 2, 2]);
+  });
+
+  test('a transfer not ready yet (preparing) holds its place: the next in line does not jump ahead', () => {
+    const s = new Scheduler(8, undefined, fifo(1));
+    const first = fake('first', 2);
+    first.ready = false;
+    const second = fake('second', 2);
+    s.add(first);
+    s.add(second);
+    expect([first.started.length, second.started.length, s.queuePlace('second')]).toEqual([0, 0, 1]);
+    first.ready = true;
+    s.wake();
+    expect([first.started.length, second.started.length]).toEqual([2, 0]);
+  });
+
+  test('uploads and downloads have max_active places of their own', () => {
+    const s = new Scheduler(8, undefined, fifo(1, 2));
+    const ups = ['u1', 'u2'].map((id) => fake(id, 1));
+    const downs = ['d1', 'd2', 'd3'].map((id) => fake(id, 1, { lane: 'download' }));
+    for (const t of [...ups, ...downs]) s.add(t);
+    expect([...ups, ...downs].map((t) => t.started.length)).toEqual([1, 0, 1, 1, 0]);
+    expect([s.queue('upload'), s.queue('download')]).toEqual([['u2'], ['d3']]);
+  });
+
+  test('priority still orders the line; a transfer that had begun (a restart) takes its turn by creation order, not before', () => {
+    const s = new Scheduler(8, undefined, fifo(1));
+    const a = fake('a', 1);
+    const b = fake('b', 1);
+    const resumed = fake('resumed', 1, { begun: true });
+    const urgent = fake('urgent', 1, { priority: 3 });
+    for (const t of [a, b, resumed, urgent]) s.add(t);
+    expect([a, b, resumed, urgent].map((t) => t.started.length)).toEqual([1, 0, 0, 0]);
+    // urgent, made last, is first in line; it does not take a's place.
+    expect(s.queue('upload')).toEqual(['urgent', 'b', 'resumed']);
+    s.remove('a');
+    expect(s.queue('upload')).toEqual(['b', 'resumed']);
+    expect(urgent.started.length).toBe(0); // started on the next wake
+  });
+
+  test('a paused transfer frees its place; resumed, it comes back in line at its creation order, behind the one running', async () => {
+    const s = new Scheduler(8, undefined, fifo(1));
+    const [a, b, c] = ['a', 'b', 'c'].map((id) => fake(id, 3));
+    for (const t of [a!, b!, c!]) s.add(t);
+    s.remove('a'); // paused: its parts end
+    await finishAll([a!]);
+    // b has the place and runs; c waits though slots are free.
+    expect([b!.started.length, c!.started.length, s.inFlight()]).toEqual([3, 0, 3]);
+    expect(s.queue('upload')).toEqual(['c']);
+    s.add(a!); // resumed: before c, after b which runs
+    expect(s.queue('upload')).toEqual(['a', 'c']);
+    expect(s.queuePlace('a')).toBe(1);
+  });
+
+  test('a live change of max_active: a higher one starts more at once; a lower one lets those running end and holds new ones back', async () => {
+    const s = new Scheduler(8, undefined, fifo(1));
+    const ts = ['a', 'b', 'c', 'd'].map((id) => fake(id, 1));
+    for (const t of ts) s.add(t);
+    expect(ts.map((t) => t.started.length)).toEqual([1, 0, 0, 0]);
+    s.setRules(fifo(3));
+    expect(ts.map((t) => t.started.length)).toEqual([1, 1, 1, 0]);
+    s.setRules(fifo(1));
+    s.remove('a');
+    s.remove('b');
+    await tick();
+    // Two of three ended: c still holds the one place, d waits.
+    expect(ts.map((t) => t.started.length)).toEqual([1, 1, 1, 0]);
+    expect(s.queuePlace('d')).toBe(1);
+    s.remove('c');
+    await tick();
+    expect(ts[3]!.started.length).toBe(1);
+  });
+
+  test('a live change of fifo: turned on, those running go on and new ones wait; turned off, the ones waiting start', async () => {
+    const s = new Scheduler(8);
+    const a = fake('a', 2);
+    const b = fake('b', 2);
+    s.add(a);
+    a.ready = false;
+    s.add(b);
+    expect([a.started.length, b.started.length]).toEqual([2, 2]);
+    s.setRules(fifo(1));
+    const c = fake('c', 2);
+    s.add(c);
+    expect([c.started.length, s.queuePlace('c')]).toEqual([0, 1]);
+    s.setRules(DEFAULT_QUEUE_RULES);
+    expect([c.started.length, s.queuePlace('c')]).toEqual([2, undefined]);
+  });
+
+  test('connections_per_transfer: no transfer has more parts in flight than the cap; the global limit still caps all; a live change holds at once', async () => {
+    const s = new Scheduler(5, undefined, { ...DEFAULT_QUEUE_RULES, perTransfer: 2 });
+    const up = fake('up', 20);
+    const up2 = fake('up2', 20);
+    const down = fake('down', 20, { lane: 'download' });
+    for (const t of [up, up2, down]) s.add(t);
+    expect([s.partsOf('up'), s.partsOf('up2'), s.partsOf('down'), s.inFlight()]).toEqual([2, 2, 1, 5]);
+    // A freed part of `up` goes back to `up` at most up to its cap.
+    up.finishOne();
+    await tick();
+    expect(s.partsOf('up')).toBeLessThanOrEqual(2);
+    s.setRules({ ...DEFAULT_QUEUE_RULES, perTransfer: 1 });
+    await finishAll([up, up2, down]);
+    expect([s.partsOf('up'), s.partsOf('up2'), s.partsOf('down'), s.inFlight()]).toEqual([1, 1, 1, 3]);
+    s.setRules({ ...DEFAULT_QUEUE_RULES, perTransfer: undefined });
+    expect(s.inFlight()).toBe(5);
+    // In FIFO mode as well (both uploads had started: they go on).
+    s.setRules(fifo(1, 1, 1));
+    await finishAll([up, up2, down]);
+    expect([s.partsOf('up'), s.partsOf('up2'), s.partsOf('down')]).toEqual([1, 1, 1]);
   });
 });
 

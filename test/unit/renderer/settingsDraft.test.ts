@@ -9,6 +9,7 @@ const MiB = 1024 * 1024;
 const settings: AgentSettings = {
   hosted_url: 'http://127.0.0.1:7400', this_computer: false, concurrency: 4, chunk_size: 16 * MiB, auto_finalize: true,
   local_api: true, listen: '127.0.0.1:7401', local_api_key: null, locked: {},
+  fifo: false, max_active_uploads: 3, max_active_downloads: 3, connections_per_transfer: null,
 };
 const draft = (change: Partial<ReturnType<typeof draftOf>>) => ({ ...draftOf(settings), ...change });
 
