@@ -3,7 +3,7 @@
 // the store before its writer stops), finalized once still for the timeout, and
 // arrives identical, once. A file truncated while it grows, and one whose
 // writer goes back to its start (a video header written last), end as their
-// final bytes; an agent stopped while a file grows resumes it after its start.
+// final bytes; an agent killed while a file grows resumes it after its restart.
 //
 // Size: 40 MiB written over ~8 s by default, so that the suite stays quick on a
 // small CI machine; the camera-card case (300 MB over 20 s) is
@@ -19,6 +19,7 @@ import { call, startTestService, type TestService } from '../../helpers/hosted.j
 import { ownerActor, type Actor } from '../../helpers/auth.js';
 import { signInAgent, startTestAgent, type TestAgent } from '../../helpers/agent.js';
 import { downloadAll } from '../../helpers/flow.js';
+import { jsonLine, startFerry, type Running } from '../../helpers/cli.js';
 
 const MiB = 1024 * 1024;
 /** Minutes: 3 s of quiet ends a file (the writes below pause at most 0.25 s). */
@@ -34,6 +35,8 @@ let agent: TestAgent;
 let tmp: string;
 let watched: string;
 let automationId: string;
+/** The agent process of the kill -9 test. */
+let killed: Running | undefined;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
@@ -100,6 +103,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  await killed?.stop('SIGKILL');
   await agent?.close();
   await svc?.close();
   if (tmp) await fsp.rm(tmp, { recursive: true, force: true });
@@ -200,21 +204,44 @@ describe('a watch folder with growing_files', () => {
     expect(sha256((await fetched(rec4)).get('A004/frame.exr')!)).toBe(sha256(other));
   }, LONG);
 
-  test('an agent stopped while a file grows resumes it after its start, and it arrives identical, once', async () => {
-    await fsp.mkdir(path.join(watched, 'A005'));
-    const file = path.join(watched, 'A005', 'long.mov');
+  test('an agent killed (kill -9) while a file grows resumes it after its restart, and it arrives identical, once', async () => {
+    // The agent as its own process, so that it can be killed; its watch folder is its own.
+    const configDir = path.join(tmp, 'killed-agent');
+    const cards = path.join(tmp, 'killed-cards');
+    await fsp.mkdir(path.join(cards, 'B001'), { recursive: true });
+    const startProcess = async () => {
+      killed = startFerry(['agent', '--listen', '127.0.0.1:0', '--config-dir', configDir, '--hosted-url', svc.url, '--chunk-size', String(5 * MiB), '--log-level', 'info']);
+      return jsonLine(await killed.waitFor((l) => jsonLine(l)?.msg === 'ferry agent ready', 'the ready line'))!.url as string;
+    };
+    let url = await startProcess();
+    await signInAgent(url, svc);
+    const created = await call(url, 'POST', '/automations/team_upload', {
+      body: { name: 'Killed', path: cards, team_id: owner.teamId, recipient_emails: [], timeout: TIMEOUT, growing_files: true },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const id = created.body.automation_id as string;
+    const sends = async () => (await call(url, 'GET', `/automations/${id}/packages`)).body as any[];
+
+    const file = path.join(cards, 'B001', 'long.mov');
     const data = randomBytes(24 * MiB + 99);
     const half = 12 * MiB;
     await writeSlowly(file, data.subarray(0, half), 12, 1_200);
-    await vi.waitFor(async () => expect(await partsStored('A005')).toBeGreaterThan(0), WAIT);
-    const configDir = agent.configDir;
-    await agent.agent.close();
+    // Killed once a part is stored, as the agent reports it.
+    await vi.waitFor(async () => {
+      const [send] = await sends();
+      expect((await call(url, 'GET', `/uploads/${send.transfer_id}`)).body.progress).toBeGreaterThanOrEqual(5 * MiB);
+    }, WAIT);
+    await killed!.stop('SIGKILL');
     // The writer goes on while the agent is away.
     fs.appendFileSync(file, data.subarray(half, half + 4 * MiB));
-    agent = await startTestAgent(svc, { 'config-dir': configDir, 'chunk-size': String(5 * MiB) });
+    url = await startProcess();
     await writeSlowly(file, data.subarray(half + 4 * MiB), 8, 800);
-    const [record] = await waitComplete('A005', 1);
-    expect(sha256((await fetched(record)).get('A005/long.mov')!)).toBe(sha256(data));
-    expect(await servicePackages('A005')).toEqual([{ state: 'finalized', files: [{ name: 'long.mov', size: data.length, state: 'finalized' }] }]);
+    const record = await vi.waitFor(async () => {
+      const list = await sends();
+      expect(list.map((p) => p.state)).toEqual(['complete']);
+      return list[0];
+    }, WAIT);
+    expect(sha256((await fetched(record)).get('B001/long.mov')!)).toBe(sha256(data));
+    expect(await servicePackages('B001')).toEqual([{ state: 'finalized', files: [{ name: 'long.mov', size: data.length, state: 'finalized' }] }]);
   }, LONG);
 });
