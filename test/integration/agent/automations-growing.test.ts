@@ -3,7 +3,8 @@
 // the store before its writer stops), finalized once still for the timeout, and
 // arrives identical, once. A file truncated while it grows, and one whose
 // writer goes back to its start (a video header written last), end as their
-// final bytes; an agent killed while a file grows resumes it after its restart.
+// final bytes; an agent killed while a file grows resumes it after its restart;
+// a Portal that limits sizes gets each file once it is complete.
 //
 // Size: 40 MiB written over ~8 s by default, so that the suite stays quick on a
 // small CI machine; the camera-card case (300 MB over 20 s) is
@@ -202,6 +203,34 @@ describe('a watch folder with growing_files', () => {
     fs.renameSync(path.join(tmp, 'frame.new'), target);
     const [rec4] = await waitComplete('A004', 1);
     expect(sha256((await fetched(rec4)).get('A004/frame.exr')!)).toBe(sha256(other));
+  }, LONG);
+
+  test('a Portal that limits sizes gets each file once it is complete, and the automation says why', async () => {
+    const portal = await call(svc.url, 'POST', `/v1/teams/${owner.teamId}/portals`, {
+      headers: owner.h,
+      body: { name: 'Sized', subdomain: 'sized', active: true, recipients: ['desk@example.com'], package_size_restriction_enabled: true, max_file_size: 1024 * MiB },
+    });
+    expect(portal.status, JSON.stringify(portal.body)).toBe(201);
+    const dir = path.join(tmp, 'to-sized');
+    await fsp.mkdir(path.join(dir, 'C001'), { recursive: true });
+    const r = await call(agent.url, 'POST', '/automations/portal_upload', {
+      body: { name: 'To the sized Portal', path: dir, subdomain: 'sized', sender_email: 'cam@example.com', timeout: TIMEOUT, growing_files: true },
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    const id = r.body.automation_id as string;
+    const data = randomBytes(12 * MiB + 7);
+    await writeSlowly(path.join(dir, 'C001', 'clip.mov'), data, 12, 1_200);
+    // Refused while it grew (the Portal wants each size at registration): nothing sent yet, and the record says why.
+    await vi.waitFor(async () => expect((await call(agent.url, 'GET', `/automations/${id}`)).body.last_error).toMatch(/limits sizes, so each file is sent once it is complete/), WAIT);
+    const sent = await vi.waitFor(async () => {
+      const list = await packagesOf(id);
+      expect(list.map((p) => p.state)).toEqual(['complete']);
+      return list[0];
+    }, WAIT);
+    const link = await call(svc.url, 'POST', `/v1/packages/${sent.package_id}/links`, { headers: owner.h, body: {} });
+    const got = await downloadAll(svc, link.body);
+    expect(sha256(got.get('C001/clip.mov')!)).toBe(sha256(data));
+    expect((await call(agent.url, 'GET', `/automations/${id}`)).body.last_error).toBeNull();
   }, LONG);
 
   test('an agent killed (kill -9) while a file grows resumes it after its restart, and it arrives identical, once', async () => {
