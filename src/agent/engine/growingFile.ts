@@ -163,8 +163,7 @@ export class Growth {
       }
       const stale: number[] = [];
       for (const [n, p] of f.done) {
-        const { start } = { start: (n - 1) * f.row.chunk_size! };
-        const md5 = await md5Of(f.row.local_path, start, p.size);
+        const md5 = await md5Of(f.row.local_path, (n - 1) * f.row.chunk_size!, p.size);
         if (!this.run.running() || epoch !== f.epoch) return;
         // An ETag that is not an MD5 (some stores) proves nothing: that part goes again too.
         if (p.etag.replace(/"/g, '').toLowerCase() !== md5) stale.push(n);

@@ -169,8 +169,10 @@ export class UploadRun implements Transfer {
           return undefined;
         }
         const epoch = f.epoch;
+        // In flight until its record is in the file's done parts (a growing file's check waits for them).
         f.inFlight++;
-        return { run: () => this.track(this.runPart(f, n, entry, epoch).finally(() => f.inFlight--)) };
+        const landed = () => void f.inFlight--;
+        return { run: () => this.track(this.runPart(f, n, entry, epoch, landed).catch((err) => (landed(), Promise.reject(err)))) };
       }
       soonest = Math.min(soonest, f.nextRetryAt(now));
     }
@@ -245,9 +247,11 @@ export class UploadRun implements Transfer {
     if (f.allDone()) this.track(this.finishFile(f));
   }
 
-  private async runPart(f: FileTransfer, n: number, entry: KnownBlueprint, epoch: number): Promise<void> {
+  /** `landed` is called once the part is settled: counted done, or not stored. */
+  private async runPart(f: FileTransfer, n: number, entry: KnownBlueprint, epoch: number, landed: () => void): Promise<void> {
     const range = f.range(n);
     const outcome = await sendPart(this.e.objects, entry.bp, f.row, range, this.abort.signal, f.growing ? { ino: this.growth.inoOf(f) } : undefined);
+    if (outcome.kind !== 'stored' || this.stopped || epoch !== f.epoch) landed();
     if (this.stopped || epoch !== f.epoch) return;
     switch (outcome.kind) {
       case 'aborted':
@@ -267,7 +271,7 @@ export class UploadRun implements Transfer {
         f.blueprints.delete(n);
         f.attempts.delete(n);
         f.expiredInRow = 0;
-        this.track(this.partDone(f, part, epoch, outcome.whole, this.e.db.synced()));
+        this.track(this.partDone(f, part, epoch, outcome.whole, this.e.db.synced()).finally(landed));
         return;
       }
       case 'expired': {
