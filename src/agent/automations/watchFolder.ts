@@ -7,7 +7,9 @@
 // recorded (each file's path, size and modification time) before its upload is
 // made; a file recorded is never sent again, so a restart sends nothing twice,
 // and a unit that changes after it was sent is sent again with what is new or
-// changed in it only.
+// changed in it only. With `growing_files`, a unit that keeps changing is
+// looked at every little while, and goes at once when a file being written in
+// it holds a full part: that file is sent as it grows (engine/growingFile.ts).
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
