@@ -12,7 +12,7 @@ import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentDb } from '../store/db.js';
-import { fixGrowingFile, forgetPart } from '../store/growingFiles.js';
+import { fixGrowingFile, forgetPart, growTo } from '../store/growingFiles.js';
 import type { FileTransfer } from './uploadFile.js';
 import { FileChangedError } from './partUpload.js';
 
@@ -30,6 +30,8 @@ export interface GrowthRun {
   startOver(f: FileTransfer, why: string): void;
   /** The file's size is fixed: its last parts are queued (or it is finalized at once). */
   fixed(f: FileTransfer): void;
+  /** The file's size so far changed (the upload's size follows it). */
+  grew(f: FileTransfer): void;
 }
 
 interface Seen {
@@ -135,6 +137,11 @@ export class Growth {
     }
     seen.ino = st.ino;
     if (st.size !== seen.size || st.mtimeMs !== seen.mtimeMs) {
+      if (st.size !== seen.size) {
+        growTo(this.db, this.uploadId, f.row.idx, st.size);
+        f.row = { ...f.row, size: st.size };
+        this.run.grew(f);
+      }
       seen.size = st.size;
       seen.mtimeMs = st.mtimeMs;
       seen.changedAt = performance.now();

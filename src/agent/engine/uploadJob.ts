@@ -106,6 +106,7 @@ export class UploadRun implements Transfer {
       ...run,
       startOver: (f, why) => this.startOver(f, why),
       fixed: (f) => run.ready(f),
+      grew: (f) => e.changed(u.id, 'progress', f.row.idx),
     });
     this.prep = new PrepPool(e, u, this.calls, this.scope, run, new PendingFiles(e.db, u.id, e.tuning.readAhead));
     this.blueprints = new BlueprintFetcher(e.hosted, e.tuning, u, this.service, this.scope, run);

@@ -20,6 +20,16 @@ export function markGrowing(db: AgentDb, uploadId: string, localPaths: Iterable<
   })();
 }
 
+/** The file grew (or shrank) to `size` so far: the upload's size follows, so its progress reads true while it grows. */
+export function growTo(db: AgentDb, uploadId: string, idx: number, size: number): void {
+  db.transaction(() => {
+    const old = db.sql('SELECT size FROM upload_files WHERE upload_id = ? AND idx = ?').get(uploadId, idx) as { size: number } | undefined;
+    if (!old || old.size === size) return;
+    db.sql('UPDATE upload_files SET size = ? WHERE upload_id = ? AND idx = ?').run(size, uploadId, idx);
+    db.sql('UPDATE uploads SET size = size + ? WHERE id = ?').run(size - old.size, uploadId);
+  })();
+}
+
 /**
  * The file stopped growing: its final size, time and part count, and the
  * upload's total moves by what it grew since the walk. Parts recorded beyond

@@ -144,6 +144,11 @@ describe('a watch folder with growing_files', () => {
     const stored = await partsStored('A001');
     expect(stored).toBeGreaterThan(0);
     expect((await packagesOf(automationId)).filter((p) => p.name === 'A001').map((p) => p.state)).toEqual(['transferring']);
+    // Its upload's size follows the file as it grows, so its progress reads true (never past its size).
+    const [send] = (await packagesOf(automationId)).filter((p) => p.name === 'A001');
+    const upload = (await call(agent.url, 'GET', `/uploads/${send.transfer_id}`)).body;
+    expect(upload.progress).toBeGreaterThan(0);
+    expect(upload.progress).toBeLessThanOrEqual(upload.size);
 
     const stopped = performance.now();
     const [record] = await waitComplete('A001', 1);
