@@ -243,6 +243,7 @@ export class WatchFolder implements Runner {
   private retryLater(u: Unit): void {
     u.dirty = true;
     u.lastEventAt = Date.now() - this.timeout + this.host.tuning.retryMs;
+    u.lookedAt = Infinity; // not sooner for a file growing in it
   }
 
   private async check(u: Unit): Promise<void> {
@@ -351,6 +352,8 @@ export class WatchFolder implements Runner {
         return;
       }
       this.error(`${u.name}: ${messageOf(err)}`);
+      // A file growing in it is not tried again every look: the unit waits for its quiet time (or the retry).
+      if (growing) u.lookedAt = Infinity;
       // The service or the session will be back: try again. Else (refused input) wait for the next change.
       if (isTransient(err)) this.retryLater(u);
     }
