@@ -43,6 +43,7 @@ export function AutomationForm({ editing, onDone }: { editing?: AutomationRecord
   const [accessCode, setAccessCode] = useState(editing?.access_code ?? '');
   const [timeout, setTimeoutMin] = useState(String(editing?.timeout ?? 5));
   const [loose, setLoose] = useState(editing?.upload_loose_files ?? false);
+  const [growing, setGrowing] = useState(editing?.growing_files ?? false);
   const [blacklist, setBlacklist] = useState((editing?.blacklist ?? []).join('\n'));
   const [deleteAfterSend, setDeleteAfterSend] = useState(editing?.delete_files_after_upload ?? false);
   const [suffix, setSuffix] = useState(editing?.package_name_suffix ?? '');
@@ -63,7 +64,7 @@ export function AutomationForm({ editing, onDone }: { editing?: AutomationRecord
       const minutes = Number(timeout);
       if (!(minutes > 0 && minutes <= 10_080)) return { problem: { message: 'Quiet time is a number of minutes above 0 (a week at most).', field: 'timeout' } };
       const watch = {
-        ...common, path: folder.trim(), timeout: minutes, upload_loose_files: loose, blacklist: lines(blacklist),
+        ...common, path: folder.trim(), timeout: minutes, upload_loose_files: loose, growing_files: growing, blacklist: lines(blacklist),
         delete_files_after_upload: deleteAfterSend, package_name_suffix: suffix, message,
       };
       if (type === 'team_upload') return { fields: { ...watch, team_id: teamId, recipient_emails: emails(recipients) } };
@@ -158,6 +159,11 @@ export function AutomationForm({ editing, onDone }: { editing?: AutomationRecord
             <textarea rows={2} value={message} onChange={(e) => setMessage(e.target.value)} />
           </label>
           <label className="inline"><input type="checkbox" checked={loose} onChange={(e) => setLoose(e.target.checked)} /> Send loose files too</label>
+          <label className="inline"><input type="checkbox" checked={growing} onChange={(e) => setGrowing(e.target.checked)} aria-describedby="growing-hint" /> Send files while they are being written</label>
+          <p className="muted small note" id="growing-hint">
+            For cameras and renders that write one large file for a long time: its parts go as they are written, and the file is
+            finished once it has not grown for the quiet time. Most of it is then already sent.
+          </p>
           <label className="inline"><input type="checkbox" checked={deleteAfterSend} onChange={(e) => setDeleteAfterSend(e.target.checked)} /> Delete files once sent</label>
         </>
       ) : (

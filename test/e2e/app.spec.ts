@@ -252,6 +252,21 @@ test('a watch folder: made on Automations (a missing name is said), it sends a s
   await row.getByRole('checkbox', { name: 'Enabled' }).click();
   await expect(row.getByRole('checkbox', { name: 'Enabled' })).not.toBeChecked();
   await expect(row).toContainText('Off');
+
+  // Growing files: the option is shown with what it does, off by default, and saved by the agent.
+  await row.getByRole('button', { name: 'Edit' }).click();
+  const edit = page.getByRole('form', { name: 'Edit Camera cards' });
+  const growing = edit.getByRole('checkbox', { name: 'Send files while they are being written' });
+  await expect(growing).not.toBeChecked();
+  await expect(growing).toHaveAccessibleDescription(/has not grown for the quiet time/);
+  await growing.check();
+  await photograph('automation-form-growing');
+  await edit.getByRole('button', { name: 'Save' }).click();
+  await expect(edit).toBeHidden();
+  // The form opens again on the record the agent answered.
+  await row.getByRole('button', { name: 'Edit' }).click();
+  await expect(edit.getByRole('checkbox', { name: 'Send files while they are being written' })).toBeChecked();
+  await edit.getByRole('button', { name: 'Cancel' }).click();
 });
 
 test('a storage gateway: registered with the ID and secret of a connection made on the server, it connects; unregistered, it goes', async () => {

@@ -15,6 +15,7 @@ import {
   getAutomation,
   getEntry,
   openEntries,
+  refreshSentFiles,
   retireUnit,
   sentFilesOf,
   updateEntry,
@@ -55,6 +56,7 @@ export function createSettler(host: RunnerHost, kick: (automationId: string) => 
         fail(e, `sent, but its Link could not be made: ${messageOf(err)}`);
       }
     }
+    if (f.growing_files) refreshSentFiles(db, e.id);
     updateEntry(db, e.id, { state: 'complete', package_id: rec.package_id });
     await db.synced();
     if (f.delete_files_after_upload && e.unit) {

@@ -30,6 +30,7 @@ export function withDefaults(type: AutomationType, f: AutomationFields, now = ne
     out.message ??= '';
     out.priority ??= 0;
     out.upload_loose_files ??= false;
+    out.growing_files ??= false;
     if (type === 'team_upload') out.unlimited_storage ??= false;
   }
   return out;

@@ -7,7 +7,9 @@
 // recorded (each file's path, size and modification time) before its upload is
 // made; a file recorded is never sent again, so a restart sends nothing twice,
 // and a unit that changes after it was sent is sent again with what is new or
-// changed in it only.
+// changed in it only. With `growing_files`, a unit that keeps changing is
+// looked at every little while, and goes at once when a file being written in
+// it holds a full part: that file is sent as it grows (engine/growingFile.ts).
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
@@ -15,7 +17,8 @@ import type { CreateUploadBody, PortalUploadBody } from '../../api/agent/uploads
 import type { TeamUploadSettings, PortalUploadSettings } from '../../api/agent/automations.js';
 import { isClutter, WalkError } from '../engine/walk.js';
 import { newUploadId } from '../services/uploadCreate.js';
-import { planOf } from '../engine/uploadPlan.js';
+import { GrowingRefused, planOf } from '../engine/uploadPlan.js';
+import { MIN_CHUNK_SIZE } from '../../api/agent/settings.js';
 import { getUpload } from '../store/uploadStore.js';
 import { deleteEntry, getEntry, insertEntry, retireUnit, sentKey, sentKeys, unitBusy, unitsWithSends, updateEntry } from '../store/automationStore.js';
 import { blacklistMatcher, type PathMatcher } from './glob.js';
@@ -29,6 +32,10 @@ interface Unit {
   lastEventAt: number;
   /** A change was heard since it was last looked at. */
   dirty: boolean;
+  /** When it was last looked at for a file growing in it (growing_files). */
+  lookedAt: number;
+  /** Its send is under way: it is looked at again once that settles (kick), not by the timer. */
+  waitsForSend: boolean;
 }
 
 /** A file's modification time this far in the future is the clock's doing, not a write: only events count for it. */
@@ -50,6 +57,8 @@ export class WatchFolder implements Runner {
   /** Looks at units one at a time. */
   private busy: Promise<void> = Promise.resolve();
   private opened: Promise<void> = Promise.resolve();
+  /** The Portal wants every size up front (GrowingRefused): files go once complete, as without growing_files. */
+  private growingRefused = false;
 
   constructor(
     private readonly host: RunnerHost,
@@ -87,7 +96,23 @@ export class WatchFolder implements Runner {
   }
 
   kick(): void {
+    for (const u of this.units.values()) u.waitsForSend = false;
     if (!this.stopped) this.schedule();
+  }
+
+  /** growing_files: how often a unit that keeps changing is looked at for a file worth sending while it grows. */
+  private get growLookMs() {
+    return Math.min(1_000, Math.max(100, Math.floor(this.timeout / 4)));
+  }
+
+  private get sendsGrowing(): boolean {
+    return this.fields.growing_files === true && !this.growingRefused;
+  }
+
+  /** When a changed unit is looked at: once quiet for `timeout`, or (growing_files) every little while. */
+  private dueAt(u: Unit): number {
+    const quiet = u.lastEventAt + this.timeout;
+    return this.sendsGrowing ? Math.min(quiet, u.lookedAt + this.growLookMs) : quiet;
   }
 
   private error(message: string | null): void {
@@ -131,7 +156,7 @@ export class WatchFolder implements Runner {
     if (u) {
       u.lastEventAt = Math.max(u.lastEventAt, at);
       u.dirty = true;
-    } else this.units.set(name, { name, lastEventAt: at, dirty: true });
+    } else this.units.set(name, { name, lastEventAt: at, dirty: true, lookedAt: at, waitsForSend: false });
   }
 
   private heard(event: string, p: string): void {
@@ -192,7 +217,7 @@ export class WatchFolder implements Runner {
     if (this.stopped) return;
     clearTimeout(this.timer);
     let first = Infinity;
-    for (const u of this.units.values()) if (u.dirty) first = Math.min(first, u.lastEventAt + this.timeout);
+    for (const u of this.units.values()) if (u.dirty && !u.waitsForSend) first = Math.min(first, this.dueAt(u));
     if (first === Infinity) return;
     this.timer = setTimeout(() => {
       this.busy = this.busy.then(() => this.checkDue()).catch((err) => this.error(messageOf(err)));
@@ -203,9 +228,13 @@ export class WatchFolder implements Runner {
   private async checkDue(): Promise<void> {
     for (const u of [...this.units.values()]) {
       if (this.stopped) return;
-      if (!u.dirty || u.lastEventAt + this.timeout > Date.now() || this.units.get(u.name) !== u) continue;
+      if (!u.dirty || u.waitsForSend || this.dueAt(u) > Date.now() || this.units.get(u.name) !== u) continue;
       // A send under way: the unit is looked at again once it has settled (kick).
-      if (unitBusy(this.host.ctx.db, this.spec.id, u.name)) continue;
+      if (unitBusy(this.host.ctx.db, this.spec.id, u.name)) {
+        u.waitsForSend = true;
+        continue;
+      }
+      u.lookedAt = Date.now();
       await this.check(u);
     }
     this.schedule();
@@ -214,6 +243,7 @@ export class WatchFolder implements Runner {
   private retryLater(u: Unit): void {
     u.dirty = true;
     u.lastEventAt = Date.now() - this.timeout + this.host.tuning.retryMs;
+    u.lookedAt = Infinity; // not sooner for a file growing in it
   }
 
   private async check(u: Unit): Promise<void> {
@@ -229,23 +259,38 @@ export class WatchFolder implements Runner {
       if (!(err instanceof WalkError)) this.retryLater(u);
       return;
     }
-    // Heard a change meanwhile: its own look will come.
-    if (this.stopped || u.dirty || this.units.get(u.name) !== u) return;
+    // Heard a change meanwhile: its own look will come (a file growing in it may still go now).
+    const heard = u.dirty;
+    if (this.stopped || (heard && !this.sendsGrowing) || this.units.get(u.name) !== u) return;
     let newest = -Infinity;
     for (const s of scanned) if (s.entry.kind === 'file' && s.entry.mtimeMs <= started + FUTURE_SLACK_MS) newest = Math.max(newest, s.entry.mtimeMs);
+    const sent = sentKeys(this.host.ctx.db, this.spec.id, u.name);
+    const fresh = scanned.filter((s) => !sent.has(sentKey(sentFileOf(s))));
     if (newest > started - this.timeout) {
       // Written within the timeout without an event reaching us: not settled yet.
       u.dirty = true;
       u.lastEventAt = Math.max(u.lastEventAt, Math.min(newest, started));
+      const growing = this.growingNow(fresh, started);
+      if (growing) await this.send(u, fresh, growing);
       return;
     }
-    const sent = sentKeys(this.host.ctx.db, this.spec.id, u.name);
-    const fresh = scanned.filter((s) => !sent.has(sentKey(sentFileOf(s))));
-    if (!fresh.some((s) => s.entry.kind === 'file')) return;
+    if (heard || !fresh.some((s) => s.entry.kind === 'file')) return;
     await this.send(u, fresh);
   }
 
-  private async send(u: Unit, fresh: ScannedEntry[]): Promise<void> {
+  /**
+   * growing_files: the files of a unit still being written, once one of them
+   * holds a full part (nothing of it could go before); else undefined, and the
+   * unit waits for its quiet time as without the option.
+   */
+  private growingNow(fresh: ScannedEntry[], started: number): string[] | undefined {
+    if (!this.sendsGrowing) return undefined;
+    const part = Math.max(MIN_CHUNK_SIZE, this.host.ctx.config.chunkSize);
+    const growing = fresh.filter((s) => s.entry.kind === 'file' && s.entry.mtimeMs > started - this.timeout);
+    return growing.some((s) => s.entry.size >= part) ? growing.map((s) => s.entry.localPath) : undefined;
+  }
+
+  private async send(u: Unit, fresh: ScannedEntry[], growing?: string[]): Promise<void> {
     const { db } = this.host.ctx;
     const f = this.fields;
     const id = newUploadId();
@@ -262,6 +307,7 @@ export class WatchFolder implements Runner {
     try {
       // Staged here, dropped by the upload's creation whatever it answers.
       const plan = await planOf(db, u.name, fresh.map((s) => s.entry));
+      if (growing) plan.growing = { paths: growing, quietMs: this.timeout };
       let packageId: string;
       if (this.spec.type === 'team_upload') {
         const tag = f.tag_id || f.tag_name ? { ...(f.tag_id ? { id: f.tag_id } : {}), ...(f.tag_name ? { name: f.tag_name } : {}) } : undefined;
@@ -299,7 +345,15 @@ export class WatchFolder implements Runner {
     } catch (err) {
       if (getUpload(db, id)) return; // made after all: its events carry on
       deleteEntry(db, id);
+      if (err instanceof GrowingRefused) {
+        // Sent again once complete, as without growing_files.
+        this.growingRefused = true;
+        this.error(`${u.name}: ${err.message}`);
+        return;
+      }
       this.error(`${u.name}: ${messageOf(err)}`);
+      // A file growing in it is not tried again every look: the unit waits for its quiet time (or the retry).
+      if (growing) u.lookedAt = Infinity;
       // The service or the session will be back: try again. Else (refused input) wait for the next change.
       if (isTransient(err)) this.retryLater(u);
     }

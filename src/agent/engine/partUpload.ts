@@ -15,12 +15,15 @@ export type PartOutcome =
   | { kind: 'expired' }
   | { kind: 'upload_gone' }
   | { kind: 'aborted' }
+  /** A growing file no longer holds the part (it shrank or was replaced): its growth watch starts it over. */
+  | { kind: 'stale' }
   | { kind: 'fatal'; error: Error };
 
 /** The local file is no longer what was walked: the parts sent so far may not match it. */
 export class FileChangedError extends PermanentError {}
 
 type LocalFile = { local_path: string; size: number; mtime_ms: number };
+export type Growing = { ino: number | undefined };
 
 const changed = (file: LocalFile) => new FileChangedError(`${file.local_path} changed while it was being uploaded`);
 
@@ -36,8 +39,21 @@ export async function checkUnchanged(file: LocalFile): Promise<void> {
   if (st.size !== file.size || st.mtimeMs !== file.mtime_ms) throw changed(file);
 }
 
+/** A growing file holds the part's bytes and is still the same file (same inode). */
+class StalePart extends Error {}
+async function checkHolds(file: LocalFile, range: { start: number; length: number }, ino: number | undefined): Promise<void> {
+  const st = await fs.stat(file.local_path).catch((err: unknown) => {
+    throw isGone(err) ? gone(file) : err;
+  });
+  if (st.size < range.start + range.length || (ino !== undefined && st.ino !== ino)) throw new StalePart();
+}
+
 /** A small file goes in one read (wholeReads.ts); a part of a larger one is streamed. */
-async function put(objects: ObjectHttp, bp: Blueprint, file: LocalFile, range: { start: number; length: number }, whole: boolean, signal: AbortSignal): Promise<PutAnswer> {
+async function put(objects: ObjectHttp, bp: Blueprint, file: LocalFile, range: { start: number; length: number }, whole: boolean, signal: AbortSignal, growing?: Growing): Promise<PutAnswer> {
+  if (growing) {
+    await checkHolds(file, range, growing.ino);
+    return objects.putFileRange(bp, file.local_path, range.start, range.length, signal);
+  }
   if (whole) {
     const a = await objects.putWholeFile(bp, { path: file.local_path, size: file.size, mtimeMs: file.mtime_ms }, signal);
     if (!a) throw changed(file);
@@ -56,10 +72,12 @@ export async function sendPart(
   file: LocalFile,
   range: { start: number; length: number },
   signal: AbortSignal,
+  /** The file is still being written: its size and time are not the walk's; its inode, once known, must hold. */
+  growing?: Growing,
 ): Promise<PartOutcome> {
-  const whole = range.start === 0 && range.length === file.size && file.size <= WHOLE_READ_MAX;
+  const whole = !growing && range.start === 0 && range.length === file.size && file.size <= WHOLE_READ_MAX;
   try {
-    const a = await put(objects, bp, file, range, whole, signal);
+    const a = await put(objects, bp, file, range, whole, signal, growing);
     if (signal.aborted) return { kind: 'aborted' };
     if (a.status === 200) {
       if (!a.etag) return { kind: 'retry', reason: 'the store answered without an ETag', cause: 'suspect' };
@@ -75,6 +93,7 @@ export async function sendPart(
     return { kind: 'retry', reason: `the store refused the part (${a.status}): ${a.text.slice(0, 200)}`, cause: 'suspect' };
   } catch (err) {
     if (signal.aborted || isAbort(err)) return { kind: 'aborted' };
+    if (err instanceof StalePart) return { kind: 'stale' };
     if (err instanceof FileChangedError) return { kind: 'fatal', error: err };
     // Gone between the check and the read (the open, or the reader thread's own stat).
     if (isGone(err)) return { kind: 'fatal', error: gone(file) };

@@ -45,7 +45,7 @@ export class BlueprintFetcher {
 
   private async fetchBlueprints(f: FileTransfer, from: number): Promise<void> {
     const epoch = f.epoch;
-    const count = Math.min(this.tuning.blueprintBatch, f.partCount - from + 1);
+    const count = Math.max(1, Math.min(this.tuning.blueprintBatch, f.lastPart - from + 1));
     try {
       const bps = await retrying(
         () => partBlueprints(this.hosted, this.u.package_id, f.row.file_id!, from - 1, count, f.row.s3_upload_id!, this.call),

@@ -35,6 +35,12 @@ export class FileTransfer {
   finalizing = false;
   /** The file's one part was sent in this run from one read checked against the walk (wholeReads.ts). */
   readWhole = false;
+  /** Parts of it being sent now. */
+  inFlight = 0;
+  /** No part of it is handed out: its growth is being checked before its size is fixed (growingFile.ts). */
+  holding = false;
+  /** A growing file: the highest part queued so far (each a full chunk written). */
+  queuedUpTo = 0;
   private queue: number[] = [];
   private head = 0;
   private retries: { part: number; readyAt: number }[] = [];
@@ -50,12 +56,29 @@ export class FileTransfer {
     return this.row.part_count ?? 0;
   }
 
-  /** Queues every part without a record; call once the file is registered. */
+  /** Still being written: its size, and so its part count, are not known yet. */
+  get growing(): boolean {
+    return this.row.growing_quiet_ms != null;
+  }
+
+  /** The last part number that may be sent now: of a growing file, the full parts written so far. */
+  get lastPart(): number {
+    return this.growing ? this.queuedUpTo : this.partCount;
+  }
+
+  /** Queues every part without a record; call once the file is registered. A growing file's parts are queued as they are written (extend). */
   plan(): void {
     this.queue = [];
     this.head = 0;
     this.retries = [];
-    for (let n = 1; n <= this.partCount; n++) if (!this.done.has(n)) this.queue.push(n);
+    this.queuedUpTo = 0;
+    if (!this.growing) this.extend(this.partCount);
+  }
+
+  /** Queues the parts up to `to` not queued yet and without a record. */
+  extend(to: number): void {
+    for (let n = this.queuedUpTo + 1; n <= to; n++) if (!this.done.has(n)) this.queue.push(n);
+    this.queuedUpTo = Math.max(this.queuedUpTo, to);
   }
 
   /** Forgets everything but the file itself: it will be registered again. */
@@ -71,16 +94,19 @@ export class FileTransfer {
     this.fetching = false;
     this.finalizing = false;
     this.readWhole = false;
+    this.holding = false;
+    this.queuedUpTo = 0;
   }
 
   range(n: number): { start: number; length: number } {
     const chunk = this.row.chunk_size!;
     const start = (n - 1) * chunk;
-    return { start, length: Math.min(chunk, this.row.size - start) };
+    // A growing file's parts are queued only once they are whole.
+    return { start, length: this.growing ? chunk : Math.min(chunk, this.row.size - start) };
   }
 
   allDone(): boolean {
-    return this.done.size === this.partCount;
+    return !this.growing && this.done.size === this.partCount;
   }
 
   /** The next part ready to go (its blueprint known, its retry time come), taken out of the queue. */

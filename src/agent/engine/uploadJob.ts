@@ -24,6 +24,7 @@ import { finalizeBody } from './uploadRegister.js';
 import { FileCalls } from './fileCalls.js';
 import { PrepPool } from './uploadPrep.js';
 import { BlueprintFetcher } from './uploadBlueprints.js';
+import { Growth } from './growingFile.js';
 
 export interface UploadEngine {
   db: AgentDb;
@@ -66,6 +67,8 @@ export class UploadRun implements Transfer {
   private wakeTimer: { at: number; t: NodeJS.Timeout } | undefined;
   private readonly prep: PrepPool;
   private readonly blueprints: BlueprintFetcher;
+  /** Its files still being written (growingFile.ts). */
+  private readonly growth: Growth;
   /** Files not yet done; a count, so that finishing each of 100,000 files does not scan them all. */
   private filesLeft: number;
   private readonly calls: FileCalls;
@@ -94,10 +97,17 @@ export class UploadRun implements Transfer {
       wake: () => this.wake(),
       restartFile: (f: FileTransfer, why: unknown) => this.restartFile(f, why),
       ready: (f: FileTransfer) => {
+        if (f.growing) this.growth.add(f);
         if (f.allDone()) this.track(this.finishFile(f));
         else this.wake();
       },
     };
+    this.growth = new Growth(e.db, u.id, {
+      ...run,
+      startOver: (f, why) => this.startOver(f, why),
+      fixed: (f) => run.ready(f),
+      grew: (f) => e.changed(u.id, 'progress', f.row.idx),
+    });
     this.prep = new PrepPool(e, u, this.calls, this.scope, run, new PendingFiles(e.db, u.id, e.tuning.readAhead));
     this.blueprints = new BlueprintFetcher(e.hosted, e.tuning, u, this.service, this.scope, run);
     this.createdAt = u.created_at;
@@ -127,6 +137,7 @@ export class UploadRun implements Transfer {
       clearTimeout(this.wakeTimer?.t);
       this.wakeTimer = undefined;
       this.trouble.clear();
+      this.growth.stop();
       this.prep.wakeWorkers();
     }
     return Promise.allSettled([...this.pending]).then(() => undefined);
@@ -146,7 +157,7 @@ export class UploadRun implements Transfer {
     const now = performance.now();
     let soonest = Infinity;
     for (const f of this.prep.active) {
-      if (f.finalizing) continue;
+      if (f.finalizing || f.holding) continue;
       const n = f.take(now);
       this.blueprints.maybeFetch(f);
       if (n !== undefined) {
@@ -159,7 +170,10 @@ export class UploadRun implements Transfer {
           return undefined;
         }
         const epoch = f.epoch;
-        return { run: () => this.track(this.runPart(f, n, entry, epoch)) };
+        // In flight until its record is in the file's done parts (a growing file's check waits for them).
+        f.inFlight++;
+        const landed = () => void f.inFlight--;
+        return { run: () => this.track(this.runPart(f, n, entry, epoch, landed).catch((err) => (landed(), Promise.reject(err)))) };
       }
       soonest = Math.min(soonest, f.nextRetryAt(now));
     }
@@ -234,13 +248,19 @@ export class UploadRun implements Transfer {
     if (f.allDone()) this.track(this.finishFile(f));
   }
 
-  private async runPart(f: FileTransfer, n: number, entry: KnownBlueprint, epoch: number): Promise<void> {
+  /** `landed` is called once the part is settled: counted done, or not stored. */
+  private async runPart(f: FileTransfer, n: number, entry: KnownBlueprint, epoch: number, landed: () => void): Promise<void> {
     const range = f.range(n);
-    const outcome = await sendPart(this.e.objects, entry.bp, f.row, range, this.abort.signal);
+    const outcome = await sendPart(this.e.objects, entry.bp, f.row, range, this.abort.signal, f.growing ? { ino: this.growth.inoOf(f) } : undefined);
+    if (outcome.kind !== 'stored' || this.stopped || epoch !== f.epoch) landed();
     if (this.stopped || epoch !== f.epoch) return;
     switch (outcome.kind) {
       case 'aborted':
         return;
+      case 'stale':
+        // The growth watch sees the shrink or the new file and starts it over; if it was a passing state, the part goes again.
+        f.requeue(n, performance.now() + 250);
+        return this.wakeAt(performance.now() + 250);
       case 'stored': {
         // synced() commits the record at once, so a crash or kill -9 from here on keeps it, and
         // the slot goes to the next part now; the flush that makes the record survive power
@@ -252,7 +272,7 @@ export class UploadRun implements Transfer {
         f.blueprints.delete(n);
         f.attempts.delete(n);
         f.expiredInRow = 0;
-        this.track(this.partDone(f, part, epoch, outcome.whole, this.e.db.synced()));
+        this.track(this.partDone(f, part, epoch, outcome.whole, this.e.db.synced()).finally(landed));
         return;
       }
       case 'expired': {
@@ -323,6 +343,18 @@ export class UploadRun implements Transfer {
     if (this.stopped) return;
     if (++f.resets > MAX_FILE_RESETS) return this.fail(why);
     this.e.log.warn({ upload: this.id, file: f.row.local_path, why: describe(why) }, 'starting the file over');
+    this.again(f);
+  }
+
+  /** A growing file shrank or was replaced: it starts from zero, however often its writer does that. */
+  private startOver(f: FileTransfer, why: string): void {
+    if (this.stopped) return;
+    this.e.log.info({ upload: this.id, file: f.row.local_path, why }, 'a growing file starts over');
+    this.again(f);
+  }
+
+  private again(f: FileTransfer): void {
+    this.growth.forget(f);
     resetFile(this.e.db, this.id, f.row.idx);
     f.row = { ...f.row, file_id: null, s3_upload_id: null, chunk_size: null, part_count: null };
     f.forget();

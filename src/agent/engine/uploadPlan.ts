@@ -6,7 +6,8 @@
 import path from 'node:path';
 import type { PortalRestrictions } from '../../api/hosted/portals.js';
 import { patternFound, patternProblem } from '../../api/hosted/patterns.js';
-import { invalid } from '../errors.js';
+import { AgentError, invalid } from '../errors.js';
+import { AgentErrorCode } from '../../api/agent/errors.js';
 import { checkRequestPath } from './requestPath.js';
 import { clashMessage, join, walkEach, WalkError, type WalkEntry } from './walk.js';
 import type { AgentDb } from '../store/db.js';
@@ -22,6 +23,8 @@ export interface UploadPlan {
   size: number;
   /** The first path's name, and how many more were given. */
   name: string;
+  /** Files still being written (a watch folder's `growing_files`): their local paths, and the quiet time that ends them. */
+  growing?: { paths: string[]; quietMs: number };
 }
 
 /** Entries staged per transaction while the walk goes. */
@@ -69,7 +72,15 @@ export async function planUpload(db: AgentDb, paths: string[]): Promise<UploadPl
   }
 }
 
+/** A Portal that limits sizes wants each file's size at registration: a file still growing has none yet. */
+export class GrowingRefused extends AgentError {
+  constructor() {
+    super(400, AgentErrorCode.badRequest, 'this Portal limits sizes, so each file is sent once it is complete, not while it is still being written');
+  }
+}
+
 export function checkPortalRestrictions(db: AgentDb, plan: UploadPlan, r: PortalRestrictions, packageName: string): void {
+  if (plan.growing?.paths.length && (r.max_file_size !== undefined || r.max_package_size !== undefined)) throw new GrowingRefused();
   // The service counts every entry, an empty folder as well as a file.
   if (r.max_file_count !== undefined && plan.count > r.max_file_count) {
     const folders = plan.count - plan.files;

@@ -115,7 +115,7 @@ export class PrepPool {
     setFileRegistration(this.e.db, this.u.id, f.row.idx, reg);
     f.row = { ...f.row, ...reg };
     this.e.changed(this.u.id, 'progress', f.row.idx);
-    blueprints.slice(0, f.partCount).forEach((bp, i) => f.blueprints.set(i + 1, { bp, gen: f.gen }));
+    blueprints.slice(0, f.growing ? blueprints.length : f.partCount).forEach((bp, i) => f.blueprints.set(i + 1, { bp, gen: f.gen }));
     // Lost to power loss, a registration is only made again (the service lets a pending entry
     // give way), and a file's first part flushes it anyway. An entry without parts is finalized
     // on the service next (a folder already is): that one must be on disk before.

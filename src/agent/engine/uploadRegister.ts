@@ -50,6 +50,8 @@ export interface Registered {
  */
 export async function registerOnService(s: ServiceSide, calls: FileCalls, u: UploadRow, r: UploadFileRow, scope: RetryScope & { signal: AbortSignal }): Promise<Registered> {
   const isFile = r.kind === 'file';
+  // A file still being written is registered without a size (the spec allows it): its part URLs are then not bound to one.
+  const growing = isFile && r.growing_quiet_ms != null;
   // Not checked against the walk here: each part is, before it is read, and the file before its finalize.
   // The wished chunk size (within S3's bounds) goes along: a service that binds each part URL
   // to the registered size (Ferry's) takes parts of exactly the chunk size it answers, no other.
@@ -58,12 +60,17 @@ export async function registerOnService(s: ServiceSide, calls: FileCalls, u: Upl
     name: r.name,
     path: r.rel_dir,
     last_modified: new Date(r.mtime_ms).toISOString(),
-    ...(isFile ? { size: r.size, chunk_size: Math.min(Math.max(u.chunk_size, MIN_CHUNK_SIZE), MAX_CHUNK_SIZE) } : {}),
+    ...(isFile ? { chunk_size: Math.min(Math.max(u.chunk_size, MIN_CHUNK_SIZE), MAX_CHUNK_SIZE) } : {}),
+    ...(isFile && !growing ? { size: r.size } : {}),
   };
   // Parts at the wished chunk size; the chosen size may differ, and a blueprint too many is never used.
   const parts = Math.ceil(r.size / u.chunk_size);
   // A service that declines `single` (a file larger than its max_chunk_size) answers what `count` asks.
-  const q = isFile ? { count: Math.min(s.tuning.blueprintBatch, Math.max(1, parts)), ...(parts === 1 ? { single: true } : {}) } : undefined;
+  const q = growing
+    ? { count: s.tuning.blueprintBatch }
+    : isFile
+      ? { count: Math.min(s.tuning.blueprintBatch, Math.max(1, parts)), ...(parts === 1 ? { single: true } : {}) }
+      : undefined;
   const reg = await calls.register(body, q);
   if (!isFile || !reg.create_blueprint) {
     return { registration: { file_id: reg.file.id, s3_upload_id: null, chunk_size: null, part_count: 0 }, blueprints: [] };
@@ -73,7 +80,8 @@ export async function registerOnService(s: ServiceSide, calls: FileCalls, u: Upl
   const chunk = reg.file.chunk_size > 0 ? reg.file.chunk_size : chooseChunkSize(u.chunk_size, r.size, { min: reg.min_chunk_size, max: reg.max_chunk_size, maxCount: reg.max_chunk_count });
   const uploadId = reg.upload_id ?? (await startUpload(s, r, reg.create_blueprint, scope));
   return {
-    registration: { file_id: reg.file.id, s3_upload_id: uploadId, chunk_size: chunk, part_count: r.size === 0 ? 0 : Math.ceil(r.size / chunk) },
+    // A growing file's part count is known once it stops growing (growingFile.ts).
+    registration: { file_id: reg.file.id, s3_upload_id: uploadId, chunk_size: chunk, part_count: growing ? null : r.size === 0 ? 0 : Math.ceil(r.size / chunk) },
     blueprints: reg.upload_id ? (reg.upload_blueprints ?? []) : [],
   };
 }

@@ -15,6 +15,7 @@ import { createPortalPackage, getPortalBySubdomain } from '../../client/portals.
 import { checkPortalRestrictions, planUpload, type UploadPlan } from '../engine/uploadPlan.js';
 import { insertStagedUpload, type UploadRow } from '../store/uploadStore.js';
 import { dropStage } from '../store/walkStage.js';
+import { markGrowing } from '../store/growingFiles.js';
 
 /** An upload's id, as the service makes them (and an automation chooses them before it asks for one). */
 export const newUploadId = () => `upl_${randomBytes(12).toString('hex')}`;
@@ -58,6 +59,7 @@ export function createUploadCreation(ctx: AgentContext, session: SessionService,
       },
       plan.stage,
     );
+    if (plan.growing) markGrowing(db, id, plan.growing.paths, plan.growing.quietMs);
     return started(id);
   }
 

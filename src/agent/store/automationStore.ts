@@ -227,3 +227,18 @@ export const sentFilesOf = (db: AgentDb, entryId: string) =>
 
 export const fileCountOf = (db: AgentDb, entryId: string) =>
   (db.sql('SELECT COUNT(*) AS n FROM automation_sent_files WHERE entry_id = ?').get(entryId) as { n: number }).n;
+
+/**
+ * A send's files as its upload holds them now: a file sent while it grew
+ * (growing_files) is recorded at its final size and time, so the next look
+ * does not take it for a changed file and send it again.
+ */
+export function refreshSentFiles(db: AgentDb, entryId: string): void {
+  const rows = db
+    .sql("SELECT rel_dir, name, size, mtime_ms FROM upload_files WHERE upload_id = ? AND kind = 'file'")
+    .all(entryId) as { rel_dir: string; name: string; size: number; mtime_ms: number }[];
+  const update = db.sql('UPDATE automation_sent_files SET size = ?, mtime_ms = ? WHERE entry_id = ? AND rel_path = ?');
+  db.transaction(() => {
+    for (const r of rows) update.run(r.size, r.mtime_ms, entryId, r.rel_dir ? `${r.rel_dir}/${r.name}` : r.name);
+  })();
+}

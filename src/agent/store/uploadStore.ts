@@ -102,6 +102,8 @@ export interface UploadFileRow {
   chunk_size: number | null;
   part_count: number | null;
   done: number;
+  /** A file still being written when the upload was made: the quiet time that ends it (growingFiles.ts); null (or absent) otherwise. */
+  growing_quiet_ms?: number | null;
 }
 
 export interface PartRow { part_number: number; etag: string; size: number }

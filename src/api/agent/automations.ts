@@ -72,6 +72,8 @@ const WatchFields = {
   priority: Priority,
   /** Files at the top of `path` are sent too, each as a Package of its own. */
   upload_loose_files: Type.Boolean(),
+  /** A file still being written is sent as it grows (full parts as they are written) and finalized once its size has been still for `timeout`. */
+  growing_files: Type.Boolean(),
 };
 
 const TeamUploadFields = {

@@ -43,6 +43,8 @@ not changed for --timeout minutes):
                           (portal_upload) the Portal, who sends, its access code
   --blacklist GLOB        leave out what matches (repeat for more), e.g. '*.tmp'
   --upload-loose-files    send files at the top of --path too, each as a Package
+  --growing-files         send a file still being written as it grows; it is
+                          finalized once its size is still for --timeout
   --delete-files-after-upload
                           delete each file once its Package is complete
   --package-name-suffix S added to the subfolder's name to name the Package
@@ -54,7 +56,7 @@ not changed for --timeout minutes):
 Both:
   --name N                what the automation is called
   --disabled              (add) create it switched off
-  --no-upload-loose-files, --no-delete-files-after-upload, --package-folder,
+  --no-upload-loose-files, --no-growing-files, --no-delete-files-after-upload, --package-folder,
   --no-portal-subfolder, --no-unlimited-storage
                           (set) switch those back
 
@@ -81,6 +83,8 @@ const OPTIONS = {
   blacklist: { type: 'string', multiple: true },
   'upload-loose-files': { type: 'boolean' },
   'no-upload-loose-files': { type: 'boolean' },
+  'growing-files': { type: 'boolean' },
+  'no-growing-files': { type: 'boolean' },
   'delete-files-after-upload': { type: 'boolean' },
   'no-delete-files-after-upload': { type: 'boolean' },
   'package-name-suffix': { type: 'string' },
@@ -133,6 +137,7 @@ function fieldsOf(v: Values, type: AutomationType): AutomationFields {
     // Globs may hold commas ({a,b}): repeat the flag, no splitting.
     blacklist: Array.isArray(v.blacklist) ? v.blacklist : undefined,
     upload_loose_files: flag(v, 'upload-loose-files', 'no-upload-loose-files'),
+    growing_files: flag(v, 'growing-files', 'no-growing-files'),
     delete_files_after_upload: flag(v, 'delete-files-after-upload', 'no-delete-files-after-upload'),
     package_name_suffix: str(v, 'package-name-suffix'),
     message: str(v, 'message'),

@@ -70,7 +70,7 @@ describe('the Automations routes', () => {
     expect(created.body).toEqual({
       automation_id: id, type: 'team_upload', name: 'Outbox', enabled: false, path: path.join(tmp, 'out'), team_id: owner.teamId,
       recipient_emails: ['rita@example.com'], timeout: 10, download_password: '********', tag_name: 'rushes', delete_after: 3,
-      blacklist: [], delete_files_after_upload: false, package_name_suffix: '', message: '', priority: 0, upload_loose_files: false, unlimited_storage: false,
+      blacklist: [], delete_files_after_upload: false, package_name_suffix: '', message: '', priority: 0, upload_loose_files: false, growing_files: false, unlimited_storage: false,
       last_run_at: null, last_error: null, created_at: expect.any(String), updated_at: expect.any(String),
     });
     expect((await events.next((m) => m.json?.automation_id === id)).json).toEqual(created.body);

@@ -473,7 +473,7 @@ function table(): Row[] {
       ['timeout', 0], ['timeout', -1], ['timeout', 'five'], ['timeout', 10_081], ['timeout', null],
       ['blacklist', '*.tmp'], ['blacklist', [42]], ['blacklist', ['']], ['blacklist', ['[z-a]']], ['blacklist', Array.from({ length: 201 }, () => 'x')],
       ['delete_files_after_upload', 'yes'], ['package_name_suffix', 42], ['package_name_suffix', 's'.repeat(101)], ['message', 42],
-      ['priority', 1.5], ['upload_loose_files', 1], ['delete_after', 0], ['delete_after', '7'], ['download_limit', -1],
+      ['priority', 1.5], ['upload_loose_files', 1], ['growing_files', 'yes'], ['delete_after', 0], ['delete_after', '7'], ['download_limit', -1],
       ['download_password', 42], ['download_password', 'p'.repeat(201)], ['tag_id', 42], ['tag_name', ''], ['unlimited_storage', 'yes'],
     ], ['name', 'path', 'team_id', 'recipient_emails', 'timeout']),
     ...pathRows('POST /automations/team_upload', 'POST', '/automations/team_upload', teamUploadBase, 'path', { write: false }),
@@ -481,7 +481,7 @@ function table(): Row[] {
     ...schemaRows('POST /automations/portal_upload', '/automations/portal_upload', portalUploadBase, [
       ['name', ''], ['path', 'relative'], ['path', file], ['subdomain', 42], ['subdomain', ''], ['subdomain', 'no-such-portal'],
       ['sender_email', 'nope'], ['sender_email', 42], ['access_code', 42], ['access_code', 'c'.repeat(1025)],
-      ['timeout', 0], ['timeout', '1'], ['blacklist', [7]], ['upload_loose_files', 'no'], ['priority', 'x'],
+      ['timeout', 0], ['timeout', '1'], ['blacklist', [7]], ['upload_loose_files', 'no'], ['growing_files', 0], ['priority', 'x'],
     ], ['name', 'path', 'subdomain', 'sender_email', 'timeout']),
     ...pathRows('POST /automations/portal_upload', 'POST', '/automations/portal_upload', portalUploadBase, 'path', { write: false }),
     ...pathRows('PUT /automations/portal_download/:automation_id', 'PUT', `/automations/portal_download/${automationIds.portal_download}`, {}, 'dst_folder', { write: true }),

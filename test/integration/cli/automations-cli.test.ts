@@ -102,7 +102,7 @@ describe('ferry automations', () => {
     expect(got.stdout).toMatch(/^complete\s+send\s+upl_\w+\s+pkg_\w+\s+Shoot\s+http:\/\/127\.0\.0\.1:\d+\/\S+\?secret=/m);
     expect((await svc.ctx.db.selectFrom('packages').select('name').execute()).map((p) => p.name)).toEqual(['Shoot (cli)']);
 
-    const set = await run(['automations', 'set', watchId, '--name', 'Outbox 2', '--upload-loose-files', '--message', 'hello']);
+    const set = await run(['automations', 'set', watchId, '--name', 'Outbox 2', '--upload-loose-files', '--growing-files', '--message', 'hello']);
     expect(set.code, set.stderr).toBe(0);
     expect(set.stdout.trim()).toBe(`updated team_upload automation ${watchId} (Outbox 2)`);
     const nothing = await run(['automations', 'set', watchId]);
@@ -113,7 +113,9 @@ describe('ferry automations', () => {
     const ls = await run(['automations', 'ls']);
     expect(ls.stdout).toMatch(new RegExp(`^${watchId}\\s+team_upload\\s+no\\s+\\S+\\s+Outbox 2$`, 'm'));
     const on = await run(['automations', 'enable', watchId, '--json']);
-    expect(JSON.parse(on.stdout)).toMatchObject({ automation_id: watchId, enabled: true, upload_loose_files: true, message: 'hello' });
+    expect(JSON.parse(on.stdout)).toMatchObject({ automation_id: watchId, enabled: true, upload_loose_files: true, growing_files: true, message: 'hello' });
+    const plain = await run(['automations', 'set', watchId, '--no-growing-files', '--json']);
+    expect(JSON.parse(plain.stdout)).toMatchObject({ growing_files: false });
   });
 
   test('add a Portal download, see it fetch, remove both; a removed one answers 404 (exit 1)', async () => {
