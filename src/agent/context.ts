@@ -7,6 +7,7 @@ import type { EventBus } from './events.js';
 import type { Scheduler } from './engine/scheduler.js';
 import type { Outages } from './engine/outages.js';
 import type { SleepWatch } from './engine/sleepWatch.js';
+import type { Disks } from './engine/disks.js';
 
 export interface AgentContext {
   config: AgentConfig;
@@ -18,6 +19,8 @@ export interface AgentContext {
   /** Hears of the machine waking from sleep. */
   sleep: SleepWatch;
   log: Logger;
+  /** The disks files are read from and written to, each with its reader and writer slots. */
+  disks: Disks;
   /** The API key of the owner of the service on this computer, when the agent uses that service ("Try it on this computer"). */
   ownerKey?: string;
 }

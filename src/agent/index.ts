@@ -10,6 +10,7 @@ import { EventBus } from './events.js';
 import { Scheduler } from './engine/scheduler.js';
 import { Outages } from './engine/outages.js';
 import { SleepWatch } from './engine/sleepWatch.js';
+import { Disks } from './engine/disks.js';
 import { engineTuning } from './engine/retry.js';
 import { createServices, type AgentServices, type StopReason } from './services/index.js';
 import { buildAgentApp } from './server/app.js';
@@ -39,7 +40,7 @@ export async function startAgent(config: AgentConfig, log: Logger = pino({ level
   const tuning = engineTuning(process.env, config.retryForMs);
   const outages = new Outages(tuning.retry, log, tuning.timeoutMs);
   const sleep = new SleepWatch();
-  const ctx: AgentContext = { config, db, events: new EventBus(), scheduler, outages, sleep, log, ownerKey: hostInfo.ownerKey };
+  const ctx: AgentContext = { config, db, events: new EventBus(), scheduler, outages, sleep, log, disks: new Disks(db), ownerKey: hostInfo.ownerKey };
 
   let closing: Promise<void> | undefined;
   let markStopped!: (why: StopReason) => void;

@@ -10,6 +10,7 @@ import { createFoldersService, type FoldersService } from './folders.js';
 import { createSettingsService, type SettingsService } from './settings.js';
 import { createAutomationsService, type AutomationsService } from './automations.js';
 import { createGatewaysService, type GatewaysService } from './gateways.js';
+import { createDisksService, type DisksService } from './disks.js';
 
 export interface AgentServices {
   system: SystemService;
@@ -21,6 +22,7 @@ export interface AgentServices {
   settings: SettingsService;
   automations: AutomationsService;
   gateways: GatewaysService;
+  disks: DisksService;
 }
 
 /** Why the agent stops: for good, or to start again with its new settings. */
@@ -67,5 +69,6 @@ export function createServices(ctx: AgentContext, stop: (why: StopReason) => voi
     settings: createSettingsService(ctx, session, () => stop('restart')),
     automations: createAutomationsService(ctx, session, uploads, downloads),
     gateways,
+    disks: createDisksService(ctx),
   };
 }

@@ -7,7 +7,8 @@ import { gatewaysMigration } from './gatewayStore.js';
 import { uploadLinksMigration } from './uploadLinkStore.js';
 import { canceledMigration } from './canceledTransfers.js';
 import { uploadTotalsMigration } from './uploadTotals.js';
+import { disksMigration } from './diskStore.js';
 
 export interface Migration { version: number; name: string; sql: string }
 
-export const migrations: Migration[] = [sessionMigration, uploadsMigration, downloadsMigration, downloadsRecoverableMigration, automationsMigration, gatewaysMigration, uploadLinksMigration, canceledMigration, uploadRecipientsMigration, uploadTotalsMigration, downloadSeqMigration];
+export const migrations: Migration[] = [sessionMigration, uploadsMigration, downloadsMigration, downloadsRecoverableMigration, automationsMigration, gatewaysMigration, uploadLinksMigration, canceledMigration, uploadRecipientsMigration, uploadTotalsMigration, downloadSeqMigration, disksMigration];

@@ -8,5 +8,6 @@ import events from './events.js';
 import settings from './settings.js';
 import automations from './automations.js';
 import storageGateway from './storageGateway.js';
+import disks from './disks.js';
 
-export const agentRoutes: AgentRouteModule[] = [system, session, uploads, downloads, events, settings, automations, storageGateway];
+export const agentRoutes: AgentRouteModule[] = [system, session, uploads, downloads, events, settings, automations, storageGateway, disks];
