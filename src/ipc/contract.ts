@@ -13,6 +13,7 @@ import { FolderListing, PathsMeasure } from '../api/agent/folders.js';
 import { About } from '../api/agent/system.js';
 import { AgentSettings, SettingsAnswer, SettingsChange, ThisComputerAnswer } from '../api/agent/settings.js';
 import { GatewayList, GatewayRecord, NewConnectionAnswer, NewConnectionBody, RegisterGatewayBody, UnregisterGatewayBody, UpdateGatewayBody } from '../api/agent/storageGateway.js';
+import { DiskChange, DiskIdParams, Disk, DiskList, DiskStatusList } from '../api/agent/disks.js';
 import { AutomationList, AutomationPackageList, AutomationParams, AutomationRecord, CREATE_BODIES, UPDATE_BODIES } from '../api/agent/automations.js';
 
 const Empty = Type.Object({});
@@ -94,6 +95,9 @@ export const channels = {
   'system.about': channel(Empty, About),
   'settings.get': channel(Empty, AgentSettings),
   'settings.update': channel(SettingsChange, SettingsAnswer),
+  'disks.list': channel(Empty, DiskList),
+  'disks.status': channel(Empty, DiskStatusList),
+  'disks.update': channel(Type.Object({ ...DiskIdParams.properties, change: DiskChange }), Disk),
   'fs.list': channel(Type.Object({ path: Type.Optional(Type.String({ maxLength: 4096, pattern: '^[^\\u0000]*$' })) }), FolderListing),
   'fs.measure': channel(Type.Object({ paths: CreateUploadBody.properties.paths }), PathsMeasure),
 } as const;

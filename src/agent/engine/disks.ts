@@ -90,6 +90,12 @@ export class Disks {
     return e ? e.gate.run(op, fn) : fn();
   }
 
+  /** As run(), for an operation on folder `dir` itself (a listing). */
+  runInFolder<T>(op: DiskOp, dir: string, fn: () => Promise<T>): Promise<T> {
+    const e = this.ofFolder(dir);
+    return e ? e.gate.run(op, fn) : fn();
+  }
+
   private ofDev(dev: number, p: string): DiskEntry {
     const known = this.byDev.get(dev);
     if (known) return known;

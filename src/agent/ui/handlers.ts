@@ -18,7 +18,7 @@ const withoutFiles = <R extends { items: unknown[] }>({ items: _, ...summary }: 
 export type Handlers = { [C in Channel]: (req: RequestOf<C>) => Promise<ResponseOf<C>> };
 
 export function createHandlers(services: AgentServices, ctx: Pick<AgentContext, 'events'>): Handlers {
-  const { session, uploads, downloads, system, folders, settings, automations, gateways } = services;
+  const { session, uploads, downloads, system, folders, settings, automations, gateways, disks } = services;
   return {
     'session.current': async () => {
       try {
@@ -84,6 +84,9 @@ export function createHandlers(services: AgentServices, ctx: Pick<AgentContext, 
     'system.about': async () => system.about(),
     'settings.get': async () => settings.get(),
     'settings.update': (r) => settings.update(r),
+    'disks.list': async () => disks.list(),
+    'disks.status': async () => disks.status(),
+    'disks.update': async (r) => disks.update(r.disk_id, r.change),
     'fs.list': (r) => folders.list(r.path),
     'fs.measure': (r) => folders.measure(r.paths),
   };
