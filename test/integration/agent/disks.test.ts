@@ -134,4 +134,21 @@ describe('disk settings', () => {
     expect(s.reads_beside_writes, JSON.stringify(s)).toBe(0);
     expect(s).toMatchObject({ readers: 0, writers: 0, waiting_readers: 0, waiting_writers: 0 });
   }, 180_000);
+
+  test("a watch folder's scan is a read of its disk", async () => {
+    const d = await diskOf(tmp);
+    const reads = async () => (await call(a.url, 'GET', '/settings/disk_status')).body.disks.find((x: any) => x.disk_id === d.disk_id).reads as number;
+    const before = await reads();
+    const watched = path.join(tmp, 'watched');
+    await fs.mkdir(watched);
+    const made = await call(a.url, 'POST', '/automations/team_upload', {
+      body: { name: 'Outbox', path: watched, team_id: owner.teamId, recipient_emails: [], timeout: 0.05, enabled: true },
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    // The folder is empty: no upload reads anything, only the scan does.
+    await vi.waitFor(async () => expect(await reads()).toBeGreaterThan(before), { timeout: 30_000, interval: 50 });
+    const listed = await call(a.url, 'GET', `/settings/disks/${d.disk_id}`);
+    expect(listed.body.used_for).toEqual(['configuration', 'watch_folders']);
+    expect((await call(a.url, 'DELETE', `/automations/${made.body.automation_id}`)).status).toBe(200);
+  });
 });
