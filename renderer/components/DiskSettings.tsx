@@ -1,6 +1,7 @@
 // Settings, "Disks": each disk the agent reads and writes, with its mount point,
 // what it holds now, and its priority and reader and writer limits
-// (docs/agent-api-notes/disks.md). Each disk saves on its own; what it holds
+// (docs/agent-api-notes/disks.md). Each disk applies on its own ("Apply", so
+// that the screen's one "Save" stays the agent's settings'); what it holds
 // now is asked again every few seconds while the section is shown.
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { useApp } from '../store/context.js';
@@ -60,7 +61,7 @@ function DiskRow({ disk, status, onSaved }: { disk: Disk; status: DiskStatus | u
     const a = await call('disks.update', { disk_id: disk.disk_id, change: { priority, max_concurrent_readers: r as number, max_concurrent_writers: w as number } });
     setBusy(false);
     if (!a.ok) return setProblem(a.error);
-    setSaved('Saved.');
+    setSaved('Applied.');
     onSaved(a.value);
   };
 
@@ -92,7 +93,7 @@ function DiskRow({ disk, status, onSaved }: { disk: Disk; status: DiskStatus | u
           Writers at once
           <input type="number" min={0} max={256} step={1} value={writers} onChange={(e) => (setWriters(e.target.value), setSaved(undefined))} {...invalidProps(problem, ['max_concurrent_writers'], `${id}-writers-problem`, `${id}-limits-note`)} />
         </label>
-        <button type="submit" disabled={busy} aria-label={`Save the settings of ${disk.mount_point}`}>Save</button>
+        <button type="submit" disabled={busy} aria-label={`Apply the settings of ${disk.mount_point}`}>Apply</button>
       </div>
       <p className="muted small disk-text" id={`${id}-limits-note`}>0: no limit.</p>
       <FieldProblem problem={problem} names={['max_concurrent_readers']} id={`${id}-readers-problem`} />

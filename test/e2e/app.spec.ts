@@ -290,7 +290,7 @@ test('the other places: Settings shows what is fixed where the agent started', a
   await expect(page.getByText('Fixed: set by --concurrency where the agent was started.')).toBeVisible();
 });
 
-test('Settings, Disks: each disk with its mount point; a bad limit is said beside its field; priority and limits are saved from the keyboard', async () => {
+test('Settings, Disks: each disk with its mount point; a bad limit is said beside its field; priority and limits are applied from the keyboard', async () => {
   await place('Settings').click();
   const section = page.getByRole('region', { name: 'Disks' });
   await expect(section).toBeVisible();
@@ -310,9 +310,9 @@ test('Settings, Disks: each disk with its mount point; a bad limit is said besid
   await page.keyboard.press('Tab');
   await page.keyboard.press('Tab');
   await page.keyboard.press('Tab');
-  await expect(disk.getByRole('button', { name: /^Save the settings of / })).toBeFocused();
+  await expect(disk.getByRole('button', { name: /^Apply the settings of / })).toBeFocused();
   await page.keyboard.press('Enter');
-  await expect(disk.getByText('Saved.')).toBeVisible();
+  await expect(disk.getByText('Applied.')).toBeVisible();
   const id = await disk.getAttribute('aria-labelledby');
   const stored = await fetch(`${app()}/api/v1/settings/disks/${id!.replace(/^disk-|-title$/g, '')}`).then((r) => r.json());
   expect(stored).toMatchObject({ priority: 'prioritize_writes', max_concurrent_readers: 2, max_concurrent_writers: 0 });
@@ -321,8 +321,8 @@ test('Settings, Disks: each disk with its mount point; a bad limit is said besid
   // Back to the defaults, for the tests that follow.
   await readers.fill('0');
   await priority.selectOption('mixed_read_writes');
-  await disk.getByRole('button', { name: /^Save the settings of / }).click();
-  await expect(disk.getByText('Saved.')).toBeVisible();
+  await disk.getByRole('button', { name: /^Apply the settings of / }).click();
+  await expect(disk.getByText('Applied.')).toBeVisible();
 });
 
 test('"Try it on this computer": a service starts beside the agent, signed in as its owner; Settings change and are kept; signing in again takes one click', async ({ browser }) => {
