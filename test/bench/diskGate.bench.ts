@@ -24,7 +24,7 @@ async function readLarge(file: string, disks: Disks | undefined): Promise<number
   const t = process.hrtime.bigint();
   for (let start = 0; start < sizeMiB * MiB; start += PART) {
     const ring = takeRing(PART);
-    const gate = disks?.ofFileIn(file)?.gate;
+    const gate = await disks?.gateOf(path.dirname(file));
     for await (const _ of fileChunks(file, start, PART, ring, () => {}, gate));
     releaseRing(ring);
   }

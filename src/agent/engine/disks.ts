@@ -5,7 +5,8 @@
 // in agent.db (store/diskStore.ts) and apply at once to the gates.
 //
 // The engine asks for a file's gate by its path: its folder's device is
-// remembered, so a file costs a map lookup (a new folder, one stat).
+// remembered, so a file costs a map lookup (a new folder, one stat off the
+// event loop).
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -52,48 +53,52 @@ export class Disks {
     if (this.db) saveDiskSettings(this.db, { disk_id: entry.id, mount_point: entry.mountPoint, ...pick(limits) });
   }
 
-  /** The disk of `p`, or of its nearest existing folder (a download's destination may not exist yet); undefined if none can be read. */
-  ofPath(p: string): DiskEntry | undefined {
+  /**
+   * The disk of `p`, or of its nearest existing folder (a download's destination
+   * may not exist yet); undefined if none can be read. The stat goes through
+   * libuv's threads: a network mount that hangs holds this lookup, not the agent.
+   */
+  async ofPath(p: string): Promise<DiskEntry | undefined> {
     let at = path.resolve(p);
     for (let i = 0; i < 4096; i++) {
-      try {
-        return this.ofDev(fs.statSync(at).dev, at);
-      } catch {
-        const up = path.dirname(at);
-        if (up === at) return undefined;
-        at = up;
-      }
+      const st = await fs.promises.stat(at).catch(() => undefined);
+      if (st) return this.ofDev(st.dev, at);
+      const up = path.dirname(at);
+      if (up === at) return undefined;
+      at = up;
     }
     return undefined;
   }
 
-  /** The disk of folder `dir`, remembered. */
-  ofFolder(dir: string): DiskEntry | undefined {
+  /** The disk of folder `dir`, remembered: a folder met before answers at once. */
+  ofFolder(dir: string): DiskEntry | Promise<DiskEntry | undefined> {
     const known = this.dirs.get(dir);
     if (known) return known;
-    const e = this.ofPath(dir);
-    if (e) {
-      if (this.dirs.size >= DIR_CACHE) this.dirs.clear();
-      this.dirs.set(dir, e);
-    }
-    return e;
+    return this.ofPath(dir).then((e) => {
+      if (e) {
+        if (this.dirs.size >= DIR_CACHE) this.dirs.clear();
+        this.dirs.set(dir, e);
+      }
+      return e;
+    });
   }
 
-  /** The disk of the folder holding file `p`. */
-  ofFileIn(p: string): DiskEntry | undefined {
-    return this.ofFolder(path.dirname(p));
+  /** The gate of folder `dir`'s disk. */
+  async gateOf(dir: string): Promise<DiskGate | undefined> {
+    return (await this.ofFolder(dir))?.gate;
   }
 
   /** Runs one read or write of the file `p` in a slot of its disk; as is when its disk cannot be told. */
   run<T>(op: DiskOp, p: string, fn: () => Promise<T>): Promise<T> {
-    const e = this.ofFileIn(p);
-    return e ? e.gate.run(op, fn) : fn();
+    return this.runInFolder(op, path.dirname(p), fn);
   }
 
   /** As run(), for an operation on folder `dir` itself (a listing). */
   runInFolder<T>(op: DiskOp, dir: string, fn: () => Promise<T>): Promise<T> {
     const e = this.ofFolder(dir);
-    return e ? e.gate.run(op, fn) : fn();
+    // A folder met before: no await more than the gate's own.
+    if (!(e instanceof Promise)) return e.gate.run(op, fn);
+    return e.then((found) => (found ? found.gate.run(op, fn) : fn()));
   }
 
   private ofDev(dev: number, p: string): DiskEntry {

@@ -113,7 +113,7 @@ export class DownloadWriter {
       const storeTarget = (this.store = this.d.outages.target('store', url));
       item.inFlight.set(idx, 0);
       try {
-        const disk = item.dir ? this.d.transport.disks?.ofFolder(item.dir)?.gate : undefined;
+        const disk = item.dir ? await this.d.transport.disks?.gateOf(item.dir) : undefined;
         const etag = await fetchRange({ url, start, end, total: item.size, etag: item.etag, fh, signal, transport: this.d.transport, onBytes, md5, disk });
         storeTarget.ok();
         if (etag && !item.etag && item.epoch === epoch) {

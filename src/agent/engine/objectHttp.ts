@@ -6,6 +6,7 @@
 // stay small; docs/agent-api-notes/uploads.md.) The parts in flight are hashed
 // together, one per SIMD lane, where the md5lanes addon is built (src/hash/md5Lanes.ts).
 // A small file is the exception: one thread reads and hashes it whole (wholeReads.ts).
+import path from 'node:path';
 import { Agent, type Dispatcher } from 'undici';
 import type { Blueprint } from '../../api/hosted/blueprint.js';
 import { Md5Batch } from '../../hash/md5Lanes.js';
@@ -91,7 +92,7 @@ export class ObjectHttp {
         guard.refresh();
         hash.update(chunk);
       },
-      this.opts.disks?.ofFileIn(file)?.gate,
+      await this.opts.disks?.gateOf(path.dirname(file)),
     );
     async function* sent(): AsyncGenerator<Buffer> {
       yield* chunks;

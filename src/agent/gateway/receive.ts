@@ -231,7 +231,7 @@ export class Receiver {
   /** One range, retried a few times for what a retry may fix; an expired URL is the service's to renew. */
   private async fetch(url: string, start: number, end: number, total: number, etag: string | null, fh: FileHandle, dir: string, signal: AbortSignal, onBytes: (n: number) => void): Promise<string | null> {
     const { retry } = this.d.tuning;
-    const disk = this.d.transport.disks?.ofFolder(dir)?.gate;
+    const disk = await this.d.transport.disks?.gateOf(dir);
     for (let attempt = 1; ; attempt++) {
       try {
         return await fetchRange({ url, start, end, total, etag, fh, signal, transport: this.d.transport, onBytes, disk });

@@ -3,6 +3,7 @@
 // records name (the config dir, uploads, downloads' destinations, watch folders,
 // the storage gateways' folders); each one's priority and slot limits, kept in
 // agent.db and applied at once; and what each disk's gate holds now.
+import path from 'node:path';
 import type { AgentContext } from '../context.js';
 import type { Disk, DiskChange, DiskList, DiskStatusList, DiskUse } from '../../api/agent/disks.js';
 import type { DiskEntry } from '../engine/disks.js';
@@ -10,25 +11,31 @@ import { pathsInUse } from '../store/diskStore.js';
 import { invalid, notFound } from '../errors.js';
 
 export interface DisksService {
-  list(): DiskList;
-  get(id: string): Disk;
-  update(id: string, change: DiskChange): Disk;
-  status(): DiskStatusList;
+  list(): Promise<DiskList>;
+  get(id: string): Promise<Disk>;
+  update(id: string, change: DiskChange): Promise<Disk>;
+  status(): Promise<DiskStatusList>;
 }
 
 export function createDisksService(ctx: AgentContext): DisksService {
   const { disks } = ctx;
 
-  /** Every disk the agent uses, each with what for: looked up again on each call (a folder may have moved to another disk). */
-  function uses(): Map<DiskEntry, Set<DiskUse>> {
-    const found = new Map<DiskEntry, Set<DiskUse>>();
-    const note = (e: DiskEntry | undefined, use: DiskUse) => {
-      if (e) (found.get(e) ?? found.set(e, new Set()).get(e)!).add(use);
-    };
-    note(disks.ofPath(ctx.config.configDir), 'configuration');
+  /**
+   * Every disk the agent uses, each with what for: looked up again on each call (a
+   * folder may have moved to another disk), each path's stat off the event loop, all at once.
+   */
+  async function uses(): Promise<Map<DiskEntry, Set<DiskUse>>> {
     const paths = pathsInUse(ctx.db);
-    for (const p of paths.uploads) note(disks.ofFileIn(p), 'uploads');
-    for (const use of ['downloads', 'watch_folders', 'storage_gateways'] as const) for (const p of paths[use]) note(disks.ofPath(p), use);
+    const wanted: [string, DiskUse][] = [
+      [ctx.config.configDir, 'configuration'],
+      ...paths.uploads.map((p): [string, DiskUse] => [path.dirname(p), 'uploads']),
+      ...(['downloads', 'watch_folders', 'storage_gateways'] as const).flatMap((use) => paths[use].map((p): [string, DiskUse] => [p, use])),
+    ];
+    const found = new Map<DiskEntry, Set<DiskUse>>();
+    const entries = await Promise.all(wanted.map(([p]) => disks.ofPath(p)));
+    entries.forEach((e, i) => {
+      if (e) (found.get(e) ?? found.set(e, new Set()).get(e)!).add(wanted[i]![1]);
+    });
     return found;
   }
 
@@ -43,34 +50,34 @@ export function createDisksService(ctx: AgentContext): DisksService {
     used_for: ORDER.filter((u) => used?.has(u)),
   });
 
-  function entry(id: string): DiskEntry {
-    uses();
+  async function entry(id: string): Promise<{ e: DiskEntry; used: Map<DiskEntry, Set<DiskUse>> }> {
+    const used = await uses();
     const e = disks.get(id);
     if (!e) throw notFound(`disk ${id}`);
-    return e;
+    return { e, used };
   }
 
   return {
-    list() {
-      const used = uses();
+    async list() {
+      const used = await uses();
       return { disks: disks.all().map((e) => view(e, used.get(e))) };
     },
-    get(id) {
-      const e = entry(id);
-      return view(e, uses().get(e));
+    async get(id) {
+      const { e, used } = await entry(id);
+      return view(e, used.get(e));
     },
-    update(id, change) {
+    async update(id, change) {
       if (change.disk_id !== undefined && change.disk_id !== id) throw invalid(`disk_id "${change.disk_id}" in the body is not the disk of the path (${id})`, 'disk_id');
       const { disk_id: _same, ...limits } = change;
       // Unknown fields are dropped by the validator: a body of only those changes nothing.
       if (Object.keys(limits).length === 0) throw invalid('nothing to change: give priority, max_concurrent_readers or max_concurrent_writers');
-      const e = entry(id);
+      const { e, used } = await entry(id);
       disks.configure(e, { ...e.gate.settings, ...limits });
       ctx.log.info({ disk: e.id, mount_point: e.mountPoint, ...e.gate.settings }, 'disk settings changed');
-      return view(e, uses().get(e));
+      return view(e, used.get(e));
     },
-    status() {
-      uses();
+    async status() {
+      await uses();
       return { disks: disks.all().filter((e) => e.dev !== undefined).map((e) => ({ disk_id: e.id, mount_point: e.mountPoint, ...e.gate.counts() })) };
     },
   };

@@ -23,15 +23,18 @@ function tmp(): string {
 }
 
 describe('Disks', () => {
-  it('finds the disk of a path not made yet by its nearest existing folder, and of a file by its folder', () => {
+  it('finds the disk of a path not made yet by its nearest existing folder, and remembers a folder\'s', async () => {
     const root = tmp();
     const disks = new Disks();
-    const e = disks.ofPath(path.join(root, 'not', 'yet', 'there'))!;
+    const e = (await disks.ofPath(path.join(root, 'not', 'yet', 'there')))!;
     expect(e).toBeDefined();
     expect(e.dev).toBe(fs.statSync(root).dev);
     expect(e.id).toBe(diskIdOf(e.mountPoint));
     expect(root === e.mountPoint || root.startsWith(e.mountPoint.endsWith(path.sep) ? e.mountPoint : e.mountPoint + path.sep)).toBe(true);
-    expect(disks.ofFileIn(path.join(root, 'a.bin'))).toBe(e);
+    // Met once, a folder answers at once (no promise), and its files run in its disk's gate.
+    expect(await disks.ofFolder(root)).toBe(e);
+    expect(disks.ofFolder(root)).toBe(e);
+    expect(await disks.run('read', path.join(root, 'a.bin'), async () => e.gate.counts().readers)).toBe(1);
     expect(disks.all()).toEqual([e]);
   });
 
@@ -40,14 +43,14 @@ describe('Disks', () => {
     const db = openAgentDb(path.join(dir, 'agent.db'));
     dbs.push(db);
     const first = new Disks(db);
-    const e = first.ofPath(dir)!;
+    const e = (await first.ofPath(dir))!;
     first.configure(e, { priority: 'prioritize_reads', max_concurrent_readers: 4, max_concurrent_writers: 1 });
 
     const next = new Disks(db);
     const saved = next.get(e.id)!;
     expect(saved).toMatchObject({ id: e.id, mountPoint: e.mountPoint, dev: undefined });
     expect(saved.gate.settings).toEqual({ priority: 'prioritize_reads', max_concurrent_readers: 4, max_concurrent_writers: 1 });
-    const met = next.ofPath(dir)!;
+    const met = (await next.ofPath(dir))!;
     expect(met).toBe(saved);
     expect(met.dev).toBe(e.dev);
     expect(met.gate.settings.max_concurrent_readers).toBe(4);
