@@ -11,6 +11,7 @@ import { FieldProblem, FormProblem, isAbout, type Problem } from '../components/
 import { changeOf, draftOf, isProblem, placeOf, PLACED, type Draft } from './settingsDraft.js';
 import { AboutComputer } from './settings/AboutComputer.js';
 import { QueueSettings } from './settings/QueueSettings.js';
+import { DiskSettings } from '../components/DiskSettings.js';
 
 /** 32 random characters for the local API key. */
 function newKey(): string {
@@ -179,6 +180,7 @@ export function Settings() {
           <div className="field-actions"><button type="button" onClick={() => void signOut()}>Sign out</button></div>
         </fieldset>
       </form>
+      <DiskSettings />
     </section>
   );
 }

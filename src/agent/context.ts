@@ -8,6 +8,7 @@ import type { Scheduler } from './engine/scheduler.js';
 import type { Outages } from './engine/outages.js';
 import type { SleepWatch } from './engine/sleepWatch.js';
 import type { AgentLogs } from './diagnostics/logTee.js';
+import type { Disks } from './engine/disks.js';
 
 export interface AgentContext {
   config: AgentConfig;
@@ -21,6 +22,8 @@ export interface AgentContext {
   log: Logger;
   /** The agent's own copy of its log: the last problems and the log files (diagnostics). */
   logs: AgentLogs;
+  /** The disks files are read from and written to, each with its reader and writer slots. */
+  disks: Disks;
   /** The API key of the owner of the service on this computer, when the agent uses that service ("Try it on this computer"). */
   ownerKey?: string;
   /** The store of the service on this computer (its S3 address), when the agent uses that service. */

@@ -10,6 +10,7 @@ import { EventBus } from './events.js';
 import { queueRulesOf, Scheduler } from './engine/scheduler.js';
 import { Outages } from './engine/outages.js';
 import { SleepWatch } from './engine/sleepWatch.js';
+import { Disks } from './engine/disks.js';
 import { engineTuning } from './engine/retry.js';
 import { createServices, type AgentServices, type StopReason } from './services/index.js';
 import { buildAgentApp } from './server/app.js';
@@ -46,7 +47,7 @@ export async function startAgent(config: AgentConfig, hostLog: Logger = pino({ l
   const tuning = engineTuning(process.env, config.retryForMs);
   const outages = new Outages(tuning.retry, log, tuning.timeoutMs);
   const sleep = new SleepWatch();
-  const ctx: AgentContext = { config, db, events: new EventBus(), scheduler, outages, sleep, log, logs, ownerKey: hostInfo.ownerKey, storeUrl: hostInfo.storeUrl };
+  const ctx: AgentContext = { config, db, events: new EventBus(), scheduler, outages, sleep, log, logs, disks: new Disks(db), ownerKey: hostInfo.ownerKey, storeUrl: hostInfo.storeUrl };
 
   let closing: Promise<void> | undefined;
   let markStopped!: (why: StopReason) => void;

@@ -26,6 +26,7 @@ export const commands: Record<string, CommandEntry> = {
     load: async () => (await import('./transfers/automations.js')).automations,
   },
   gateway: { summary: 'storage gateways: register, ls, update, unregister a folder the service delivers to or reads from', load: async () => (await import('./transfers/gateway.js')).gateway },
+  disks: { summary: 'the disks the agent reads and writes: ls, status, set (priority, reader and writer limits)', load: async () => (await import('./transfers/disks.js')).disks },
   login: { summary: 'sign the agent in', load: async () => (await import('./transfers/account.js')).login },
   logout: { summary: 'sign the agent out', load: async () => (await import('./transfers/account.js')).logout },
   teams: { summary: 'the signed-in user\'s Teams', load: async () => (await import('./transfers/account.js')).teams },

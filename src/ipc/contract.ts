@@ -14,6 +14,7 @@ import { About } from '../api/agent/system.js';
 import { BundleAnswer, BundleBody, Diagnostics } from '../api/agent/diagnostics.js';
 import { AgentSettings, SettingsAnswer, SettingsChange, ThisComputerAnswer } from '../api/agent/settings.js';
 import { GatewayList, GatewayRecord, NewConnectionAnswer, NewConnectionBody, RegisterGatewayBody, UnregisterGatewayBody, UpdateGatewayBody } from '../api/agent/storageGateway.js';
+import { DiskChange, DiskIdParams, Disk, DiskList, DiskStatusList } from '../api/agent/disks.js';
 import { AutomationList, AutomationPackageList, AutomationParams, AutomationRecord, CREATE_BODIES, UPDATE_BODIES } from '../api/agent/automations.js';
 
 const Empty = Type.Object({});
@@ -99,6 +100,9 @@ export const channels = {
   'diagnostics.get': channel(Empty, Diagnostics),
   /** As POST /diagnostics/bundle: "Make a support bundle". */
   'diagnostics.bundle': channel(BundleBody, BundleAnswer),
+  'disks.list': channel(Empty, DiskList),
+  'disks.status': channel(Empty, DiskStatusList),
+  'disks.update': channel(Type.Object({ ...DiskIdParams.properties, change: DiskChange }), Disk),
   'fs.list': channel(Type.Object({ path: Type.Optional(Type.String({ maxLength: 4096, pattern: '^[^\\u0000]*$' })) }), FolderListing),
   'fs.measure': channel(Type.Object({ paths: CreateUploadBody.properties.paths }), PathsMeasure),
 } as const;

@@ -9,7 +9,7 @@ export const CHANNELS = [
   'downloads.preview', 'downloads.previewFiles', 'downloads.create', 'downloads.pause', 'downloads.resume', 'downloads.remove', 'downloads.cancel', 'downloads.pauseAll', 'downloads.resumeAll', 'downloads.files',
   'automations.list', 'automations.create', 'automations.update', 'automations.setEnabled', 'automations.remove', 'automations.packages',
   'gateways.list', 'gateways.register', 'gateways.update', 'gateways.unregister', 'gateways.createConnection',
-  'system.about', 'settings.get', 'settings.update', 'diagnostics.get', 'diagnostics.bundle', 'fs.list',
+  'system.about', 'settings.get', 'settings.update', 'diagnostics.get', 'diagnostics.bundle', 'disks.list', 'disks.status', 'disks.update', 'fs.list',
   'fs.measure',
 ] as const;
 

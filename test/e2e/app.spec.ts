@@ -339,6 +339,41 @@ test('Settings: "About this computer" says the service answers and how fast, and
   }
 });
 
+test('Settings, Disks: each disk with its mount point; a bad limit is said beside its field; priority and limits are applied from the keyboard', async () => {
+  await place('Settings').click();
+  const section = page.getByRole('region', { name: 'Disks' });
+  await expect(section).toBeVisible();
+  // The agent's own data is on a disk: it is listed with where it is mounted.
+  const disk = section.getByRole('form').filter({ hasText: "Holds the agent's data" }).first();
+  await expect(disk.getByRole('heading')).toContainText('/');
+  await expect(disk.getByRole('status').first()).toHaveText(/Idle now\.|Now: |Not in use now\./);
+  const readers = disk.getByRole('spinbutton', { name: 'Readers at once' });
+  await readers.fill('-1');
+  await readers.press('Enter');
+  await expect(disk.getByRole('alert')).toHaveText('Readers at once is a whole number from 0 (no limit) to 256.');
+  await expect(readers).toHaveAttribute('aria-invalid', 'true');
+  await readers.fill('2');
+  const priority = disk.getByRole('combobox', { name: 'Priority' });
+  await priority.focus();
+  await priority.selectOption({ label: 'Writes first (reads wait)' });
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Tab');
+  await expect(disk.getByRole('button', { name: /^Apply the settings of / })).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(disk.getByText('Applied.')).toBeVisible();
+  const id = await disk.getAttribute('aria-labelledby');
+  const stored = await fetch(`${app()}/api/v1/settings/disks/${id!.replace(/^disk-|-title$/g, '')}`).then((r) => r.json());
+  expect(stored).toMatchObject({ priority: 'prioritize_writes', max_concurrent_readers: 2, max_concurrent_writers: 0 });
+  await section.scrollIntoViewIfNeeded();
+  await photograph('settings-disks');
+  // Back to the defaults, for the tests that follow.
+  await readers.fill('0');
+  await priority.selectOption('mixed_read_writes');
+  await disk.getByRole('button', { name: /^Apply the settings of / }).click();
+  await expect(disk.getByText('Applied.')).toBeVisible();
+});
+
 test('"Try it on this computer": a service starts beside the agent, signed in as its owner; Settings change and are kept; signing in again takes one click', async ({ browser }) => {
   const context = await browser.newContext();
   const first = page;

@@ -183,7 +183,8 @@ export class WatchFolder implements Runner {
     if (!first) this.rescanTimer = undefined;
     let listed: import('node:fs').Dirent[];
     try {
-      listed = await fs.readdir(this.root, { withFileTypes: true });
+      // A read of the watched folder's disk: it waits its turn with the uploads' reads.
+      listed = await this.host.ctx.disks.runInFolder('read', this.root, () => fs.readdir(this.root, { withFileTypes: true }));
     } catch (err) {
       this.error(`path ${this.root} cannot be listed (${(err as NodeJS.ErrnoException).code ?? messageOf(err)})`);
       this.later();

@@ -113,7 +113,8 @@ export class DownloadWriter {
       const storeTarget = (this.store = this.d.outages.target('store', url));
       item.inFlight.set(idx, 0);
       try {
-        const etag = await fetchRange({ url, start, end, total: item.size, etag: item.etag, fh, signal, transport: this.d.transport, onBytes, md5 });
+        const disk = item.dir ? await this.d.transport.disks?.gateOf(item.dir) : undefined;
+        const etag = await fetchRange({ url, start, end, total: item.size, etag: item.etag, fh, signal, transport: this.d.transport, onBytes, md5, disk });
         storeTarget.ok();
         if (etag && !item.etag && item.epoch === epoch) {
           item.etag = etag;

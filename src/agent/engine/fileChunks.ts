@@ -12,6 +12,7 @@
 // match the MD5 its hasher took of each chunk before the buffer was reused, and
 // the store's ETag would say so (partUpload.ts).
 import { open } from 'node:fs/promises';
+import type { DiskGate } from './diskGate.js';
 
 /** Bytes read at a time; a part in flight holds RING of them. */
 export const READ_CHUNK = 1024 * 1024;
@@ -47,9 +48,10 @@ export function releaseRing(ring: Buffer): void {
 /**
  * Yields `length` bytes of `file` from `start` through `ring` (takeRing), each
  * chunk passed to `onChunk` before it is yielded. A chunk's bytes stay in place
- * until chunk n + RING is read, which is when the consumer asks for it.
+ * until chunk n + RING is read, which is when the consumer asks for it. Each
+ * read takes a reader slot of `gate` (the file's disk) for that read alone.
  */
-export async function* fileChunks(file: string, start: number, length: number, ring: Buffer, onChunk: (chunk: Buffer) => void): AsyncGenerator<Buffer> {
+export async function* fileChunks(file: string, start: number, length: number, ring: Buffer, onChunk: (chunk: Buffer) => void, gate?: DiskGate): AsyncGenerator<Buffer> {
   const size = ring.length / RING;
   const fh = await open(file, 'r');
   try {
@@ -57,7 +59,7 @@ export async function* fileChunks(file: string, start: number, length: number, r
     for (let n = 0; pos < start + length; n++) {
       const slot = (n % RING) * size;
       const want = Math.min(size, start + length - pos);
-      const { bytesRead } = await fh.read(ring, slot, want, pos);
+      const { bytesRead } = await (gate ? gate.run('read', () => fh.read(ring, slot, want, pos)) : fh.read(ring, slot, want, pos));
       if (bytesRead === 0) throw new FileShrankError(`${file} ended at ${pos}, before ${start + length}`);
       const chunk = ring.subarray(slot, slot + bytesRead);
       pos += bytesRead;

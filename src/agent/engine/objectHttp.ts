@@ -6,11 +6,13 @@
 // stay small; docs/agent-api-notes/uploads.md.) The parts in flight are hashed
 // together, one per SIMD lane, where the md5lanes addon is built (src/hash/md5Lanes.ts).
 // A small file is the exception: one thread reads and hashes it whole (wholeReads.ts).
+import path from 'node:path';
 import { Agent, type Dispatcher } from 'undici';
 import type { Blueprint } from '../../api/hosted/blueprint.js';
 import { Md5Batch } from '../../hash/md5Lanes.js';
 import { fileChunks, releaseRing, RING, takeRing } from './fileChunks.js';
 import { WholeFileReader, type Walked } from './wholeReads.js';
+import type { Disks } from './disks.js';
 
 /** Every part this process sends shares the lanes. */
 const partHashes = new Md5Batch();
@@ -20,6 +22,8 @@ export interface ObjectHttpOptions {
   timeoutMs: number;
   /** Connections per store origin. */
   connections?: number;
+  /** The disks' gates each read of a file takes a slot of. */
+  disks?: Disks;
 }
 
 export interface ObjectAnswer {
@@ -79,10 +83,17 @@ export class ObjectHttp {
     // An async iterable body (undici documents it; its types lag), with no Readable around it:
     // pulled a chunk at a time as the socket drains, which moves the stall timer and the hash along.
     const ring = takeRing(length);
-    const chunks = fileChunks(file, start, length, ring, (chunk) => {
-      guard.refresh();
-      hash.update(chunk);
-    });
+    const chunks = fileChunks(
+      file,
+      start,
+      length,
+      ring,
+      (chunk) => {
+        guard.refresh();
+        hash.update(chunk);
+      },
+      await this.opts.disks?.gateOf(path.dirname(file)),
+    );
     async function* sent(): AsyncGenerator<Buffer> {
       yield* chunks;
       // Pulled past the last chunk: the socket took it all; the wait for the answer starts now.
@@ -113,7 +124,8 @@ export class ObjectHttp {
    * trip off the event loop (wholeReads.ts); null when the file is no longer as walked.
    */
   async putWholeFile(bp: Blueprint, file: Walked, signal?: AbortSignal): Promise<PutAnswer | null> {
-    const whole = await this.wholeReads.read(file);
+    const read = () => this.wholeReads.read(file);
+    const whole = await (this.opts.disks ? this.opts.disks.run('read', file.path, read) : read());
     if (!whole) return null;
     // The body goes to the socket in one write: the timer runs until the answer.
     const guard = this.guard(signal);

@@ -7,6 +7,8 @@ import type { Readable } from 'node:stream';
 import { Agent, request, type Dispatcher } from 'undici';
 import { BatchedWriter, LocalWriteError } from './batchedWriter.js';
 import { PlainGetUnsupported, PlainPool, type PlainBody } from './plainGet.js';
+import type { DiskGate } from './diskGate.js';
+import type { Disks } from './disks.js';
 
 /** The store answered with an HTTP error status. */
 export class RangeHttpError extends Error {
@@ -31,18 +33,21 @@ export interface RangeTransport {
   stallMs: number;
   /** Origins that answered something PlainPool cannot read: undici serves them from then on. */
   notPlain: Set<string>;
+  /** The disks' gates: a writer of files takes a slot of its disk per batch written (RangeRequest.disk). */
+  disks?: Disks;
   /** Drops every connection (after a sleep of the machine they may be dead); ranges under way fail and are retried. */
   reconnect(): void;
   close(): Promise<void>;
 }
 
-export function createRangeTransport(stallMs: number): RangeTransport {
+export function createRangeTransport(stallMs: number, disks?: Disks): RangeTransport {
   const newAgent = () => new Agent({ headersTimeout: stallMs, bodyTimeout: stallMs, connect: { timeout: stallMs }, keepAliveTimeout: 10_000 });
   return {
     undici: newAgent(),
     plain: new PlainPool(),
     stallMs,
     notPlain: new Set(),
+    disks,
     reconnect() {
       const [undici, plain] = [this.undici, this.plain];
       this.undici = newAgent();
@@ -73,6 +78,8 @@ export interface RangeRequest {
   onBytes(n: number): void;
   /** Hears every byte of the answer, in order (a whole object's MD5). */
   md5?: Hash;
+  /** The gate of the file's disk: each batch written takes one of its writer slots. */
+  disk?: DiskGate;
 }
 
 function parseContentRange(v: string | string[] | undefined): [number, number, number | undefined] | undefined {
@@ -139,7 +146,9 @@ export async function fetchRange(r: RangeRequest): Promise<string | null> {
     const writer = new BatchedWriter(
       async (bufs, at) => {
         try {
-          return (await inTurn(r.fh, () => r.fh.writev(bufs, at))).bytesWritten;
+          const write = () => r.fh.writev(bufs, at);
+          // The disk's writer slot is taken in the file's turn: held for the write alone.
+          return (await inTurn(r.fh, r.disk ? () => r.disk!.run('write', write) : write)).bytesWritten;
         } catch (err) {
           throw new LocalWriteError(`writing the file failed: ${(err as Error).message}`, { cause: err });
         }

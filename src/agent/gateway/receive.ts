@@ -178,7 +178,7 @@ export class Receiver {
         const start = done;
         const end = Math.min(a.size, start + GATEWAY_RANGE) - 1;
         let inRange = 0;
-        const got = await this.fetch(a.url, start, end, a.size, etag, fh, signal, (n) => {
+        const got = await this.fetch(a.url, start, end, a.size, etag, fh, dir, signal, (n) => {
           inRange += n;
           const at = Date.now();
           if (at - lastNote >= PROGRESS_EVERY_MS) {
@@ -229,11 +229,12 @@ export class Receiver {
   }
 
   /** One range, retried a few times for what a retry may fix; an expired URL is the service's to renew. */
-  private async fetch(url: string, start: number, end: number, total: number, etag: string | null, fh: FileHandle, signal: AbortSignal, onBytes: (n: number) => void): Promise<string | null> {
+  private async fetch(url: string, start: number, end: number, total: number, etag: string | null, fh: FileHandle, dir: string, signal: AbortSignal, onBytes: (n: number) => void): Promise<string | null> {
     const { retry } = this.d.tuning;
+    const disk = await this.d.transport.disks?.gateOf(dir);
     for (let attempt = 1; ; attempt++) {
       try {
-        return await fetchRange({ url, start, end, total, etag, fh, signal, transport: this.d.transport, onBytes });
+        return await fetchRange({ url, start, end, total, etag, fh, signal, transport: this.d.transport, onBytes, disk });
       } catch (err) {
         if (signal.aborted || isAbort(err)) throw err;
         if (err instanceof RangeHttpError && err.status === 403) throw new GatewayFailure('url_expired', 'the URL expired');

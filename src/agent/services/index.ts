@@ -11,6 +11,7 @@ import { createSettingsService, type SettingsService } from './settings.js';
 import { createAutomationsService, type AutomationsService } from './automations.js';
 import { createGatewaysService, type GatewaysService } from './gateways.js';
 import { createDiagnosticsService, type DiagnosticsService } from './diagnostics.js';
+import { createDisksService, type DisksService } from './disks.js';
 
 export interface AgentServices {
   system: SystemService;
@@ -23,6 +24,7 @@ export interface AgentServices {
   automations: AutomationsService;
   gateways: GatewaysService;
   diagnostics: DiagnosticsService;
+  disks: DisksService;
 }
 
 /** Why the agent stops: for good, or to start again with its new settings. */
@@ -71,5 +73,6 @@ export function createServices(ctx: AgentContext, stop: (why: StopReason) => voi
     automations: createAutomationsService(ctx, session, uploads, downloads),
     gateways,
     diagnostics: createDiagnosticsService(ctx, settings, session),
+    disks: createDisksService(ctx),
   };
 }

@@ -8,7 +8,8 @@ import { uploadLinksMigration } from './uploadLinkStore.js';
 import { canceledMigration } from './canceledTransfers.js';
 import { uploadTotalsMigration } from './uploadTotals.js';
 import { growingFilesMigration } from './growingFiles.js';
+import { disksMigration } from './diskStore.js';
 
 export interface Migration { version: number; name: string; sql: string }
 
-export const migrations: Migration[] = [sessionMigration, uploadsMigration, downloadsMigration, downloadsRecoverableMigration, automationsMigration, gatewaysMigration, uploadLinksMigration, canceledMigration, uploadRecipientsMigration, uploadTotalsMigration, downloadSeqMigration, growingFilesMigration];
+export const migrations: Migration[] = [sessionMigration, uploadsMigration, downloadsMigration, downloadsRecoverableMigration, automationsMigration, gatewaysMigration, uploadLinksMigration, canceledMigration, uploadRecipientsMigration, uploadTotalsMigration, downloadSeqMigration, disksMigration, growingFilesMigration];

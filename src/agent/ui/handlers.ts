@@ -17,7 +17,7 @@ import { channels, type Answer, type Channel, type RequestOf, type ResponseOf } 
 export type Handlers = { [C in Channel]: (req: RequestOf<C>) => Promise<ResponseOf<C>> };
 
 export function createHandlers(services: AgentServices, ctx: Pick<AgentContext, 'events'>): Handlers {
-  const { session, uploads, downloads, system, folders, settings, automations, gateways, diagnostics } = services;
+  const { session, uploads, downloads, system, folders, settings, automations, gateways, diagnostics, disks } = services;
   return {
     'session.current': async () => {
       try {
@@ -85,6 +85,9 @@ export function createHandlers(services: AgentServices, ctx: Pick<AgentContext, 
     'settings.update': (r) => settings.update(r),
     'diagnostics.get': () => diagnostics.get(),
     'diagnostics.bundle': (r) => diagnostics.bundle(r),
+    'disks.list': async () => disks.list(),
+    'disks.status': async () => disks.status(),
+    'disks.update': async (r) => disks.update(r.disk_id, r.change),
     'fs.list': (r) => folders.list(r.path),
     'fs.measure': (r) => folders.measure(r.paths),
   };

@@ -57,6 +57,9 @@ export const AGENT_API: ApiDescription = {
     'GET /events': { query: ['files'] },
     'GET /diagnostics': true,
     'POST /diagnostics/bundle': true,
+    // The spec's Disk configuration resource is disk_id, priority and the two limits; where the disk is, Ferry's.
+    'GET /settings/disks/{disk_id}': { fields: ['mount_point', 'device', 'fs_type', 'present', 'used_for'] },
+    'PUT /settings/disks/{disk_id}': { fields: ['mount_point', 'device', 'fs_type', 'present', 'used_for'] },
   },
   answers: {
     'GET /events': { status: 200, type: 'text/event-stream', why: 'Server-Sent Events: one `event:` and JSON `data:` per change, with `id:` for Last-Event-ID (docs/agent-api-notes/system-session-cli.md).' },
@@ -117,6 +120,10 @@ export const AGENT_API: ApiDescription = {
     'GET /events': 'Server-Sent Events of transfers, the session, automations and gateways',
     'GET /settings': "The agent's settings",
     'PATCH /settings': 'Change settings',
+    'GET /settings/disks': 'The disks the agent reads and writes, with their settings',
+    'GET /settings/disks/{disk_id}': "One disk's settings",
+    'PUT /settings/disks/{disk_id}': "Change a disk's priority and reader and writer limits",
+    'GET /settings/disk_status': "Each disk's readers and writers now, and those waiting",
     'GET /automations': 'Every automation',
     'POST /automations/portal_download': "Fetch what arrives in a Portal",
     'PUT /automations/portal_download/{automation_id}': 'Change a Portal download automation',

@@ -58,6 +58,8 @@ let watchA: string;
 let watchB: string;
 /** A storage gateway registered on the agent (the update rows name it), and a connection's secret for the register rows. */
 let gateway: { id: string; secret: string };
+/** The disk of the agent's config dir, for the disk rows. */
+let diskId: string;
 /** Where POST /downloads is told to write: it must never appear. */
 let neverDst: string;
 /** Paths no request may use. */
@@ -118,6 +120,7 @@ beforeAll(async () => {
   gateway = { id: conn.body.id, secret: conn.body.secret };
   const reg = await call(agent.url, 'POST', '/storage_gateway/register', { body: { id: gateway.id, name: 'NAS', permissions: 'w', root_path: tmp, secret: gateway.secret } });
   expect(reg.status, JSON.stringify(reg.body)).toBe(201);
+  diskId = (await call(agent.url, 'GET', '/settings/disks')).body.disks.find((d: any) => d.used_for.includes('configuration')).disk_id;
   await waitFor('the gateway to connect', async () => ((await call(agent.url, 'GET', '/storage_gateway/list')).body[0]?.state === 'connected' ? true : undefined));
 });
 
@@ -287,6 +290,16 @@ function noInputGetRows(p: string): Row[] {
   ];
 }
 
+/** Disk ids the params schema refuses (an unknown disk's 404: disks.test.ts). */
+function diskIdRows(route: string, method: string, body?: unknown): Row[] {
+  return [
+    { route, method, path: `/settings/disks/${'d'.repeat(65)}`, what: 'an id of 65 characters', body },
+    { route, method, path: '/settings/disks/a.b', what: 'an id with a dot', body },
+    { route, method, path: '/settings/disks/a%20b', what: 'an id with a space', body },
+    { route, method, path: '/settings/disks/%E0%A4%A', what: 'an id with broken %-encoding', body },
+  ];
+}
+
 function table(): Row[] {
   const uploadBase = { team_id: owner.teamId, paths: [file] };
   const portalBase = { subdomain: 'desk', sender_email: 'sender@example.com', paths: [file] };
@@ -325,6 +338,20 @@ function table(): Row[] {
       ['fifo', 'yes'], ['fifo', 1], ['max_active_uploads', 0], ['max_active_uploads', 65], ['max_active_uploads', 1.5], ['max_active_downloads', 0],
       ['max_active_downloads', '3'], ['connections_per_transfer', 0], ['connections_per_transfer', 65], ['connections_per_transfer', 'none'],
     ] as [string, unknown][]).map(([field, value]): Row => ({ route: 'PATCH /settings', method: 'PATCH', path: '/settings', what: `${field}: ${JSON.stringify(value)}`, body: { [field]: value } })),
+
+    // Disks
+    ...noInputGetRows('/settings/disks'),
+    ...noInputGetRows('/settings/disk_status'),
+    ...diskIdRows('GET /settings/disks/:disk_id', 'GET'),
+    ...bodyRows('PUT /settings/disks/:disk_id', 'PUT', `/settings/disks/${diskId}`),
+    ...diskIdRows('PUT /settings/disks/:disk_id', 'PUT', { priority: 'prioritize_reads' }),
+    ...([
+      ['a JSON array', [{ priority: 'prioritize_reads' }]], ['no field to change', {}], ['only an unknown field', { colour: 'blue' }],
+      ['priority: "fastest"', { priority: 'fastest' }], ['priority: 1', { priority: 1 }], ['priority: null', { priority: null }],
+      ['max_concurrent_readers: -1', { max_concurrent_readers: -1 }], ['max_concurrent_readers: 1.5', { max_concurrent_readers: 1.5 }],
+      ['max_concurrent_readers: "2"', { max_concurrent_readers: '2' }], ['max_concurrent_writers: 257', { max_concurrent_writers: 257 }],
+      ['disk_id of another disk', { disk_id: 'another', priority: 'prioritize_reads' }],
+    ] as [string, unknown][]).map(([what, body]): Row => ({ route: 'PUT /settings/disks/:disk_id', method: 'PUT', path: `/settings/disks/${diskId}`, what, body })),
 
     // Uploads
     ...schemaRows('POST /uploads', '/uploads', uploadBase, [
@@ -568,6 +595,7 @@ async function snapshot() {
     gateways: await get('/storage_gateway/list'),
     login: await get('/login'),
     automations: await get('/automations'),
+    disk: await get(`/settings/disks/${diskId}`),
     packages: (await svc.ctx.db.selectFrom('packages').select('id').execute()).length,
     links: (await svc.ctx.db.selectFrom('links').select('id').execute()).length,
   };

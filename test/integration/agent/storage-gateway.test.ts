@@ -109,6 +109,10 @@ describe('a storage gateway with permissions w', () => {
     expect(rec.state).toBe('connected');
     expect(rec.transfers[0]).toMatchObject({ transfer_id: t.id, direction: 'svc_to_cloud', package_id: pkg.id, state: 'complete', files_done: FILES.length, folder: path.join(root, 'incoming', `Day 1_ rushes (${pkg.id})`) });
     await events.next((m) => m.json?.id === conn.id && m.json?.transfers?.[0]?.state === 'complete');
+    // The root's disk is listed as the gateway's, and the delivery's writes (this agent's only ones) took its writer slots.
+    const disk = (await call(agent.url, 'GET', '/settings/disks')).body.disks.find((d: any) => d.used_for.includes('storage_gateways'));
+    const status = (await call(agent.url, 'GET', '/settings/disk_status')).body.disks.find((d: any) => d.disk_id === disk?.disk_id);
+    expect(status?.writes, JSON.stringify(status)).toBeGreaterThan(0);
 
     const un = await call(agent.url, 'POST', '/storage_gateway/unregister', { body: { id: conn.id } });
     expect(un.status, JSON.stringify(un.body)).toBe(200);

@@ -9,5 +9,6 @@ import settings from './settings.js';
 import automations from './automations.js';
 import storageGateway from './storageGateway.js';
 import diagnostics from './diagnostics.js';
+import disks from './disks.js';
 
-export const agentRoutes: AgentRouteModule[] = [system, session, uploads, downloads, events, settings, automations, storageGateway, diagnostics];
+export const agentRoutes: AgentRouteModule[] = [system, session, uploads, downloads, events, settings, automations, storageGateway, diagnostics, disks];
