@@ -141,7 +141,9 @@ async function measureAgent(s: Setup, source: string, size: number, work: string
     if (d.status !== 201 && d.status !== 200) throw new Error(`POST /downloads: ${d.status} ${JSON.stringify(d.body)}`);
     return { done: await waitComplete(agent.url, 'downloads', d.body.download_id), downloadMs: performance.now() - t };
   });
-  const local = done.items.find((i: any) => i.local_path)?.local_path as string;
+  // The summary has no entries: the one file's place comes from the first page of them.
+  const page = await new AgentClient(agent.url).downloadFiles(done.download_id, { limit: 10 });
+  const local = page.files.find((i) => i.local_path)?.local_path as string;
   const verified = (await sha256File(local)) === (await sha256File(source));
   await rm(to, { recursive: true, force: true });
   return { uploadMBps: mbps(size, up.ms), downloadMBps: mbps(size, downloadMs), verified };
