@@ -7,6 +7,7 @@ import type { EventBus } from './events.js';
 import type { Scheduler } from './engine/scheduler.js';
 import type { Outages } from './engine/outages.js';
 import type { SleepWatch } from './engine/sleepWatch.js';
+import type { RateLimits } from './engine/rateLimits.js';
 
 export interface AgentContext {
   config: AgentConfig;
@@ -18,6 +19,8 @@ export interface AgentContext {
   /** Hears of the machine waking from sleep. */
   sleep: SleepWatch;
   log: Logger;
+  /** The bandwidth limits: one token bucket per direction, shared by every transfer. */
+  rates: RateLimits;
   /** The API key of the owner of the service on this computer, when the agent uses that service ("Try it on this computer"). */
   ownerKey?: string;
 }

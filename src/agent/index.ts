@@ -10,6 +10,8 @@ import { EventBus } from './events.js';
 import { Scheduler } from './engine/scheduler.js';
 import { Outages } from './engine/outages.js';
 import { SleepWatch } from './engine/sleepWatch.js';
+import { RateLimits } from './engine/rateLimits.js';
+import type { Clock } from './engine/tokenBucket.js';
 import { engineTuning } from './engine/retry.js';
 import { createServices, type AgentServices, type StopReason } from './services/index.js';
 import { buildAgentApp } from './server/app.js';
@@ -30,7 +32,11 @@ export interface RunningAgent {
 export type { StopReason };
 
 /** What the agent's host adds: the owner's key of the service it runs on this computer, if it runs one. */
-export interface AgentHostInfo { ownerKey?: string }
+export interface AgentHostInfo {
+  ownerKey?: string;
+  /** The time the bandwidth limits and their schedules follow (tests give a fake one). */
+  clock?: Clock;
+}
 
 export async function startAgent(config: AgentConfig, log: Logger = pino({ level: config.logLevel }), hostInfo: AgentHostInfo = {}): Promise<RunningAgent> {
   fs.mkdirSync(config.configDir, { recursive: true });
@@ -39,7 +45,9 @@ export async function startAgent(config: AgentConfig, log: Logger = pino({ level
   const tuning = engineTuning(process.env, config.retryForMs);
   const outages = new Outages(tuning.retry, log, tuning.timeoutMs);
   const sleep = new SleepWatch();
-  const ctx: AgentContext = { config, db, events: new EventBus(), scheduler, outages, sleep, log, ownerKey: hostInfo.ownerKey };
+  const rates = new RateLimits(hostInfo.clock);
+  rates.set(config.rates);
+  const ctx: AgentContext = { config, db, events: new EventBus(), scheduler, outages, sleep, log, rates, ownerKey: hostInfo.ownerKey };
 
   let closing: Promise<void> | undefined;
   let markStopped!: (why: StopReason) => void;
@@ -51,6 +59,7 @@ export async function startAgent(config: AgentConfig, log: Logger = pino({ level
       await services.automations.close();
       await services.gateways.close();
       sleep.stop();
+      rates.close();
       await outages.close();
       // Transfers keep their state: those that were running resume at the next start.
       await services.uploads.close();

@@ -57,8 +57,8 @@ export function createGatewaysService(ctx: AgentContext, session: SessionService
   const tuning = engineTuning(process.env, ctx.config.retryForMs);
   const version = buildInfo().version;
   const links = new Map<string, GatewayLink>();
-  const transport = createRangeTransport(tuning.timeoutMs);
-  const objects = new ObjectHttp({ timeoutMs: tuning.timeoutMs });
+  const transport = createRangeTransport(tuning.timeoutMs, ctx.rates.download);
+  const objects = new ObjectHttp({ timeoutMs: tuning.timeoutMs, bucket: ctx.rates.upload });
   let closed = false;
 
   const record = (g: store.GatewayRow): GatewayRecord => {

@@ -9,6 +9,7 @@ import { readConfigFile, resolveAgentConfig, writeConfigFile, type AgentConfig, 
 import type { AgentSettings, SettingsAnswer, SettingsChange, ThisComputerAnswer } from '../../api/agent/settings.js';
 import { conflict, invalid } from '../errors.js';
 import type { SessionService } from './session.js';
+import { scheduleProblem } from '../../format/rateSchedule.js';
 
 /** Each setting of the wire and its key in config.yml and the flags. */
 const KEYS = {
@@ -20,6 +21,11 @@ const KEYS = {
   local_api: 'local-api',
   listen: 'listen',
   local_api_key: 'local-api-key',
+  // Bandwidth limits (engine/rateLimits.ts).
+  upload_rate_limit: 'upload-rate-limit',
+  download_rate_limit: 'download-rate-limit',
+  rate_schedules: 'rate-schedules',
+  rate_limits_paused_until: 'rate-limits-paused-until',
 } as const satisfies Record<keyof SettingsChange, ConfigKey>;
 
 type Name = keyof typeof KEYS;
@@ -33,6 +39,10 @@ const LABELS: Record<Name, string> = {
   local_api: 'The local API',
   listen: 'The local API address',
   local_api_key: 'The local API key',
+  upload_rate_limit: 'The upload limit',
+  download_rate_limit: 'The download limit',
+  rate_schedules: 'The limit schedules',
+  rate_limits_paused_until: 'The pause of the limits',
 };
 const NEED_RESTART: readonly Name[] = ['hosted_url', 'this_computer', 'local_api', 'listen', 'local_api_key'];
 
@@ -70,7 +80,7 @@ export function createSettingsService(ctx: AgentContext, session: SessionService
       if (why) locked[name] = why;
     }
     const values = Object.fromEntries((Object.keys(KEYS) as Name[]).map((n) => [n, valueOf(config, n)]));
-    return { ...values, locked } as AgentSettings;
+    return { ...values, locked, rate_limits_now: limitsNow(ctx) } as AgentSettings;
   }
 
   const service = {
@@ -91,6 +101,11 @@ export function createSettingsService(ctx: AgentContext, session: SessionService
       }
       const names = (Object.keys(change) as Name[]).filter((n) => change[n] !== undefined);
       if (names.length === 0) throw invalid(`give at least one of the settings: ${Object.keys(KEYS).join(', ')}`);
+      // What the schema cannot say of a schedule (a start equal to its end), in words.
+      change.rate_schedules?.forEach((sched, i) => {
+        const problem = scheduleProblem(sched, `Schedule ${i + 1}`);
+        if (problem) throw invalid(problem, `rate_schedules/${i}`);
+      });
       // A setting given its current value changes nothing, fixed or not: signing in again to the same server is no move.
       const same = (n: Name) => (n === 'hosted_url' ? sameServer : JSON.stringify(change[n]) === JSON.stringify(valueOf(config, n)));
       for (const n of names) {
@@ -103,7 +118,7 @@ export function createSettingsService(ctx: AgentContext, session: SessionService
       for (const n of names) {
         if (same(n)) continue; // nothing to write (and a fixed setting is not copied into config.yml)
         const v = change[n];
-        file[KEYS[n]] = v === null ? undefined : String(v);
+        file[KEYS[n]] = v === null ? undefined : Array.isArray(v) ? v : String(v);
       }
       let next: AgentConfig;
       try {
@@ -122,6 +137,8 @@ export function createSettingsService(ctx: AgentContext, session: SessionService
       config.concurrency = next.concurrency;
       config.chunkSize = next.chunkSize;
       config.autoFinalize = next.autoFinalize;
+      config.rates = next.rates;
+      ctx.rates.set(next.rates);
       ctx.scheduler.setLimit(next.concurrency);
       ctx.log.info({ changed }, 'settings changed');
       // A session belongs to its server.
@@ -148,7 +165,19 @@ function valueOf(c: AgentConfig, n: Name): unknown {
     case 'local_api': return c.localApi;
     case 'listen': return `${c.host.includes(':') ? `[${c.host}]` : c.host}:${c.port}`;
     case 'local_api_key': return c.localApiKey ?? null;
+    case 'upload_rate_limit':
+    case 'download_rate_limit':
+    case 'rate_schedules':
+    case 'rate_limits_paused_until':
+      return c.rates[n];
   }
+}
+
+/** The limits in force now, as GET /settings shows them. */
+function limitsNow(ctx: AgentContext): AgentSettings['rate_limits_now'] {
+  const s = ctx.rates.state();
+  const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
+  return { upload_rate_limit: s.upload, download_rate_limit: s.download, until: iso(s.until), paused_until: iso(s.pausedUntil) };
 }
 
 export type SettingsService = ReturnType<typeof createSettingsService>;

@@ -3,6 +3,7 @@
 // a flag or the environment wins over the file, so the app shows it locked.
 import { Type, type Static } from 'typebox';
 import { SessionAnswer } from './session.js';
+import { RateLimitsNow, rateSettings } from './rateLimits.js';
 
 export const MIN_CHUNK_SIZE = 5 * 1024 * 1024;
 export const MAX_CHUNK_SIZE = 5 * 1024 ** 3;
@@ -24,12 +25,16 @@ const editable = {
   listen: Type.String({ minLength: 3, maxLength: 300, pattern: '^(\\[[^\\]]+\\]|[^:\\s]+):\\d{1,5}$' }),
   /** The key requests to the REST API must send as X-API-Key (it signs nothing in); null for none. */
   local_api_key: Type.Union([Type.String({ minLength: 16, maxLength: 256, pattern: '^[\\x21-\\x7e]+$' }), Type.Null()]),
+  /** Bandwidth limits and their schedules. */
+  ...rateSettings,
 };
 
 export const AgentSettings = Type.Object({
   ...editable,
   /** The settings this agent cannot change, each with why (e.g. "set by --listen"). */
   locked: Type.Record(Type.String(), Type.String()),
+  /** The bandwidth limits in force now, and until when. */
+  rate_limits_now: RateLimitsNow,
 });
 export type AgentSettings = Static<typeof AgentSettings>;
 

@@ -9,6 +9,8 @@ const MiB = 1024 * 1024;
 const settings: AgentSettings = {
   hosted_url: 'http://127.0.0.1:7400', this_computer: false, concurrency: 4, chunk_size: 16 * MiB, auto_finalize: true,
   local_api: true, listen: '127.0.0.1:7401', local_api_key: null, locked: {},
+  upload_rate_limit: 0, download_rate_limit: 0, rate_schedules: [], rate_limits_paused_until: null,
+  rate_limits_now: { upload_rate_limit: 0, download_rate_limit: 0, until: null, paused_until: null },
 };
 const draft = (change: Partial<ReturnType<typeof draftOf>>) => ({ ...draftOf(settings), ...change });
 
