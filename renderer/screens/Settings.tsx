@@ -9,6 +9,7 @@ import type { DesktopSettings } from '../../src/ipc/desktop.js';
 import { applyTheme } from '../theme.js';
 import { FieldProblem, FormProblem, isAbout, type Problem } from '../components/FieldProblem.js';
 import { changeOf, draftOf, isProblem, placeOf, PLACED, type Draft } from './settingsDraft.js';
+import { BandwidthSettings } from './settings/BandwidthSettings.js';
 
 /** 32 random characters for the local API key. */
 function newKey(): string {
@@ -174,6 +175,7 @@ export function Settings() {
           <div className="field-actions"><button type="button" onClick={() => void signOut()}>Sign out</button></div>
         </fieldset>
       </form>
+      <BandwidthSettings />
     </section>
   );
 }

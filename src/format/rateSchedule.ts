@@ -141,3 +141,22 @@ export function parseRate(text: string): number | undefined {
   const n = Math.round(Number(m[1]) * RATE_UNITS[(m[2] ?? '').toLowerCase()]!);
   return Number.isSafeInteger(n) ? n : undefined;
 }
+
+/** What the status line and the tray show of the limits, and which action goes with it. */
+export interface LimitsLine {
+  words: string;
+  /** "Pause limits for an hour" while a limit holds; "Resume limits" while paused. */
+  action: 'pause' | 'resume';
+}
+
+export function limitsLine(s: RateSettings | undefined, now: number): LimitsLine | undefined {
+  if (!s) return undefined;
+  const state = rateState(s, now);
+  const words = rateWords(state, now);
+  return words ? { words, action: state.pausedUntil !== null ? 'resume' : 'pause' } : undefined;
+}
+
+/** The change of settings "Pause limits for an hour" makes. */
+export const pauseForAnHour = (now: number) => ({ rate_limits_paused_until: new Date(now + 3600_000).toISOString() });
+/** The change of settings "Resume limits" makes. */
+export const resumeLimits = () => ({ rate_limits_paused_until: null });
