@@ -83,9 +83,9 @@ export function BandwidthSettings() {
               <li key={i} className="schedule-row" aria-label={`Schedule ${n}`}>
                 <div role="group" aria-label={`Days of schedule ${n}`} className="days">
                   {WEEK.map((d) => (
-                    <button key={d} type="button" className="day" aria-pressed={r.days.includes(d)} aria-label={DAY_NAMES[d]} disabled={rowLocked}
+                    <button key={d} type="button" className="day" aria-pressed={r.days.includes(d)} disabled={rowLocked}
                       onClick={() => editRow(i, { days: r.days.includes(d) ? r.days.filter((x) => x !== d) : WEEKDAYS.filter((x) => x === d || r.days.includes(x)) })}>
-                      {d[0]!.toUpperCase() + d.slice(1, 2)}
+                      <span aria-hidden="true">{d[0]!.toUpperCase() + d.slice(1, 2)}</span><span className="sr-only">{DAY_NAMES[d]}</span>
                     </button>
                   ))}
                 </div>
