@@ -3,7 +3,8 @@
 // (default 200) up and down with no limit, then with upload_rate_limit and
 // download_rate_limit at BENCH_LIMIT_RATE MiB/s (default 20). Prints the achieved
 // rate as a ratio to the limit (target: within 10%) and the load average, since
-// the machine is shared. Run: npm run bench:limits
+// the machine is shared. Run: npm run bench:limits (BENCH_LIMITS_FREE_ONLY=1: the
+// unlimited round alone, e.g. from a checkout without the buckets, to compare).
 import { randomFillSync } from 'node:crypto';
 import { mkdir, mkdtemp, open, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -71,6 +72,11 @@ async function main(): Promise<void> {
     };
 
     const free = await round('free');
+    // BENCH_LIMITS_FREE_ONLY=1: the unlimited round alone (to compare a build without the buckets).
+    if (process.env.BENCH_LIMITS_FREE_ONLY === '1') {
+      console.log(`\nno limit, ${SIZE / MiB} MiB each way, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}: upload ${free.upRate.toFixed(1)} MiB/s, download ${free.downRate.toFixed(1)} MiB/s`);
+      return;
+    }
     const set = await call(agent.url, 'PATCH', '/settings', { body: { upload_rate_limit: RATE, download_rate_limit: RATE } });
     if (set.status !== 200) throw new Error(`PATCH /settings: ${set.status} ${JSON.stringify(set.body)}`);
     const limited = await round('limited');
