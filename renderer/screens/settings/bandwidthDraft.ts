@@ -3,7 +3,9 @@
 // wrong and where (checked before anything is sent, in the words the form shows).
 import type { AgentSettings, SettingsChange } from '../../../src/api/agent/settings.js';
 import { scheduleProblem, type RateSchedule, type Weekday } from '../../../src/format/rateSchedule.js';
-import type { Problem } from '../../components/FieldProblem.js';
+
+/** A problem and the setting it is about (FieldProblem's shape). */
+export interface Problem { message: string; field?: string }
 
 const MiB = 1024 * 1024;
 

@@ -139,4 +139,18 @@ describe('bandwidth limits', () => {
     const big = tree.files.find((f) => f.name === 'big.bin')!;
     expect(md5(await fs.readFile(path.join(tmp, 'down', 'Limited', 'media', 'big.bin')))).toBe(md5(big.data));
   });
+
+  test('a limit given by a flag is locked, with why, and PATCH answers 409 in words', async () => {
+    const fixed = await startTestAgent(svc, { 'upload-rate-limit': '1MiB' }, { clock });
+    try {
+      const s = (await call(fixed.url, 'GET', '/settings')).body;
+      expect(s.upload_rate_limit).toBe(MiB);
+      expect(s.locked.upload_rate_limit).toBe('set by --upload-rate-limit where the agent was started');
+      const r = await call(fixed.url, 'PATCH', '/settings', { body: { upload_rate_limit: 0 } });
+      expect(r.status).toBe(409);
+      expect(r.body.message).toBe('The upload limit cannot be changed here: it is set by --upload-rate-limit where the agent was started.');
+    } finally {
+      await fixed.close();
+    }
+  });
 });
