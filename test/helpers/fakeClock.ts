@@ -1,6 +1,7 @@
 // A clock the test moves by hand (engine/tokenBucket.ts's Clock): timers fire,
 // in order, only when advance() passes their time.
-import type { Clock } from '../../src/agent/engine/tokenBucket.js';
+import type { Clock, TokenBucket } from '../../src/agent/engine/tokenBucket.js';
+import { waitFor } from './downloads.js';
 
 export class FakeClock implements Clock {
   private timers = new Map<number, { at: number; fn: () => void }>();
@@ -34,4 +35,25 @@ export class FakeClock implements Clock {
     }
     this.t = end;
   }
+}
+
+/** Waits (real time, bounded) until the bucket's consumers wait on it again: all it let through has been taken. */
+export async function drained(bucket: TokenBucket): Promise<void> {
+  let last = -1;
+  await waitFor('the transfer to wait on the limit', async () => {
+    const seen = bucket.passed;
+    const still = bucket.waiting && seen === last;
+    last = seen;
+    return still ? true : undefined;
+  }, 2000, 15);
+}
+
+/** Moves the clock on by one second in 50 ms steps, letting the transfer take what each step allows; answers the bytes let through. */
+export async function bytesInOneSecond(clock: FakeClock, bucket: TokenBucket): Promise<number> {
+  const before = bucket.passed;
+  for (let i = 0; i < 20; i++) {
+    clock.advance(50);
+    await drained(bucket);
+  }
+  return bucket.passed - before;
 }

@@ -12,7 +12,7 @@ import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { call, startTestService, type TestService } from '../../helpers/hosted.js';
 import { startTestAgent, type TestAgent } from '../../helpers/agent.js';
-import { FakeClock } from '../../helpers/fakeClock.js';
+import { bytesInOneSecond, drained, FakeClock } from '../../helpers/fakeClock.js';
 import { startDownload, treePackage, waitFor, waitForState } from '../../helpers/downloads.js';
 import type { TokenBucket } from '../../../src/agent/engine/tokenBucket.js';
 
@@ -41,26 +41,8 @@ afterAll(async () => {
 
 const patch = (body: unknown) => call(agent.url, 'PATCH', '/settings', { body });
 
-/** Waits (real time, bounded) until the bucket's consumers wait on it again: all it let through has been taken. */
-async function drained(bucket: TokenBucket): Promise<void> {
-  let last = -1;
-  await waitFor('the transfer to wait on the limit', async () => {
-    const seen = bucket.passed;
-    const still = bucket.waiting && seen === last;
-    last = seen;
-    return still ? true : undefined;
-  }, 2000, 15);
-}
-
-/** Moves the fake clock on by one second in 50 ms steps, letting the transfer take what each step allows; answers the bytes let through. */
-async function oneSecond(bucket: TokenBucket): Promise<number> {
-  const before = bucket.passed;
-  for (let i = 0; i < 20; i++) {
-    clock.advance(50);
-    await drained(bucket);
-  }
-  return bucket.passed - before;
-}
+/** The bytes the bucket let through over one fake second. */
+const oneSecond = (bucket: TokenBucket) => bytesInOneSecond(clock, bucket);
 
 describe('bandwidth limits', () => {
   test('PATCH refuses bad limits and schedules in words (400), and nothing changes', async () => {
