@@ -22,18 +22,46 @@ export class FakeClock implements Clock {
     this.timers.delete(handle as number);
   }
 
-  /** Moves time on by `ms`, firing each timer due on the way at its own time. */
+  /** Moves time on by `ms`, firing each timer due on the way (those set meanwhile too) at its own time, in order. */
   advance(ms: number): void {
     const end = this.t + ms;
     for (let guard = 0; guard < 100_000; guard++) {
-      let next: [number, { at: number; fn: () => void }] | undefined;
-      for (const e of this.timers) if (e[1].at <= end && (!next || e[1].at < next[1].at)) next = e;
+      const next = this.due(end);
       if (!next) break;
-      this.timers.delete(next[0]);
-      this.t = Math.max(this.t, next[1].at);
-      next[1].fn();
+      this.fire(next);
     }
     this.t = end;
+  }
+
+  /**
+   * As advance(), but lets settled promises and immediates run after each timer, as
+   * they would before a real timer's next turn: a consumer whose wait a timer ended
+   * asks again before the next timer fires. `late`: every timer due fires at the
+   * end, as on a busy event loop, so tokens pile up between turns.
+   */
+  async advanceSettling(ms: number, opts: { late?: boolean } = {}): Promise<void> {
+    const end = this.t + ms;
+    // A busy event loop: every timer due fires late, at the end.
+    if (opts.late) this.t = end;
+    for (let guard = 0; guard < 100_000; guard++) {
+      const next = this.due(end);
+      if (!next) break;
+      this.fire(next);
+      await new Promise((r) => setImmediate(r));
+    }
+    this.t = end;
+  }
+
+  private due(end: number): [number, { at: number; fn: () => void }] | undefined {
+    let next: [number, { at: number; fn: () => void }] | undefined;
+    for (const e of this.timers) if (e[1].at <= end && (!next || e[1].at < next[1].at || (e[1].at === next[1].at && e[0] < next[0]))) next = e;
+    return next;
+  }
+
+  private fire([id, timer]: [number, { at: number; fn: () => void }]): void {
+    this.timers.delete(id);
+    this.t = Math.max(this.t, timer.at);
+    timer.fn();
   }
 }
 

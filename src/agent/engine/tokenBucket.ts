@@ -38,6 +38,8 @@ export class TokenBucket {
   private tokens = 0;
   private last: number;
   private queue: Waiter[] = [];
+  /** Served a slice this round and wanting more: they join the queue's back at the next round. */
+  private later: Waiter[] = [];
   private timer: unknown;
   /** Bytes handed out while a limit held (tests and the benchmark read it). */
   passed = 0;
@@ -53,7 +55,7 @@ export class TokenBucket {
 
   /** Whether anyone waits for tokens. */
   get waiting(): boolean {
-    return this.queue.length > 0;
+    return this.queue.length + this.later.length > 0;
   }
 
   private get slice(): number {
@@ -81,12 +83,14 @@ export class TokenBucket {
         if (signal.aborted) return reject(signal.reason);
         w.onAbort = () => {
           this.queue = this.queue.filter((x) => x !== w);
+          this.later = this.later.filter((x) => x !== w);
           reject(signal.reason);
         };
         signal.addEventListener('abort', w.onAbort, { once: true });
       }
       this.queue.push(w);
-      if (this.queue.length === 1) this.pump();
+      // Nothing under way: serve it now; else it takes its turn in the next round.
+      if (this.timer === undefined) this.pump();
     });
   }
 
@@ -97,15 +101,19 @@ export class TokenBucket {
   }
 
   /**
-   * One round: each waiter present gets one slice, in turn, while tokens last; the
-   * next round comes on a timer, so a consumer whose wait just ended asks again in
-   * time to take its turn in it (granting on within one round would let the one
-   * with the most left take everything).
+   * One round: each waiter gets one slice, in turn, while tokens last. One that
+   * wants more waits for the next round behind those waiting now and those that
+   * ask again before it (a consumer whose wait just ended asks again in time):
+   * granting on within a round would let the one with the most left take all.
    */
   private pump(): void {
     if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
     this.timer = undefined;
     this.refill();
+    if (this.later.length > 0) {
+      this.queue.push(...this.later);
+      this.later = [];
+    }
     for (let turns = this.queue.length; turns > 0 && this.queue.length > 0; turns--) {
       const w = this.queue[0]!;
       const n = this.rate > 0 ? Math.min(w.left, this.slice) : w.left;
@@ -117,16 +125,17 @@ export class TokenBucket {
       w.left -= n;
       this.queue.shift();
       if (w.left > 0) {
-        this.queue.push(w);
+        this.later.push(w);
         w.onSlice?.();
       } else {
         if (w.onAbort) w.signal!.removeEventListener('abort', w.onAbort);
         w.resolve();
       }
     }
-    if (this.queue.length > 0) {
-      const need = Math.min(this.queue[0]!.left, this.slice) - this.tokens;
-      this.timer = this.clock.setTimeout(() => this.pump(), need <= 0 ? 0 : Math.max(1, Math.ceil((need / this.rate) * 1000)));
+    const head = this.queue[0] ?? this.later[0];
+    if (head) {
+      const need = Math.min(head.left, this.slice) - this.tokens;
+      this.timer = this.clock.setTimeout(() => this.pump(), this.rate === 0 || need <= 0 ? 0 : Math.max(1, Math.ceil((need / this.rate) * 1000)));
     }
   }
 }
