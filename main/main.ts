@@ -13,6 +13,7 @@ import type { Door, SendToWindow } from './trustedIpc.js';
 import { createWindow, isOwnFrame } from './window.js';
 import { TransfersWatch } from './transfersWatch.js';
 import { TrayView } from './tray.js';
+import { limitsLine, pauseForAnHour, resumeLimits, type RateSettings } from '../src/format/rateSchedule.js';
 import { notifyOutcomes } from './notify.js';
 import { onWindowClose, TRAY_NOTICE } from './closeToTray.js';
 import { linkFrom, linkInArgs } from './scheme.js';
@@ -151,18 +152,30 @@ else {
         open,
         pauseAll: () => void Promise.all([agent.invoke('uploads.pauseAll', {}), agent.invoke('downloads.pauseAll', {})]),
         resumeAll: () => void Promise.all([agent.invoke('uploads.resumeAll', {}), agent.invoke('downloads.resumeAll', {})]),
+        pauseLimits: () => void changeLimits(pauseForAnHour(Date.now())),
+        resumeLimits: () => void changeLimits(resumeLimits()),
         quit: () => app.quit(),
       },
       () => (win && !win.isDestroyed() ? win : undefined),
     );
     tray.on('click', open);
+    // The bandwidth limits the tray tells: the agent's settings, read at each connection, after the
+    // tray changes them, and every half minute (the window may change them, a schedule may begin).
+    let rates: RateSettings | undefined;
+    const loadLimits = () => void agent.invoke('settings.get', {}).then((r) => {
+      if (r.ok) rates = r.value as RateSettings;
+      refresh();
+    });
+    const changeLimits = (change: object) => void agent.invoke('settings.update', change).then(loadLimits);
+    setInterval(loadLimits, 30_000).unref();
     const refresh = () => {
       const o = watch.overall();
-      view.show(o.active, o.fraction);
+      view.show(o.active, o.fraction, limitsLine(rates, Date.now()));
     };
     // What main knows of the transfers: a snapshot at each connection, then the events.
     agent.onConnection((state) => {
       if (state !== 'connected') return;
+      loadLimits();
       void agent.invoke('transfers.snapshot', {}).then((r) => {
         if (!r.ok) return;
         const s = r.value as TransfersSnapshot;

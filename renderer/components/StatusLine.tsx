@@ -7,6 +7,7 @@ import { useEffect } from 'react';
 import { bytes, speed } from '../format.js';
 import { Icon } from './icons.js';
 import type { Totals } from './transferFacts.js';
+import type { LimitsLine } from '../../src/format/rateSchedule.js';
 
 const TITLE = 'Ferry';
 
@@ -20,7 +21,14 @@ export function tabTitle(s: Totals): string {
   return activeTitle(s.active);
 }
 
-export function StatusLine({ totals: s, browser }: { totals: Totals; browser: boolean }) {
+/** The bandwidth limits in force, with the button that pauses or resumes them. */
+export interface LimitsProps {
+  line: LimitsLine | undefined;
+  onPause(): void;
+  onResume(): void;
+}
+
+export function StatusLine({ totals: s, browser, limits }: { totals: Totals; browser: boolean; limits?: LimitsProps }) {
   const title = tabTitle(s);
   useEffect(() => {
     if (!browser) return;
@@ -41,6 +49,14 @@ export function StatusLine({ totals: s, browser }: { totals: Totals; browser: bo
         </span>
       )}
       <span role="status" aria-live="polite" className={`counts${s.failed > 0 ? ' has-failed' : ''}`}>{counts}</span>
+      {limits?.line && (
+        <span className="limits">
+          <span role="status" className="limits-words">{limits.line.words}</span>
+          {limits.line.action === 'pause'
+            ? <button type="button" className="link" onClick={limits.onPause}>Pause limits for an hour</button>
+            : <button type="button" className="link" onClick={limits.onResume}>Resume limits</button>}
+        </span>
+      )}
     </div>
   );
 }

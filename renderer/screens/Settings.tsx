@@ -12,6 +12,7 @@ import { changeOf, draftOf, isProblem, placeOf, PLACED, type Draft } from './set
 import { AboutComputer } from './settings/AboutComputer.js';
 import { QueueSettings } from './settings/QueueSettings.js';
 import { DiskSettings } from '../components/DiskSettings.js';
+import { BandwidthSettings } from './settings/BandwidthSettings.js';
 
 /** 32 random characters for the local API key. */
 function newKey(): string {
@@ -181,6 +182,7 @@ export function Settings() {
         </fieldset>
       </form>
       <DiskSettings />
+      <BandwidthSettings />
     </section>
   );
 }

@@ -10,6 +10,7 @@ import { useApp } from '../store/context.js';
 import type { Transfer } from '../store/index.js';
 import { Meter } from '../format.js';
 import { StatusLine } from '../components/StatusLine.js';
+import { useLimits } from '../components/useLimits.js';
 import { BulkActions, ListTools, SelectedActions, type Bulk, type Filter } from '../components/ListTools.js';
 import { TransferRow } from '../components/TransferRow.js';
 import { keyOfTransfer } from '../../src/ipc/transfers.js';
@@ -31,6 +32,7 @@ export function Transfers() {
   const call = useApp((s) => s.call);
   const go = useApp((s) => s.go);
   const browser = useApp((s) => !s.transport.desktop);
+  const limits = useLimits();
   const [filter, setFilter] = useState<Filter>('all');
   const [query, setQuery] = useState('');
   const [order, setOrder] = useState<Order>('newest');
@@ -170,7 +172,7 @@ export function Transfers() {
       <header className="place-head transfers-head" ref={headRef}>
         <div className="head-line">
           <h1 id="place-title">Transfers</h1>
-          <StatusLine totals={sum} browser={browser} />
+          <StatusLine totals={sum} browser={browser} limits={limits} />
         </div>
         <ListTools find={{ query, order, filter, setQuery, setOrder, setFilter }} actions={actions} />
         {problem && <p className="note error-text" role="status">{problem}</p>}

@@ -3,7 +3,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { parseRate, scheduleProblem, type RateSchedule, type RateSettings } from '../format/rateSchedule.js';
 
 
 export interface AgentConfig {
@@ -33,6 +34,8 @@ export interface AgentConfig {
   /** Run a hosted service on this machine and use it ("Try it on this computer"): the host starts it (cli/thisComputer.ts). */
   thisComputer: boolean;
   logLevel: string;
+  /** Bandwidth limits, their schedules and their pause (engine/rateLimits.ts). */
+  rates: RateSettings;
   /** Where each setting came from: one set by a flag or the environment cannot be changed from the app. */
   sources: Record<ConfigKey, SettingSource>;
   /** The flags this was resolved from, to resolve it again after a change of config.yml. */
@@ -59,10 +62,12 @@ export function defaultConfigDir(env: NodeJS.ProcessEnv = process.env, platform 
 }
 
 const KEYS = ['api-key', 'listen', 'auto-finalize', 'chunk-size', 'hosted-url', 'concurrency', 'retry-for', 'ui', 'local-api', 'local-api-key', 'this-computer', 'log-level',
-  'fifo', 'max-active-uploads', 'max-active-downloads', 'connections-per-transfer'] as const;
+  'fifo', 'max-active-uploads', 'max-active-downloads', 'connections-per-transfer',
+  'upload-rate-limit', 'download-rate-limit', 'rate-schedules', 'rate-limits-paused-until'] as const;
 export type ConfigKey = (typeof KEYS)[number];
 
-export type ConfigFile = Partial<Record<ConfigKey, string>>;
+/** Each setting as text, except a list (rate-schedules), kept as a YAML list in the file and given as JSON to a flag or variable. */
+export type ConfigFile = Partial<Record<ConfigKey, string | unknown[]>>;
 
 const configFile = (configDir: string) => path.join(configDir, 'config.yml');
 
@@ -75,7 +80,7 @@ export function readConfigFile(configDir: string): ConfigFile {
   for (const [k, v] of Object.entries(doc ?? {})) {
     const key = k.replace(/_/g, '-');
     if (!(KEYS as readonly string[]).includes(key)) throw new Error(`${file}: unknown setting "${k}"`);
-    if (v !== null) out[key as ConfigKey] = String(v);
+    if (v !== null) out[key as ConfigKey] = Array.isArray(v) ? v : String(v);
   }
   return out;
 }
@@ -88,7 +93,11 @@ export function readConfigFile(configDir: string): ConfigFile {
 export function writeConfigFile(configDir: string, values: ConfigFile): void {
   const lines = Object.entries(values)
     .filter(([, v]) => v !== undefined)
-    .map(([k, v]) => `${k.replace(/-/g, '_')}: ${JSON.stringify(/^(true|false|\d+)$/.test(v!) ? JSON.parse(v!) : v)}`);
+    .map(([k, v]) =>
+      Array.isArray(v)
+        ? v.length === 0 ? `${k.replace(/-/g, '_')}: []` : stringifyYaml({ [k.replace(/-/g, '_')]: v }).trimEnd()
+        : `${k.replace(/-/g, '_')}: ${JSON.stringify(/^(true|false|\d+)$/.test(v!) ? JSON.parse(v!) : v)}`,
+    );
   fs.mkdirSync(configDir, { recursive: true });
   const tmp = `${configFile(configDir)}.${process.pid}.tmp`;
   fs.writeFileSync(tmp, `# The agent's settings (ferry agent --help); the app's Settings screen writes this file.\n${lines.join('\n')}\n`, { mode: 0o600 });
@@ -128,7 +137,11 @@ export function resolveAgentConfig(flags: AgentFlags, env: NodeJS.ProcessEnv = p
   const envOf = (k: string) => env[`FERRY_AGENT_${k.replace(/-/g, '_').toUpperCase()}`] || undefined;
   const configDir = path.resolve(flag('config-dir') ?? envOf('config-dir') ?? defaultConfigDir(env));
   const inFile = file ?? readConfigFile(configDir);
-  const get = (k: ConfigKey) => flag(k) ?? envOf(k) ?? inFile[k];
+  const fromFile = (k: ConfigKey) => {
+    const v = inFile[k];
+    return Array.isArray(v) ? JSON.stringify(v) : v;
+  };
+  const get = (k: ConfigKey) => flag(k) ?? envOf(k) ?? fromFile(k);
   const sources = Object.fromEntries(
     KEYS.map((k): [ConfigKey, SettingSource] => [k, flag(k) !== undefined ? 'flag' : envOf(k) !== undefined ? 'env' : inFile[k] !== undefined ? 'file' : 'default']),
   ) as Record<ConfigKey, SettingSource>;
@@ -166,7 +179,50 @@ export function resolveAgentConfig(flags: AgentFlags, env: NodeJS.ProcessEnv = p
     maxActiveUploads: get('max-active-uploads') === undefined ? DEFAULT_MAX_ACTIVE : int(get('max-active-uploads')!, '--max-active-uploads', 1, 64),
     maxActiveDownloads: get('max-active-downloads') === undefined ? DEFAULT_MAX_ACTIVE : int(get('max-active-downloads')!, '--max-active-downloads', 1, 64),
     connectionsPerTransfer: get('connections-per-transfer') === undefined ? undefined : int(get('connections-per-transfer')!, '--connections-per-transfer', 1, 64),
+    rates: {
+      upload_rate_limit: rateOf(get('upload-rate-limit'), '--upload-rate-limit'),
+      download_rate_limit: rateOf(get('download-rate-limit'), '--download-rate-limit'),
+      rate_schedules: schedulesOf(get('rate-schedules')),
+      rate_limits_paused_until: pausedUntilOf(get('rate-limits-paused-until')),
+    },
     sources,
     flags,
   };
+}
+
+/** A rate in bytes a second, with or without a unit (20MiB, 20 MB/s); absent = none. */
+function rateOf(v: string | undefined, what: string): number {
+  if (v === undefined) return 0;
+  const n = parseRate(v);
+  if (n === undefined || n > 100_000_000_000) throw new Error(`${what} must be bytes a second, like 20MiB or 20000000 (0 for none), got "${v}"`);
+  return n;
+}
+
+/** The schedules: JSON text from a flag or variable, a YAML list in config.yml. */
+function schedulesOf(v: string | undefined): RateSchedule[] {
+  if (v === undefined) return [];
+  let list: unknown;
+  try {
+    list = JSON.parse(v);
+  } catch {
+    throw new Error(`--rate-schedules must be a JSON list of schedules, like [{"days":["mon"],"start":"09:00","end":"18:00","upload_rate_limit":20971520,"download_rate_limit":0}], got "${v}"`);
+  }
+  if (!Array.isArray(list)) throw new Error('--rate-schedules must be a list of schedules');
+  return list.map((s: unknown, i) => {
+    if (typeof s !== 'object' || s === null || Array.isArray(s)) throw new Error(`--rate-schedules: schedule ${i + 1} must be a mapping of days, start, end, upload_rate_limit, download_rate_limit`);
+    const o = s as Record<string, unknown>;
+    const unknownKey = Object.keys(o).find((k) => !['days', 'start', 'end', 'upload_rate_limit', 'download_rate_limit'].includes(k));
+    if (unknownKey) throw new Error(`--rate-schedules: schedule ${i + 1} has an unknown field "${unknownKey}"`);
+    const sched = { upload_rate_limit: 0, download_rate_limit: 0, ...o } as RateSchedule;
+    const problem = scheduleProblem(sched, `Schedule ${i + 1}`);
+    if (problem) throw new Error(`--rate-schedules: ${problem}`);
+    return sched;
+  });
+}
+
+function pausedUntilOf(v: string | undefined): string | null {
+  if (v === undefined || v === '' || v === 'null') return null;
+  const t = Date.parse(v);
+  if (!Number.isFinite(t)) throw new Error(`--rate-limits-paused-until must be a time like 2026-05-01T14:05:00Z, got "${v}"`);
+  return new Date(t).toISOString();
 }

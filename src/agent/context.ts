@@ -9,6 +9,7 @@ import type { Outages } from './engine/outages.js';
 import type { SleepWatch } from './engine/sleepWatch.js';
 import type { AgentLogs } from './diagnostics/logTee.js';
 import type { Disks } from './engine/disks.js';
+import type { RateLimits } from './engine/rateLimits.js';
 
 export interface AgentContext {
   config: AgentConfig;
@@ -24,6 +25,8 @@ export interface AgentContext {
   logs: AgentLogs;
   /** The disks files are read from and written to, each with its reader and writer slots. */
   disks: Disks;
+  /** The bandwidth limits: one token bucket per direction, shared by every transfer. */
+  rates: RateLimits;
   /** The API key of the owner of the service on this computer, when the agent uses that service ("Try it on this computer"). */
   ownerKey?: string;
   /** The store of the service on this computer (its S3 address), when the agent uses that service. */

@@ -11,6 +11,8 @@ import { queueRulesOf, Scheduler } from './engine/scheduler.js';
 import { Outages } from './engine/outages.js';
 import { SleepWatch } from './engine/sleepWatch.js';
 import { Disks } from './engine/disks.js';
+import { RateLimits } from './engine/rateLimits.js';
+import type { Clock } from './engine/tokenBucket.js';
 import { engineTuning } from './engine/retry.js';
 import { createServices, type AgentServices, type StopReason } from './services/index.js';
 import { buildAgentApp } from './server/app.js';
@@ -36,6 +38,8 @@ export interface AgentHostInfo {
   ownerKey?: string;
   /** The S3 address of the store of the service on this computer, when the agent uses that service. */
   storeUrl?: string;
+  /** The time the bandwidth limits and their schedules follow (tests give a fake one). */
+  clock?: Clock;
 }
 
 export async function startAgent(config: AgentConfig, hostLog: Logger = pino({ level: config.logLevel }), hostInfo: AgentHostInfo = {}): Promise<RunningAgent> {
@@ -47,7 +51,9 @@ export async function startAgent(config: AgentConfig, hostLog: Logger = pino({ l
   const tuning = engineTuning(process.env, config.retryForMs);
   const outages = new Outages(tuning.retry, log, tuning.timeoutMs);
   const sleep = new SleepWatch();
-  const ctx: AgentContext = { config, db, events: new EventBus(), scheduler, outages, sleep, log, logs, disks: new Disks(db), ownerKey: hostInfo.ownerKey, storeUrl: hostInfo.storeUrl };
+  const rates = new RateLimits(hostInfo.clock);
+  rates.set(config.rates);
+  const ctx: AgentContext = { config, db, events: new EventBus(), scheduler, outages, sleep, log, logs, disks: new Disks(db), rates, ownerKey: hostInfo.ownerKey, storeUrl: hostInfo.storeUrl };
 
   let closing: Promise<void> | undefined;
   let markStopped!: (why: StopReason) => void;
@@ -59,6 +65,7 @@ export async function startAgent(config: AgentConfig, hostLog: Logger = pino({ l
       await services.automations.close();
       await services.gateways.close();
       sleep.stop();
+      rates.close();
       await outages.close();
       // Transfers keep their state: those that were running resume at the next start.
       await services.uploads.close();

@@ -37,6 +37,14 @@ const HELP = `usage: ferry agent [options]
                             run the hosted service on this computer beside the agent and
                             sign in as its owner (its data in ferry serve's default data dir)
   --log-level LEVEL         trace, debug, info, warn, error, fatal or silent (default info)
+  --upload-rate-limit RATE  bytes a second for all uploads together, e.g. 20MiB, 20MB (default none)
+  --download-rate-limit RATE
+                            bytes a second for all downloads together (default none)
+  --rate-schedules JSON     limits at set hours, the first that holds wins, e.g.
+                            '[{"days":["mon","tue","wed","thu","fri"],"start":"09:00","end":"18:00",
+                            "upload_rate_limit":20971520,"download_rate_limit":0}]' (local time)
+  --rate-limits-paused-until TIME
+                            no limit holds until this ISO time ("Pause limits for an hour")
 
 Settings come from these flags, else FERRY_AGENT_<OPTION> in the environment
 (e.g. FERRY_AGENT_LISTEN), else DIR/config.yml (e.g. "chunk_size: 52428800"), which
@@ -60,6 +68,10 @@ export const agentOptions = {
   'max-active-uploads': { type: 'string' },
   'max-active-downloads': { type: 'string' },
   'connections-per-transfer': { type: 'string' },
+  'upload-rate-limit': { type: 'string' },
+  'download-rate-limit': { type: 'string' },
+  'rate-schedules': { type: 'string' },
+  'rate-limits-paused-until': { type: 'string' },
 } as const;
 
 const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];

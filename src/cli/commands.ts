@@ -30,6 +30,7 @@ export const commands: Record<string, CommandEntry> = {
   login: { summary: 'sign the agent in', load: async () => (await import('./transfers/account.js')).login },
   logout: { summary: 'sign the agent out', load: async () => (await import('./transfers/account.js')).logout },
   teams: { summary: 'the signed-in user\'s Teams', load: async () => (await import('./transfers/account.js')).teams },
+  settings: { summary: 'print the agent\'s settings, or change them: ferry settings set upload-rate-limit=20MiB', load: async () => (await import('./transfers/settings.js')).settings },
   about: { summary: 'the agent\'s version, build and settings', load: async () => (await import('./transfers/account.js')).about },
   diagnostics: { summary: 'versions, settings, reachability, free space, recent problems; --bundle writes a support bundle', load: async () => (await import('./transfers/diagnostics.js')).diagnostics },
 };

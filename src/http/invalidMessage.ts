@@ -6,6 +6,7 @@
 // slash (`recipients/0`, `fields/recipients/0`), so a form can put the message
 // beside the input that can fix it.
 import type { ErrorObject } from 'ajv';
+import { TIME_PATTERN } from '../format/rateSchedule.js';
 
 export interface Invalid { message: string; field?: string }
 
@@ -57,6 +58,7 @@ function words(e: ErrorObject, label: string, value: unknown): string {
     case 'pattern':
       if (/https\?/.test(String(p.pattern))) return `${label}: ${quote(value)} is not a web address (like https://ferry.example.com).`;
       if (String(p.pattern).startsWith('^[A-Za-z0-9_-]')) return `${label} holds letters, digits, - and _ only.`;
+      if (p.pattern === TIME_PATTERN) return `${label}: ${quote(value)} is not a time of day from 00:00 to 23:59 (like 09:00).`;
       return `${label}: ${quote(value)} is not in the expected form.`;
     case 'minLength':
       return p.limit === 1 ? `${label} is empty.` : `${label} is shorter than ${String(p.limit)} characters.`;

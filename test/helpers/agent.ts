@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { resolveAgentConfig, type AgentFlags } from '../../src/agent/config.js';
-import { startAgent, type RunningAgent } from '../../src/agent/index.js';
+import { startAgent, type AgentHostInfo, type RunningAgent } from '../../src/agent/index.js';
 
 export interface TestAgent {
   /** The agent's base URL, ending in /api/v1. */
@@ -16,14 +16,14 @@ export interface TestAgent {
   close(): Promise<void>;
 }
 
-export async function startTestAgent(svc: { url: string }, flags: AgentFlags = {}): Promise<TestAgent> {
+export async function startTestAgent(svc: { url: string }, flags: AgentFlags = {}, host: AgentHostInfo = {}): Promise<TestAgent> {
   // A test may reuse another agent's config dir (a restart); otherwise each agent gets its own.
   const configDir = typeof flags['config-dir'] === 'string' ? flags['config-dir'] : await fs.mkdtemp(path.join(os.tmpdir(), 'ferry-agent-'));
   const removeDir = () => fs.rm(configDir, { recursive: true, force: true });
   let agent: RunningAgent;
   try {
     const config = resolveAgentConfig({ listen: '127.0.0.1:0', 'hosted-url': svc.url, ...flags, 'config-dir': configDir }, {});
-    agent = await startAgent(config, pino({ level: process.env.FERRY_TEST_LOG ?? 'silent' }));
+    agent = await startAgent(config, pino({ level: process.env.FERRY_TEST_LOG ?? 'silent' }), host);
   } catch (err) {
     // Tests of bad settings end here: leave no temp dir behind.
     await removeDir();

@@ -13,6 +13,7 @@ import { Md5Batch } from '../../hash/md5Lanes.js';
 import { fileChunks, releaseRing, RING, takeRing } from './fileChunks.js';
 import { WholeFileReader, type Walked } from './wholeReads.js';
 import type { Disks } from './disks.js';
+import type { TokenBucket } from './tokenBucket.js';
 
 /** Every part this process sends shares the lanes. */
 const partHashes = new Md5Batch();
@@ -24,6 +25,8 @@ export interface ObjectHttpOptions {
   connections?: number;
   /** The disks' gates each read of a file takes a slot of. */
   disks?: Disks;
+  /** The upload limit's bucket: every byte sent takes its tokens first. */
+  bucket?: TokenBucket;
 }
 
 export interface ObjectAnswer {
@@ -94,8 +97,15 @@ export class ObjectHttp {
       },
       await this.opts.disks?.gateOf(path.dirname(file)),
     );
+    const bucket = this.opts.bucket;
     async function* sent(): AsyncGenerator<Buffer> {
-      yield* chunks;
+      for await (const chunk of chunks) {
+        // Each slice refreshes the stall timer (waiting on a low limit is no stall);
+        // with no limit take() answers undefined at once and the chunk goes straight on.
+        const wait = bucket?.take(chunk.length, guard.signal, guard.refresh);
+        if (wait) await wait;
+        yield chunk;
+      }
       // Pulled past the last chunk: the socket took it all; the wait for the answer starts now.
       guard.refresh();
     }
@@ -130,6 +140,8 @@ export class ObjectHttp {
     // The body goes to the socket in one write: the timer runs until the answer.
     const guard = this.guard(signal);
     try {
+      const wait = this.opts.bucket?.take(whole.data.length, guard.signal);
+      if (wait) await wait;
       const answer = await this.request(bp, whole.data, whole.data.length, guard.signal);
       return { ...answer, etag: etagOf(answer), md5: whole.md5 };
     } finally {

@@ -9,6 +9,7 @@ import { BatchedWriter, LocalWriteError } from './batchedWriter.js';
 import { PlainGetUnsupported, PlainPool, type PlainBody } from './plainGet.js';
 import type { DiskGate } from './diskGate.js';
 import type { Disks } from './disks.js';
+import type { TokenBucket } from './tokenBucket.js';
 
 /** The store answered with an HTTP error status. */
 export class RangeHttpError extends Error {
@@ -35,12 +36,14 @@ export interface RangeTransport {
   notPlain: Set<string>;
   /** The disks' gates: a writer of files takes a slot of its disk per batch written (RangeRequest.disk). */
   disks?: Disks;
+  /** The download limit's bucket: the bytes of each chunk read are taken before the next is read. */
+  bucket?: TokenBucket;
   /** Drops every connection (after a sleep of the machine they may be dead); ranges under way fail and are retried. */
   reconnect(): void;
   close(): Promise<void>;
 }
 
-export function createRangeTransport(stallMs: number, disks?: Disks): RangeTransport {
+export function createRangeTransport(stallMs: number, { disks, bucket }: { disks?: Disks; bucket?: TokenBucket } = {}): RangeTransport {
   const newAgent = () => new Agent({ headersTimeout: stallMs, bodyTimeout: stallMs, connect: { timeout: stallMs }, keepAliveTimeout: 10_000 });
   return {
     undici: newAgent(),
@@ -48,6 +51,7 @@ export function createRangeTransport(stallMs: number, disks?: Disks): RangeTrans
     stallMs,
     notPlain: new Set(),
     disks,
+    bucket,
     reconnect() {
       const [undici, plain] = [this.undici, this.plain];
       this.undici = newAgent();
@@ -161,7 +165,7 @@ export async function fetchRange(r: RangeRequest): Promise<string | null> {
       },
     );
     try {
-      await receive(res.body, writer, length, r.md5);
+      await receive(res.body, writer, length, r.md5, r.transport.bucket, r.signal);
       await writer.flush();
     } catch (err) {
       // No write may land after we return: the caller may close, truncate or reuse the file.
@@ -179,10 +183,12 @@ export async function fetchRange(r: RangeRequest): Promise<string | null> {
  * write. Flowing 'data' events hand over each chunk as read; the async
  * iterator would concatenate (copy) whatever piled up meanwhile.
  */
-function receive(body: Readable | PlainBody, writer: BatchedWriter, length: number, md5: Hash | undefined): Promise<void> {
+function receive(body: Readable | PlainBody, writer: BatchedWriter, length: number, md5: Hash | undefined, bucket: TokenBucket | undefined, signal: AbortSignal): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     let received = 0;
     let settled = false;
+    // Waiting for the download limit's tokens for the bytes already read: no more are read meanwhile.
+    let owing = false;
     const fail = (err: unknown) => {
       if (settled) return;
       settled = true;
@@ -191,7 +197,7 @@ function receive(body: Readable | PlainBody, writer: BatchedWriter, length: numb
     };
     writer.onRoom = () => {
       if (writer.failure !== undefined) fail(writer.failure);
-      else if (!settled && writer.hasRoom && body.isPaused()) body.resume();
+      else if (!settled && writer.hasRoom && !owing && body.isPaused()) body.resume();
     };
     body.on('error', fail);
     body.on('data', (chunk: Buffer) => {
@@ -200,7 +206,19 @@ function receive(body: Readable | PlainBody, writer: BatchedWriter, length: numb
       if (received > length) return fail(new RangeMismatchError('the store sent more bytes than asked for'));
       if (writer.failure !== undefined) return fail(writer.failure);
       md5?.update(chunk);
-      if (!writer.push(chunk)) body.pause();
+      const room = writer.push(chunk);
+      const wait = bucket?.take(chunk.length, signal);
+      if (wait) {
+        owing = true;
+        body.pause();
+        wait.then(
+          () => {
+            owing = false;
+            if (!settled && writer.hasRoom && body.isPaused()) body.resume();
+          },
+          () => {}, // aborted: the request fails on its own
+        );
+      } else if (!room) body.pause();
     });
     body.on('end', () => {
       if (settled) return;

@@ -39,7 +39,7 @@ export function createDownloadsService(ctx: AgentContext) {
   const links = createDownloadLinks(ctx);
   const { apiBaseFor, clientFor, clients } = links;
   const tuning = engineTuning(process.env, ctx.config.retryForMs);
-  const transport = createRangeTransport(tuning.timeoutMs, ctx.disks);
+  const transport = createRangeTransport(tuning.timeoutMs, { disks: ctx.disks, bucket: ctx.rates.download });
 
   function makeJob(row: store.DownloadRow): DownloadJob {
     const source = new DownloadSource(

@@ -57,8 +57,8 @@ export function createGatewaysService(ctx: AgentContext, session: SessionService
   const tuning = engineTuning(process.env, ctx.config.retryForMs);
   const version = buildInfo().version;
   const links = new Map<string, GatewayLink>();
-  const transport = createRangeTransport(tuning.timeoutMs, ctx.disks);
-  const objects = new ObjectHttp({ timeoutMs: tuning.timeoutMs, disks: ctx.disks });
+  const transport = createRangeTransport(tuning.timeoutMs, { disks: ctx.disks, bucket: ctx.rates.download });
+  const objects = new ObjectHttp({ timeoutMs: tuning.timeoutMs, disks: ctx.disks, bucket: ctx.rates.upload });
   let closed = false;
 
   const record = (g: store.GatewayRow): GatewayRecord => {

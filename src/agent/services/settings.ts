@@ -10,6 +10,7 @@ import type { AgentSettings, SettingsAnswer, SettingsChange, ThisComputerAnswer 
 import { conflict, invalid } from '../errors.js';
 import type { SessionService } from './session.js';
 import { queueRulesOf } from '../engine/scheduler.js';
+import { scheduleProblem } from '../../format/rateSchedule.js';
 
 /** Each setting of the wire and its key in config.yml and the flags. */
 const KEYS = {
@@ -25,6 +26,11 @@ const KEYS = {
   max_active_uploads: 'max-active-uploads',
   max_active_downloads: 'max-active-downloads',
   connections_per_transfer: 'connections-per-transfer',
+  // Bandwidth limits (engine/rateLimits.ts).
+  upload_rate_limit: 'upload-rate-limit',
+  download_rate_limit: 'download-rate-limit',
+  rate_schedules: 'rate-schedules',
+  rate_limits_paused_until: 'rate-limits-paused-until',
 } as const satisfies Record<keyof SettingsChange, ConfigKey>;
 
 type Name = keyof typeof KEYS;
@@ -42,6 +48,10 @@ const LABELS: Record<Name, string> = {
   max_active_uploads: 'Uploads at once',
   max_active_downloads: 'Downloads at once',
   connections_per_transfer: 'Connections per transfer',
+  upload_rate_limit: 'The upload limit',
+  download_rate_limit: 'The download limit',
+  rate_schedules: 'The limit schedules',
+  rate_limits_paused_until: 'The pause of the limits',
 };
 const NEED_RESTART: readonly Name[] = ['hosted_url', 'this_computer', 'local_api', 'listen', 'local_api_key'];
 
@@ -79,7 +89,7 @@ export function createSettingsService(ctx: AgentContext, session: SessionService
       if (why) locked[name] = why;
     }
     const values = Object.fromEntries((Object.keys(KEYS) as Name[]).map((n) => [n, valueOf(config, n)]));
-    return { ...values, locked } as AgentSettings;
+    return { ...values, locked, rate_limits_now: limitsNow(ctx) } as AgentSettings;
   }
 
   const service = {
@@ -100,6 +110,11 @@ export function createSettingsService(ctx: AgentContext, session: SessionService
       }
       const names = (Object.keys(change) as Name[]).filter((n) => change[n] !== undefined);
       if (names.length === 0) throw invalid(`give at least one of the settings: ${Object.keys(KEYS).join(', ')}`);
+      // What the schema cannot say of a schedule (a start equal to its end), in words.
+      change.rate_schedules?.forEach((sched, i) => {
+        const problem = scheduleProblem(sched, `Schedule ${i + 1}`);
+        if (problem) throw invalid(problem, `rate_schedules/${i}`);
+      });
       // A setting given its current value changes nothing, fixed or not: signing in again to the same server is no move.
       const same = (n: Name) => (n === 'hosted_url' ? sameServer : JSON.stringify(change[n]) === JSON.stringify(valueOf(config, n)));
       for (const n of names) {
@@ -112,7 +127,7 @@ export function createSettingsService(ctx: AgentContext, session: SessionService
       for (const n of names) {
         if (same(n)) continue; // nothing to write (and a fixed setting is not copied into config.yml)
         const v = change[n];
-        file[KEYS[n]] = v === null ? undefined : String(v);
+        file[KEYS[n]] = v === null ? undefined : Array.isArray(v) ? v : String(v);
       }
       let next: AgentConfig;
       try {
@@ -131,6 +146,8 @@ export function createSettingsService(ctx: AgentContext, session: SessionService
       config.concurrency = next.concurrency;
       config.chunkSize = next.chunkSize;
       config.autoFinalize = next.autoFinalize;
+      config.rates = next.rates;
+      ctx.rates.set(next.rates);
       ctx.scheduler.setLimit(next.concurrency);
       Object.assign(config, pickQueue(next));
       ctx.scheduler.setRules(queueRulesOf(config));
@@ -163,10 +180,22 @@ function valueOf(c: AgentConfig, n: Name): unknown {
     case 'max_active_uploads': return c.maxActiveUploads;
     case 'max_active_downloads': return c.maxActiveDownloads;
     case 'connections_per_transfer': return c.connectionsPerTransfer ?? null;
+    case 'upload_rate_limit':
+    case 'download_rate_limit':
+    case 'rate_schedules':
+    case 'rate_limits_paused_until':
+      return c.rates[n];
   }
 }
 
 /** The queueing settings, which hold at once (the scheduler takes them). */
 const pickQueue = ({ fifo, maxActiveUploads, maxActiveDownloads, connectionsPerTransfer }: AgentConfig) => ({ fifo, maxActiveUploads, maxActiveDownloads, connectionsPerTransfer });
+
+/** The limits in force now, as GET /settings shows them. */
+function limitsNow(ctx: AgentContext): AgentSettings['rate_limits_now'] {
+  const s = ctx.rates.state();
+  const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
+  return { upload_rate_limit: s.upload, download_rate_limit: s.download, until: iso(s.until), paused_until: iso(s.pausedUntil) };
+}
 
 export type SettingsService = ReturnType<typeof createSettingsService>;

@@ -28,7 +28,7 @@ import { FILES_PAGE_DEFAULT, type UploadFilesPage } from '../../api/agent/transf
 export function createUploadsService(ctx: AgentContext, session: SessionService) {
   const { db } = ctx;
   const tuning = engineTuning(process.env, ctx.config.retryForMs);
-  const objects = new ObjectHttp({ timeoutMs: tuning.timeoutMs, disks: ctx.disks });
+  const objects = new ObjectHttp({ timeoutMs: tuning.timeoutMs, disks: ctx.disks, bucket: ctx.rates.upload });
   const service = ctx.outages.target('service', session.hosted.baseUrl);
   const runs = new Map<string, UploadRun>();
   /** Uploads being deleted: no run may start for them meanwhile. */

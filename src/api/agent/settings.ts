@@ -3,6 +3,7 @@
 // a flag or the environment wins over the file, so the app shows it locked.
 import { Type, type Static } from 'typebox';
 import { SessionAnswer } from './session.js';
+import { RateLimitsNow, rateSettings } from './rateLimits.js';
 
 export const MIN_CHUNK_SIZE = 5 * 1024 * 1024;
 export const MAX_CHUNK_SIZE = 5 * 1024 ** 3;
@@ -33,12 +34,16 @@ const editable = {
   max_active_downloads: Type.Integer({ minimum: 1, maximum: 64 }),
   /** Parts in flight of one transfer at most; null for no cap but `concurrency`, which caps all. */
   connections_per_transfer: Type.Union([Type.Integer({ minimum: 1, maximum: 64 }), Type.Null()]),
+  /** Bandwidth limits and their schedules. */
+  ...rateSettings,
 };
 
 export const AgentSettings = Type.Object({
   ...editable,
   /** The settings this agent cannot change, each with why (e.g. "set by --listen"). */
   locked: Type.Record(Type.String(), Type.String()),
+  /** The bandwidth limits in force now, and until when. */
+  rate_limits_now: RateLimitsNow,
 });
 export type AgentSettings = Static<typeof AgentSettings>;
 

@@ -332,6 +332,16 @@ function table(): Row[] {
     ...([
       ['concurrency', 0], ['concurrency', 65], ['concurrency', 'eight'], ['chunk_size', 1024], ['chunk_size', 6e9], ['auto_finalize', 'yes'],
       ['hosted_url', 'ftp://example.com'], ['listen', 'no port'], ['listen', '127.0.0.1'], ['local_api_key', 'short'], ['local_api', 1],
+      // Bandwidth limits (docs/agent-api-notes/bandwidth.md).
+      ['upload_rate_limit', -1], ['upload_rate_limit', '20MiB'], ['download_rate_limit', 1.5], ['download_rate_limit', 1e12],
+      ['rate_schedules', {}], ['rate_schedules', [{}]], ['rate_schedules', [{ days: ['monday'], start: '09:00', end: '18:00', upload_rate_limit: 0, download_rate_limit: 0 }]],
+      ['rate_schedules', [{ days: [], start: '09:00', end: '18:00', upload_rate_limit: 0, download_rate_limit: 0 }]],
+      ['rate_schedules', [{ days: ['mon', 'mon'], start: '09:00', end: '18:00', upload_rate_limit: 0, download_rate_limit: 0 }]],
+      ['rate_schedules', [{ days: ['mon'], start: '9:00', end: '18:00', upload_rate_limit: 0, download_rate_limit: 0 }]],
+      ['rate_schedules', [{ days: ['mon'], start: '09:00', end: '24:00', upload_rate_limit: 0, download_rate_limit: 0 }]],
+      ['rate_schedules', [{ days: ['mon'], start: '09:00', end: '09:00', upload_rate_limit: 0, download_rate_limit: 0 }]],
+      ['rate_schedules', [{ days: ['mon'], start: '09:00', end: '18:00', upload_rate_limit: -5, download_rate_limit: 0 }]],
+      ['rate_limits_paused_until', 'in an hour'], ['rate_limits_paused_until', 3600],
     ] as [string, unknown][]).map(([field, value]): Row => ({ route: 'PATCH /settings', method: 'PATCH', path: '/settings', what: `${field}: ${JSON.stringify(value)}`, body: { [field]: value } })),
     // Settings: queueing (FIFO mode, connections per transfer)
     ...([

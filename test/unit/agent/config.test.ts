@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { DEFAULT_CHUNK_SIZE, defaultConfigDir, resolveAgentConfig } from '../../../src/agent/config.js';
+import { DEFAULT_CHUNK_SIZE, defaultConfigDir, readConfigFile, resolveAgentConfig, writeConfigFile } from '../../../src/agent/config.js';
 import { startAgent, type RunningAgent } from '../../../src/agent/index.js';
 
 const MiB = 1024 * 1024;
@@ -173,4 +173,37 @@ test('queueing: FIFO off, 3 uploads and 3 downloads at once in FIFO mode, no cap
     expect(() => resolveAgentConfig({ 'config-dir': dir, [k!]: v }, {}), `${k} ${v}`).toThrow(new RegExp(`--${k} must be an integer from 1 to 64`));
   }
   expect(() => resolveAgentConfig({ 'config-dir': dir, fifo: 'maybe' }, {})).toThrow(/--fifo must be true or false/);
+});
+
+describe('bandwidth limits', () => {
+  const office = { days: ['mon', 'tue'], start: '09:00', end: '18:00', upload_rate_limit: 20 * MiB, download_rate_limit: 0 };
+
+  test('config.yml keeps the schedules as a YAML list, written and read back; a pause survives', () => {
+    const until = '2026-11-30T14:05:00.000Z';
+    writeConfigFile(dir, { concurrency: '4', 'upload-rate-limit': String(5 * MiB), 'rate-schedules': [office], 'rate-limits-paused-until': until });
+    const text = fs.readFileSync(path.join(dir, 'config.yml'), 'utf8');
+    expect(text).toMatch(/^rate_schedules:\n {2}- days:\n/m);
+    expect(readConfigFile(dir)['rate-schedules']).toEqual([office]);
+    const c = resolveAgentConfig({ 'config-dir': dir }, {});
+    expect(c.rates).toEqual({ upload_rate_limit: 5 * MiB, download_rate_limit: 0, rate_schedules: [office], rate_limits_paused_until: until });
+    expect(c.sources['rate-schedules']).toBe('file');
+    writeConfigFile(dir, { 'rate-schedules': [] });
+    expect(resolveAgentConfig({ 'config-dir': dir }, {}).rates.rate_schedules).toEqual([]);
+  });
+
+  test('a flag or variable gives the schedules as JSON and rates with units; they win over the file', () => {
+    yml('upload_rate_limit: 100\n');
+    const c = resolveAgentConfig({ 'config-dir': dir, 'upload-rate-limit': '20MiB' }, { FERRY_AGENT_RATE_SCHEDULES: JSON.stringify([office]), FERRY_AGENT_DOWNLOAD_RATE_LIMIT: '5 MB/s' });
+    expect(c.rates).toMatchObject({ upload_rate_limit: 20 * MiB, download_rate_limit: 5_000_000, rate_schedules: [office] });
+    expect([c.sources['upload-rate-limit'], c.sources['rate-schedules']]).toEqual(['flag', 'env']);
+  });
+
+  test('bad limits and schedules fail in words naming the setting', () => {
+    const bad = (flags: Record<string, string>) => () => resolveAgentConfig({ 'config-dir': dir, ...flags }, {});
+    expect(bad({ 'upload-rate-limit': 'fast' })).toThrow('--upload-rate-limit must be bytes a second, like 20MiB or 20000000 (0 for none), got "fast"');
+    expect(bad({ 'rate-schedules': 'mon 9-5' })).toThrow(/--rate-schedules must be a JSON list of schedules/);
+    expect(bad({ 'rate-schedules': JSON.stringify([{ ...office, end: '09:00' }]) })).toThrow('--rate-schedules: Schedule 1 starts and ends at 09:00');
+    expect(bad({ 'rate-schedules': JSON.stringify([{ ...office, colour: 'red' }]) })).toThrow('--rate-schedules: schedule 1 has an unknown field "colour"');
+    expect(bad({ 'rate-limits-paused-until': 'soon' })).toThrow(/--rate-limits-paused-until must be a time/);
+  });
 });

@@ -6,6 +6,7 @@ import { EventEmitter } from 'node:events';
 import { describe, expect, test } from 'vitest';
 import { TransfersWatch } from '../../../main/transfersWatch.js';
 import { TrayView, trayTooltip } from '../../../main/tray.js';
+import { limitsLine, pauseForAnHour } from '../../../src/format/rateSchedule.js';
 import { notification, notifyOutcomes } from '../../../main/notify.js';
 import { onWindowClose } from '../../../main/closeToTray.js';
 import { linkFrom, linkInArgs } from '../../../main/scheme.js';
@@ -48,7 +49,7 @@ describe('the tray', () => {
     const did: string[] = [];
     const view = new TrayView(
       { setToolTip: (t) => void tips.push(t), setContextMenu: (m) => void menus.push(m) },
-      { open: () => void did.push('open'), pauseAll: () => void did.push('pause'), resumeAll: () => void did.push('resume'), quit: () => void did.push('quit') },
+      { open: () => void did.push('open'), pauseAll: () => void did.push('pause'), resumeAll: () => void did.push('resume'), pauseLimits: () => void did.push('pause limits'), resumeLimits: () => void did.push('resume limits'), quit: () => void did.push('quit') },
       () => ({ setProgressBar: (f) => void bars.push(f) }),
     );
     view.show(2, 0.456);
@@ -62,6 +63,35 @@ describe('the tray', () => {
     for (const item of menus[0]!) item.click();
     expect(did).toEqual(['open', 'pause', 'resume', 'quit']);
     expect(trayTooltip(1, 0.1)).toBe('Ferry: 1 transfer, 10%');
+  });
+
+  test('the limits in force: in the tooltip, with "Pause limits for an hour", then "Resume limits" while paused', () => {
+    const tips: string[] = [];
+    const menus: { label: string; enabled?: boolean; click(): void }[][] = [];
+    const did: string[] = [];
+    const view = new TrayView(
+      { setToolTip: (t) => void tips.push(t), setContextMenu: (m) => void menus.push(m) },
+      { open: () => {}, pauseAll: () => {}, resumeAll: () => {}, pauseLimits: () => void did.push('pause limits'), resumeLimits: () => void did.push('resume limits'), quit: () => {} },
+      () => undefined,
+    );
+    const MiB = 1024 * 1024;
+    // Monday 30 November 2026, 10:00 local time, inside a weekday schedule.
+    const now = new Date(2026, 10, 30, 10).getTime();
+    const rates = { upload_rate_limit: 0, download_rate_limit: 0, rate_schedules: [{ days: ['mon' as const], start: '09:00', end: '18:00', upload_rate_limit: 20 * MiB, download_rate_limit: 20 * MiB }], rate_limits_paused_until: null };
+    view.show(1, 0.5, limitsLine(rates, now));
+    expect(tips.at(-1)).toBe('Ferry: 1 transfer, 50%\nLimited to 20.0 MiB/s until 18:00');
+    menus.at(-1)!.find((i) => i.label === 'Pause limits for an hour')!.click();
+    expect(did).toEqual(['pause limits']);
+    const paused = { ...rates, ...pauseForAnHour(now) };
+    view.show(1, 0.5, limitsLine(paused, now));
+    expect(tips.at(-1)).toBe('Ferry: 1 transfer, 50%\nLimits paused until 11:00');
+    expect(menus.at(-1)!.map((i) => i.label)).toEqual(['Open Ferry', 'Pause all', 'Resume all', 'Resume limits', 'Quit']);
+    menus.at(-1)!.find((i) => i.label === 'Resume limits')!.click();
+    expect(did).toEqual(['pause limits', 'resume limits']);
+    // No limit: nothing said, nothing offered.
+    view.show(0, undefined, limitsLine({ ...rates, rate_schedules: [] }, now));
+    expect(tips.at(-1)).toBe('Ferry: nothing to transfer');
+    expect(menus.at(-1)!.map((i) => i.label)).toEqual(['Open Ferry', 'Pause all', 'Resume all', 'Quit']);
   });
 });
 

@@ -10,6 +10,8 @@ const settings: AgentSettings = {
   hosted_url: 'http://127.0.0.1:7400', this_computer: false, concurrency: 4, chunk_size: 16 * MiB, auto_finalize: true,
   local_api: true, listen: '127.0.0.1:7401', local_api_key: null, locked: {},
   fifo: false, max_active_uploads: 3, max_active_downloads: 3, connections_per_transfer: null,
+  upload_rate_limit: 0, download_rate_limit: 0, rate_schedules: [], rate_limits_paused_until: null,
+  rate_limits_now: { upload_rate_limit: 0, download_rate_limit: 0, until: null, paused_until: null },
 };
 const draft = (change: Partial<ReturnType<typeof draftOf>>) => ({ ...draftOf(settings), ...change });
 
