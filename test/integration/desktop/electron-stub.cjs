@@ -47,6 +47,8 @@ class BrowserWindow extends EventEmitter {
 const app = new EventEmitter();
 Object.assign(app, {
   isPackaged: false,
+  // As Electron's: package.json's version (unpackaged, Electron's own; any string will do here).
+  getVersion: () => '0.0.0-stub',
   requestSingleInstanceLock: () => true,
   setAsDefaultProtocolClient: (s) => report('scheme', s),
   getPath: () => process.env.FERRY_STUB_USERDATA || path.join(os.tmpdir(), 'ferry-stub'),
