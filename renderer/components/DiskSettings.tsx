@@ -123,8 +123,8 @@ export function DiskSettings() {
   }, [call, loadStatus]);
 
   return (
-    <section className="group disks" aria-labelledby="disks-title">
-      <h2 id="disks-title">Disks</h2>
+    <fieldset className="group disks settings">
+      <legend>Disks</legend>
       <p className="muted small disk-text">
         The disks this agent reads files from and writes files to. Limit how many reads and writes go at once on a disk, or let one kind go first: writes first
         keeps a download steady while an upload reads from the same disk.
@@ -134,6 +134,6 @@ export function DiskSettings() {
       {disks?.map((d) => (
         <DiskRow key={d.disk_id} disk={d} status={status.get(d.disk_id)} onSaved={(n) => setDisks((all) => all?.map((x) => (x.disk_id === n.disk_id ? n : x)))} />
       ))}
-    </section>
+    </fieldset>
   );
 }

@@ -12,6 +12,7 @@ import { changeOf, draftOf, isProblem, placeOf, PLACED, type Draft } from './set
 import { AboutComputer } from './settings/AboutComputer.js';
 import { QueueSettings } from './settings/QueueSettings.js';
 import { DiskSettings } from '../components/DiskSettings.js';
+import { useSettingsDraft } from './settings/useSettingsDraft.js';
 import { BandwidthSettings } from './settings/BandwidthSettings.js';
 
 /** 32 random characters for the local API key. */
@@ -52,16 +53,13 @@ export function Settings() {
   const saveSettings = useApp((s) => s.saveSettings);
   const transport = useApp((s) => s.transport);
   const [theme, setTheme] = useState(() => localStorage.getItem('ferry.theme') ?? 'system');
-  const [draft, setDraft] = useState<Draft>();
+  const { draft, edit: editDraft, settled } = useSettingsDraft(settings, draftOf);
   const [saved, setSaved] = useState<string>();
   const [problem, setProblem] = useState<Problem>();
   const [busy, setBusy] = useState(false);
   const [desktop, setDesktop] = useState<DesktopSettings>();
 
   useEffect(() => void loadSettings(), [loadSettings]);
-  useEffect(() => {
-    if (settings) setDraft(draftOf(settings));
-  }, [settings]);
   useEffect(() => {
     void transport.desktop?.('app.getSettings').then((r) => r.ok && setDesktop(r.value));
   }, [transport]);
@@ -70,7 +68,7 @@ export function Settings() {
     if (r.ok) setDesktop(r.value);
   };
   const edit = (change: Partial<Draft>) => {
-    setDraft((d) => d && { ...d, ...change });
+    editDraft((d) => ({ ...d, ...change }));
     setSaved(undefined);
     setProblem(undefined);
   };
@@ -81,12 +79,13 @@ export function Settings() {
     const change = changeOf(settings, draft);
     setProblem(undefined);
     if (isProblem(change)) return (setSaved(undefined), setProblem(change));
-    if (Object.keys(change).length === 0) return setSaved('Nothing to save.');
+    if (Object.keys(change).length === 0) return (settled(), setSaved('Nothing to save.'));
     const restarts = ['local_api', 'listen', 'local_api_key'].some((k) => k in change);
     setBusy(true);
     setSaved(restarts ? 'Saving; the agent starts again…' : undefined);
     const error = await saveSettings(change);
     setBusy(false);
+    if (!error) settled();
     setSaved(error ? undefined : restarts ? 'Saved. The agent started again with the new settings.' : 'Saved.');
     setProblem(error && placeOf(error, change));
   };
@@ -174,15 +173,18 @@ export function Settings() {
             <label className="inline"><input type="checkbox" checked={desktop.notifications} onChange={(e) => void setApp({ notifications: e.target.checked })} /> Notifications</label>
           </fieldset>
         )}
+      </form>
+      {/* Forms of their own, each applied at once: a form cannot hold another. */}
+      <BandwidthSettings />
+      <DiskSettings />
+      <div className="settings">
         <AboutComputer />
         <fieldset className="group">
           <legend>Account</legend>
           <p className="muted">Signed in as {session?.user.email}.</p>
           <div className="field-actions"><button type="button" onClick={() => void signOut()}>Sign out</button></div>
         </fieldset>
-      </form>
-      <DiskSettings />
-      <BandwidthSettings />
+      </div>
     </section>
   );
 }

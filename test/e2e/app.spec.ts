@@ -341,7 +341,7 @@ test('Settings: "About this computer" says the service answers and how fast, and
 
 test('Settings, Disks: each disk with its mount point; a bad limit is said beside its field; priority and limits are applied from the keyboard', async () => {
   await place('Settings').click();
-  const section = page.getByRole('region', { name: 'Disks' });
+  const section = page.getByRole('group', { name: 'Disks' });
   await expect(section).toBeVisible();
   // The agent's own data is on a disk: it is listed with where it is mounted.
   const disk = section.getByRole('form').filter({ hasText: "Holds the agent's data" }).first();

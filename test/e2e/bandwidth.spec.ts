@@ -70,7 +70,7 @@ test('Settings › Bandwidth: a limit and a schedule are saved; a bad time is sa
   await days.getByRole('button', { name: 'Friday' }).click();
   await row.getByRole('textbox', { name: 'Schedule 1 start' }).fill('9am');
   await row.getByRole('textbox', { name: 'Schedule 1 download limit (MiB/s)' }).fill('5');
-  await section.getByRole('button', { name: 'Save bandwidth' }).click();
+  await section.getByRole('button', { name: 'Apply limits' }).click();
   await expect(row.getByRole('alert')).toHaveText('Schedule 1\'s start must be a time from 00:00 to 23:59, like 09:00, got "9am".');
   await expect(row.getByRole('textbox', { name: 'Schedule 1 start' })).toHaveAttribute('aria-invalid', 'true');
   expect((await settingsNow()).rate_schedules).toEqual([]);
@@ -79,7 +79,7 @@ test('Settings › Bandwidth: a limit and a schedule are saved; a bad time is sa
 
   await row.getByRole('textbox', { name: 'Schedule 1 start' }).fill('00:00');
   await row.getByRole('textbox', { name: 'Schedule 1 end' }).fill('23:59');
-  await section.getByRole('button', { name: 'Save bandwidth' }).click();
+  await section.getByRole('button', { name: 'Apply limits' }).click();
   await expect(section.getByRole('status')).toHaveText('Saved.');
   const s = await settingsNow();
   expect(s.upload_rate_limit).toBe(20 * MiB);
@@ -89,7 +89,7 @@ test('Settings › Bandwidth: a limit and a schedule are saved; a bad time is sa
   // Removed again, by its accessible name.
   await row.getByRole('button', { name: 'Remove schedule 1' }).click();
   await expect(section.getByRole('listitem')).toHaveCount(0);
-  await section.getByRole('button', { name: 'Save bandwidth' }).click();
+  await section.getByRole('button', { name: 'Apply limits' }).click();
   await expect(section.getByRole('status')).toHaveText('Saved.');
   expect((await settingsNow()).rate_schedules).toEqual([]);
 });
@@ -105,4 +105,25 @@ test('Transfers: the status line says the limit, pauses it for an hour, and resu
   await page.getByRole('button', { name: 'Resume limits' }).click();
   await expect(page.getByText('Uploads limited to 20.0 MiB/s', { exact: true })).toBeVisible();
   expect((await settingsNow()).rate_limits_paused_until).toBeNull();
+});
+
+test('each section of Settings keeps what is typed in it while another section saves', async () => {
+  await place('Settings').click();
+  const bandwidth = page.getByRole('form', { name: 'Bandwidth' });
+  await expect(bandwidth).toBeVisible();
+  const concurrency = page.getByLabel('Concurrency');
+  const before = await concurrency.inputValue();
+  const typed = before === '7' ? '6' : '7';
+  await concurrency.fill(typed);
+  await bandwidth.getByRole('textbox', { name: 'Download limit' }).fill('9');
+  await bandwidth.getByRole('button', { name: 'Apply limits' }).click();
+  await expect(bandwidth.getByRole('status')).toHaveText('Saved.');
+  expect((await settingsNow()).download_rate_limit).toBe(9 * MiB);
+  // The form's Save was not pressed: the agent keeps its concurrency, the field what was typed.
+  await expect(concurrency).toHaveValue(typed);
+  expect(String((await settingsNow()).concurrency)).toBe(before);
+  await concurrency.fill(before);
+  await bandwidth.getByRole('textbox', { name: 'Download limit' }).fill('');
+  await bandwidth.getByRole('button', { name: 'Apply limits' }).click();
+  await expect(bandwidth.getByRole('status')).toHaveText('Saved.');
 });

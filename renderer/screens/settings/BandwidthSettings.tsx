@@ -2,10 +2,11 @@
 // and the schedules that replace them at set hours of set days, each a row with
 // its days as toggle buttons. A form of its own, saved at once (no restart);
 // a problem is said beside the field that can fix it.
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { useApp } from '../../store/context.js';
 import { WEEKDAYS, type Weekday } from '../../../src/format/rateSchedule.js';
 import { FormProblem, invalidProps, type Problem } from '../../components/FieldProblem.js';
+import { useSettingsDraft } from './useSettingsDraft.js';
 import { bandwidthChangeOf, bandwidthDraftOf, newRow, type BandwidthDraft, type RowDraft } from './bandwidthDraft.js';
 
 const DAY_NAMES: Record<Weekday, string> = { sun: 'Sunday', mon: 'Monday', tue: 'Tuesday', wed: 'Wednesday', thu: 'Thursday', fri: 'Friday', sat: 'Saturday' };
@@ -17,17 +18,14 @@ const PLACED = ['upload_rate_limit', 'download_rate_limit'];
 export function BandwidthSettings() {
   const settings = useApp((s) => s.settings);
   const saveSettings = useApp((s) => s.saveSettings);
-  const [draft, setDraft] = useState<BandwidthDraft>();
+  const { draft, edit: editDraft, settled } = useSettingsDraft(settings, bandwidthDraftOf);
   const [problem, setProblem] = useState<Problem>();
   const [saved, setSaved] = useState<string>();
   const [busy, setBusy] = useState(false);
-  useEffect(() => {
-    if (settings) setDraft(bandwidthDraftOf(settings));
-  }, [settings]);
   if (!settings || !draft) return null;
 
   const edit = (d: BandwidthDraft) => {
-    setDraft(d);
+    editDraft(() => d);
     setSaved(undefined);
     setProblem(undefined);
   };
@@ -41,10 +39,11 @@ export function BandwidthSettings() {
     e.preventDefault();
     const change = bandwidthChangeOf(settings, draft);
     if ('message' in change) return (setSaved(undefined), setProblem(change as Problem));
-    if (Object.keys(change).length === 0) return setSaved('Nothing to save.');
+    if (Object.keys(change).length === 0) return (settled(), setSaved('Nothing to save.'));
     setBusy(true);
     const error = await saveSettings(change);
     setBusy(false);
+    if (!error) settled();
     setSaved(error ? undefined : 'Saved.');
     setProblem(error);
   };
@@ -111,7 +110,7 @@ export function BandwidthSettings() {
         </div>
         {!problem?.field?.startsWith('rate_schedules/') && <FormProblem problem={problem} placed={PLACED} />}
         <div className="form-foot">
-          <button type="submit" className="primary" disabled={busy}>Save bandwidth</button>
+          <button type="submit" disabled={busy}>Apply limits</button>
           {saved && <span className="saved" role="status">{saved}</span>}
         </div>
       </fieldset>

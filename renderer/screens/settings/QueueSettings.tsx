@@ -2,7 +2,8 @@
 // once in it, and connections per transfer. These hold at once in the agent,
 // so the section applies them by itself (its own button; Enter in a field does
 // the same) rather than waiting for the form's Save.
-import { useEffect, useState, type KeyboardEvent, type ReactNode } from 'react';
+import { useState, type KeyboardEvent, type ReactNode } from 'react';
+import { useSettingsDraft } from './useSettingsDraft.js';
 import type { AgentSettings } from '../../../src/api/agent/settings.js';
 import { FieldProblem, FormProblem, isAbout, type Problem } from '../../components/FieldProblem.js';
 import { useApp } from '../../store/context.js';
@@ -41,25 +42,26 @@ function CountField({ id, name, label, hint, locked, disabled, value, placeholde
 
 export function QueueSettings({ settings }: { settings: AgentSettings }) {
   const saveSettings = useApp((s) => s.saveSettings);
-  const [draft, setDraft] = useState<QueueDraft>(() => queueDraftOf(settings));
+  const { draft: kept, edit: editDraft, settled } = useSettingsDraft(settings, queueDraftOf);
+  const draft = kept ?? queueDraftOf(settings);
   const [problem, setProblem] = useState<Problem>();
   const [done, setDone] = useState<string>();
   const [busy, setBusy] = useState(false);
-  useEffect(() => setDraft(queueDraftOf(settings)), [settings]);
   const locked = settings.locked;
 
   const edit = (change: Partial<QueueDraft>) => {
-    setDraft((d) => ({ ...d, ...change }));
+    editDraft((d) => ({ ...d, ...change }));
     setDone(undefined);
     setProblem(undefined);
   };
   const apply = async () => {
     const change = queueChangeOf(settings, draft);
     if (isProblem(change)) return (setDone(undefined), setProblem(change));
-    if (Object.keys(change).length === 0) return setDone('Nothing to apply.');
+    if (Object.keys(change).length === 0) return (settled(), setDone('Nothing to apply.'));
     setBusy(true);
     const error = await saveSettings(change);
     setBusy(false);
+    if (!error) settled();
     setProblem(error);
     setDone(error ? undefined : 'Applied: transfers take turns this way from now on.');
   };
