@@ -19,12 +19,17 @@ locked), or changes some. NAME is a setting as GET /settings names it, with - or
                                            "upload_rate_limit":20971520,"download_rate_limit":0}]; [] for none
   rate-limits-paused-until                 a duration from now (1h, 30m), a time (2026-05-01T14:05:00Z), or none
   concurrency                              parts in flight, 1 to 64
+  fifo                                     true or false: transfers start in the order they were made
+  max-active-uploads, max-active-downloads transfers of a direction at once in FIFO mode, 1 to 64
+  connections-per-transfer                 parts in flight of one transfer, 1 to 64; none = no cap
   chunk-size                               bytes per part: 100MiB, 5MiB to 5GiB
   auto-finalize, local-api, this-computer  true or false
   hosted-url, listen, local-api-key        text (local-api-key=none removes the key)
 Example: ferry settings set upload-rate-limit=20MiB download-rate-limit=none`;
 
-const BOOLEANS = ['auto_finalize', 'local_api', 'this_computer'];
+const BOOLEANS = ['auto_finalize', 'local_api', 'this_computer', 'fifo'];
+/** Whole numbers from 1 to 64 (connections_per_transfer also takes none). */
+const COUNTS = ['concurrency', 'max_active_uploads', 'max_active_downloads', 'connections_per_transfer'];
 const TEXTS = ['hosted_url', 'listen', 'local_api_key'];
 
 /** One NAME=VALUE as the change it makes, or a UsageError in words. */
@@ -41,11 +46,6 @@ export function settingOf(arg: string, now = Date.now()): Partial<SettingsChange
       const n = parseRate(value);
       if (n === undefined) throw new UsageError(`${name.replace(/_/g, '-')} must be ${name === 'chunk_size' ? 'a size like 100MiB' : 'bytes a second like 20MiB or 20MB (0 or none for no limit)'}, got "${value}"`);
       return { [name]: n };
-    }
-    case 'concurrency': {
-      const n = Number(value);
-      if (!Number.isInteger(n)) throw new UsageError(`concurrency must be a whole number from 1 to 64, got "${value}"`);
-      return { concurrency: n };
     }
     case 'rate_schedules': {
       let list: unknown;
@@ -75,8 +75,14 @@ export function settingOf(arg: string, now = Date.now()): Partial<SettingsChange
         if (!/^(true|false|on|off|yes|no)$/i.test(value)) throw new UsageError(`${name.replace(/_/g, '-')} must be true or false, got "${value}"`);
         return { [name]: /^(true|on|yes)$/i.test(value) };
       }
+      if (COUNTS.includes(name)) {
+        if (name === 'connections_per_transfer' && none) return { connections_per_transfer: null };
+        const n = Number(value);
+        if (!Number.isInteger(n)) throw new UsageError(`${name.replace(/_/g, '-')} must be a whole number from 1 to 64, got "${value}"`);
+        return { [name]: n };
+      }
       if (TEXTS.includes(name)) return { [name]: name === 'local_api_key' && none ? null : value };
-      throw new UsageError(`there is no setting "${arg.slice(0, cut)}": the settings are upload-rate-limit, download-rate-limit, rate-schedules, rate-limits-paused-until, concurrency, chunk-size, auto-finalize, local-api, this-computer, hosted-url, listen, local-api-key`);
+      throw new UsageError(`there is no setting "${arg.slice(0, cut)}": the settings are upload-rate-limit, download-rate-limit, rate-schedules, rate-limits-paused-until, concurrency, fifo, max-active-uploads, max-active-downloads, connections-per-transfer, chunk-size, auto-finalize, local-api, this-computer, hosted-url, listen, local-api-key`);
   }
 }
 
@@ -90,13 +96,17 @@ export function settingsText(s: AgentSettings, now = Date.now()): string {
     `this-computer:            ${s.this_computer}${lock('this_computer')}`,
     `concurrency:              ${s.concurrency}${lock('concurrency')}`,
     `chunk-size:               ${formatBytes(s.chunk_size)}${lock('chunk_size')}`,
+    `fifo:                     ${s.fifo}${lock('fifo')}`,
+    `max-active-uploads:       ${s.max_active_uploads}${lock('max_active_uploads')}`,
+    `max-active-downloads:     ${s.max_active_downloads}${lock('max_active_downloads')}`,
+    `connections-per-transfer: ${s.connections_per_transfer ?? 'no cap'}${lock('connections_per_transfer')}`,
     `auto-finalize:            ${s.auto_finalize}${lock('auto_finalize')}`,
     `local-api:                ${s.local_api}${lock('local_api')}`,
     `listen:                   ${s.listen}${lock('listen')}`,
     `local-api-key:            ${s.local_api_key === null ? 'none' : 'set'}${lock('local_api_key')}`,
     `upload-rate-limit:        ${rate(s.upload_rate_limit)}${lock('upload_rate_limit')}`,
     `download-rate-limit:      ${rate(s.download_rate_limit)}${lock('download_rate_limit')}`,
-    `rate-schedules:           ${s.rate_schedules.length === 0 ? 'none' : ''}${lock('rate_schedules')}`,
+    `rate-schedules:           ${s.rate_schedules.length === 0 ? 'none' : `${s.rate_schedules.length}`}${lock('rate_schedules')}`,
     ...s.rate_schedules.map((r, i) => `  ${i + 1}. ${r.days.join(',')} ${r.start}-${r.end}: upload ${rate(r.upload_rate_limit)}, download ${rate(r.download_rate_limit)}`),
     `rate-limits-paused-until: ${s.rate_limits_paused_until ?? 'none'}${lock('rate_limits_paused_until')}`,
   ];

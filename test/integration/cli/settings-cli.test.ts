@@ -44,6 +44,22 @@ test('ferry settings prints every setting; set changes the limits and a schedule
   expect((await run(['settings'])).stdout).toMatch(/^limits now: +Limits paused until \d\d:\d\d$/m);
 });
 
+test('ferry settings prints and sets the queueing settings', async () => {
+  const shown = (await run(['settings'])).stdout;
+  expect(shown).toMatch(/^fifo: +false$/m);
+  expect(shown).toMatch(/^max-active-uploads: +3$/m);
+  expect(shown).toMatch(/^connections-per-transfer: +no cap$/m);
+  const set = await run(['settings', 'set', 'fifo=on', 'max-active-uploads=1', 'connections_per_transfer=2']);
+  expect(set.code, set.stderr).toBe(0);
+  expect(set.stdout).toMatch(/^fifo: +true$/m);
+  expect(set.stdout).toMatch(/^connections-per-transfer: +2$/m);
+  expect((await call(agent.url, 'GET', '/settings')).body).toMatchObject({ fifo: true, max_active_uploads: 1, connections_per_transfer: 2 });
+  const bad = await run(['settings', 'set', 'max-active-downloads=many']);
+  expect([bad.code, bad.stderr]).toEqual([2, expect.stringMatching(/max-active-downloads must be a whole number from 1 to 64, got "many"/)]);
+  const back = await run(['settings', 'set', 'fifo=false', 'max-active-uploads=3', 'connections-per-transfer=none']);
+  expect(back.stdout).toMatch(/^connections-per-transfer: +no cap$/m);
+});
+
 test('bad input is refused in words, and nothing changes', async () => {
   const before = (await call(agent.url, 'GET', '/settings')).body;
   const cases: [string[], RegExp, number][] = [
