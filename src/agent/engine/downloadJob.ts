@@ -17,7 +17,7 @@ import type { AgentDb } from '../store/db.js';
 import * as store from '../store/downloadStore.js';
 import { classify } from './downloadErrors.js';
 import { RangeMismatchError } from './rangeFetch.js';
-import { downloadFilesAt, downloadFilesPage, downloadOpenFiles, downloadRecord, downloadSummary, type DownloadView } from './downloadRecord.js';
+import { downloadEntryBatches, downloadFilesAt, downloadFilesPage, downloadOpenFiles, downloadRecord, downloadSummary, type DownloadView } from './downloadRecord.js';
 import { DownloadWindow } from './downloadWindow.js';
 import { CANCELED } from '../store/canceledTransfers.js';
 import { RangeRetries } from './downloadRetries.js';
@@ -384,15 +384,8 @@ export class DownloadJob implements Transfer {
     return indexes === 'all' ? downloadOpenFiles(this.view, FILES_PAGE_MAX) : [downloadFilesAt(this.view, indexes)];
   }
 
-  /** Every entry as its row says (the files a removal takes away), a batch at a time: the caller may wait between batches. */
-  *entryBatches(batch = 1000): Generator<DownloadItem[]> {
-    for (let after = -1; ; ) {
-      const rows = store.itemsAfter(this.deps.db, this.id, after, batch);
-      if (rows.length === 0) return;
-      yield rows.map((r) => this.window.held(r.seq) ?? new DownloadItem(r, this.row.chunk_size, []));
-      after = rows[rows.length - 1]!.seq;
-    }
-  }
+  /** Every entry as its row says (the files a removal takes away), a batch at a time: downloadRecord.ts. */
+  entryBatches = () => downloadEntryBatches(this.view);
 }
 
 /** Every range of a download shares its signal (and the URLs asked for ahead listen to it too). */

@@ -50,6 +50,16 @@ function itemOf(v: DownloadView, item: DownloadItem): IndexedDownloadItem {
 }
 
 /** Rows as entries: the job's own where it holds them, else made from the row and its recorded ranges. */
+/** Every entry (held, or as its row says; no ranges), a batch at a time: the caller may wait between batches. */
+export function* downloadEntryBatches(v: DownloadView, batch = 1000): Generator<DownloadItem[]> {
+  for (let after = -1; ; ) {
+    const rows = store.itemsAfter(v.db, v.row.id, after, batch);
+    if (rows.length === 0) return;
+    yield rows.map((r) => v.held(r.seq) ?? new DownloadItem(r, v.row.chunk_size, []));
+    after = rows[rows.length - 1]!.seq;
+  }
+}
+
 function entriesOf(v: DownloadView, rows: ItemRow[]): IndexedDownloadItem[] {
   const loose = rows.filter((r) => !v.held(r.seq) && r.state !== 'complete' && r.state !== 'skipped');
   const ranges = store.rangesOf(v.db, v.row.id, loose.map((r) => r.file_id));

@@ -1,6 +1,5 @@
 // /downloads: thin routes over the downloads service. No session needed.
 import type { AgentRouteModule } from '../app.js';
-import type { FastifyReply } from 'fastify';
 import type { DownloadState, DownloadSummary } from '../../../api/agent/downloads.js';
 import {
   CreateDownloadBody,
@@ -12,10 +11,11 @@ import {
   DownloadRecord,
 } from '../../../api/agent/downloads.js';
 import { DownloadFilesPage, FilesQuery, RecordQuery } from '../../../api/agent/transfers.js';
-import { summaries } from './summaries.js';
+import { recordsOrSummaries, summaries } from './summaries.js';
 
 const routes: AgentRouteModule = (app, services) => {
   const downloads = services.downloads;
+  const { many: answer, one } = recordsOrSummaries(downloads.get, downloads.summary);
 
   app.post('/downloads', { schema: { body: CreateDownloadBody, response: { 201: CreatedDownload } } }, async (req, reply) => {
     const created = await downloads.create(req.body);
@@ -28,17 +28,13 @@ const routes: AgentRouteModule = (app, services) => {
   );
 
   app.get('/downloads/:download_id', { schema: { params: DownloadParams, querystring: RecordQuery, response: { 200: DownloadRecord } } }, async (req, reply) =>
-    req.query.files === false ? summaries(reply, downloads.summary(req.params.download_id)) : downloads.get(req.params.download_id),
+    one(reply, req.query, req.params.download_id),
   );
 
   app.get('/downloads/:download_id/files', { schema: { params: DownloadParams, querystring: FilesQuery, response: { 200: DownloadFilesPage } } }, async (req) =>
     downloads.files(req.params.download_id, req.query.after, req.query.limit),
   );
 
-  // Ferry: `?files=false` on every route that answers records sends summaries instead (as for uploads).
-  const answer = (reply: FastifyReply, q: RecordQuery, ids: string[]) =>
-    q.files === false ? summaries(reply, ids.map(downloads.summary)) : ids.map(downloads.get);
-  const one = (reply: FastifyReply, q: RecordQuery, id: string) => (q.files === false ? summaries(reply, downloads.summary(id)) : downloads.get(id));
   const ids = (ds: DownloadSummary[]) => ds.map((d) => d.download_id);
 
   // The routes without an id are declared before `/:download_id/...`, so "pause" is never taken for an id.

@@ -1,5 +1,4 @@
 // The Uploads group: thin routes over services.uploads.
-import type { FastifyReply } from 'fastify';
 import type { AgentRouteModule } from '../app.js';
 import {
   CreateUploadBody,
@@ -18,18 +17,12 @@ import {
   type UploadSummary,
 } from '../../../api/agent/uploads.js';
 import { FilesQuery, RecordQuery, UploadFilesPage } from '../../../api/agent/transfers.js';
-import { summaries } from './summaries.js';
+import { recordsOrSummaries, summaries } from './summaries.js';
 
 const routes: AgentRouteModule = (app, services) => {
   const uploads = services.uploads;
 
-  // Ferry: `?files=false` on every route that answers records sends summaries instead: an upload
-  // of a million files is a record of a hundred megabytes, which Ferry's own clients never need.
-  /** The spec's record of each upload, or each one's summary. */
-  const answer = (reply: FastifyReply, q: RecordQuery, ids: string[]) =>
-    q.files === false ? summaries(reply, ids.map(uploads.summary)) : ids.map(uploads.get);
-  const one = (reply: FastifyReply, q: RecordQuery, id: string) =>
-    q.files === false ? summaries(reply, uploads.summary(id)) : uploads.get(id);
+  const { many: answer, one } = recordsOrSummaries(uploads.get, uploads.summary);
 
   app.post('/uploads', { schema: { body: CreateUploadBody, querystring: RecordQuery, response: { 201: UploadRecord } } }, async (req, reply) => {
     const made = await uploads.create(req.body);
