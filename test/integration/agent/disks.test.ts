@@ -46,7 +46,7 @@ async function diskOf(p: string) {
 async function uploadDone(id: string) {
   return vi.waitFor(
     async () => {
-      const r = await call(a.url, 'GET', `/uploads/${id}`);
+      const r = await call(a.url, 'GET', `/uploads/${id}?files=false`);
       if (r.body.state === 'error') throw new Error(`upload failed: ${r.body.error}`);
       expect(r.body.state).toBe('complete');
     },
@@ -109,19 +109,23 @@ describe('disk settings', () => {
     const put = await call(a.url, 'PUT', `/settings/disks/${d.disk_id}`, { body: { priority: 'prioritize_writes' } });
     expect(put.status, JSON.stringify(put.body)).toBe(200);
     await signInAgent(a.url, svc);
+    // The overlap is made, not hoped for: the upload is 2,000 small files, each read
+    // whole in one slot as its turn comes, so its reads go on for seconds; the download
+    // starts once the upload has begun reading, and its writes (512 KiB batches of a
+    // 48 MiB file) run within that span. A round that still misses runs again.
     const src = path.join(tmp, 'up');
     await fs.mkdir(src, { recursive: true });
-    await fs.writeFile(path.join(src, 'a.bin'), randomBytes(48 * MiB));
+    for (let i = 0; i < 2000; i++) await fs.writeFile(path.join(src, `f${i}.bin`), randomBytes(8192));
     const status = async () => {
       const r = await call(a.url, 'GET', '/settings/disk_status');
       expect(r.status).toBe(200);
       return r.body.disks.find((x: any) => x.disk_id === d.disk_id);
     };
-    // Each round runs an upload from and a download to the disk at once; until the two
-    // overlapped (reads were held for writes), at most a few rounds.
-    for (let round = 0; round < 4; round++) {
-      const up = await call(a.url, 'POST', '/uploads', { body: { team_id: owner.teamId, paths: [src] } });
+    for (let round = 0; round < 3; round++) {
+      const readsBefore = (await status()).reads;
+      const up = await call(a.url, 'POST', '/uploads?files=false', { body: { team_id: owner.teamId, paths: [src] } });
       expect(up.status, JSON.stringify(up.body)).toBe(201);
+      await vi.waitFor(async () => expect((await status()).reads).toBeGreaterThan(readsBefore), { timeout: 30_000, interval: 20 });
       const dl = await startDownload(a.url, { url: tree.link.url, dst_folder: path.join(tmp, `down-${round}`) });
       await Promise.all([uploadDone(up.body.upload_id), waitForState(a.url, dl)]);
       if ((await status()).reads_held_for_writes > 0) break;
