@@ -15,7 +15,10 @@
 // restart are counted per object: none may go to a file the service had
 // finalized before the kill. Never run by npm test: it is a benchmark, and the
 // million takes long.
-// Run: npm run bench:dataset -- [--files N] [--size B] [--folders K] [--concurrency C] [--million] [--kill] [--up-only] [--cpu-prof DIR]
+// --window follows each transfer in the app's window (Chromium, the agent's
+// --ui) and reads its JS heap and the details' first page of files when done;
+// --no-rclone leaves the peer out (the million's targets are the agent's own).
+// Run: npm run bench:dataset -- [--files N] [--size B] [--folders K] [--concurrency C] [--million] [--kill] [--up-only] [--window] [--no-rclone] [--cpu-prof DIR]
 // (env BENCH_DATASET_FILES, BENCH_DATASET_SIZE, BENCH_DATASET_FOLDERS, BENCH_DATASET_CONCURRENCY, BENCH_DIR)
 
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -33,11 +36,13 @@ import { fmt as f, settleDisk } from './lib/loopback.js';
 import { startAgentProcess, startServedService, type Program, type ServedService } from './lib/processes.js';
 import { rclone, type RcloneTarget } from './lib/rclone.js';
 import { startCountedStore, type CountedStore } from './lib/storePuts.js';
+import { WindowWatch, type WindowFigures } from './lib/windowWatch.js';
 
 const { values: opt } = parseArgs({
   options: {
     files: { type: 'string' }, size: { type: 'string' }, folders: { type: 'string' }, concurrency: { type: 'string' },
     million: { type: 'boolean' }, kill: { type: 'boolean' }, 'up-only': { type: 'boolean' }, 'cpu-prof': { type: 'string' },
+    window: { type: 'boolean' }, 'no-rclone': { type: 'boolean' },
   },
 });
 const num = (flag: string | undefined, env: string | undefined, dflt: number): number => {
@@ -52,12 +57,17 @@ const concurrency = num(opt.concurrency, process.env.BENCH_DATASET_CONCURRENCY, 
 const kill = Boolean(opt.kill || opt.million);
 /** The upload half alone (both peers): the agent's and the service's memory and pace on the way up. */
 const upOnly = Boolean(opt['up-only']);
+const withRclone = !opt['no-rclone'];
+/** The agent's flags: with --window it serves the app's UI too. */
+const agentFlags: Record<string, string | true> = { concurrency: String(concurrency), ...(opt.window ? { ui: true as const } : {}) };
 /** Upper bound on any one wait: a stuck transfer ends the run instead of hanging it. */
 const WAIT_MS = Math.max(30 * 60_000, files * 20);
 
 interface Procs { agent: Program & { configDir: string }; svc: ServedService; store?: CountedStore }
 interface Cpu { agent?: number; service?: number }
-interface Run { name: string; ms: number; cpu: Cpu; eventBytes?: number; identical: boolean; lists?: ListCall[] }
+interface Run { name: string; ms: number; cpu: Cpu; eventBytes?: number; identical: boolean; lists?: ListCall[]; window?: WindowFigures }
+/** What a direction's work answers; `done` is called when the transfer is complete, so that the checks after it are not timed. */
+type Direction = (done: () => Promise<void>) => Promise<{ identical: boolean; lists?: ListCall[]; window?: WindowFigures }>;
 
 const sum = (a?: number, b?: number): number | undefined => (a === undefined ? undefined : a + (b ?? 0));
 /** CPU seconds so far of the agent, and of the service with its store where that is a process of its own. */
@@ -96,7 +106,7 @@ async function killHalfWay(p: Procs, work: string, follow: Follower, uploadId: s
   p.store!.mark();
   console.log(`    SIGKILL at ${f((follow.done.get(uploadId) ?? 0) * 100)}% of the bytes; ${done.size} files finalized on the service`);
   const t = performance.now();
-  p.agent = await startAgentProcess(work, p.svc.url, { concurrency: String(concurrency) }, p.agent.configDir);
+  p.agent = await startAgentProcess(work, p.svc.url, agentFlags, p.agent.configDir);
   return { done, check: { finalizedAtKill: done.size, putsAfter: 0, resent: 0, restartMs: performance.now() - t, rssBeforeKill, completed: false } };
 }
 
@@ -119,6 +129,7 @@ async function main(): Promise<void> {
   let carried = 0;
   let p: Procs | undefined;
   let follow: Follower | undefined;
+  let closeWindow: (() => Promise<void> | undefined) | undefined;
   const src = join(work, 'dataset');
   try {
     let t = performance.now();
@@ -128,7 +139,7 @@ async function main(): Promise<void> {
     const store = kill ? await startCountedStore(work) : undefined;
     const svc = await startServedService(work, store?.flags ?? []);
     // A config dir of the benchmark's own: a restart after a SIGKILL runs on it again.
-    const agent = await startAgentProcess(work, svc.url, { concurrency: String(concurrency) }, await mkdtemp(join(work, 'agent-')));
+    const agent = await startAgentProcess(work, svc.url, agentFlags, await mkdtemp(join(work, 'agent-')));
     p = { agent, svc, store };
     await signInAgent(agent.url, svc);
     const teams = await call(agent.url, 'GET', '/teams');
@@ -136,18 +147,22 @@ async function main(): Promise<void> {
     const target: RcloneTarget = store ? { s3Url: store.url, creds: { accessKey: store.keys.access, secretKey: store.keys.secret } } : svc;
 
     /** Runs one timed direction; a failure is reported and the next still runs. */
-    const timed = async (name: string, fn: () => Promise<{ identical: boolean; lists?: ListCall[] }>): Promise<void> => {
+    const timed = async (name: string, fn: Direction): Promise<void> => {
       settleDisk();
       const c0 = await cpuNow(p!);
       const events = () => carried + (follow?.meter.bytes() ?? 0);
       const e0 = events();
       const t0 = performance.now();
+      let end: { ms: number; cpu: Cpu; eventBytes: number } | undefined;
+      const done = async () => {
+        end = { ms: performance.now() - t0, cpu: cpuSince(c0, await cpuNow(p!)), eventBytes: events() - e0 };
+      };
       try {
-        const r = await fn();
-        const ms = performance.now() - t0;
-        const run: Run = { name, ms, cpu: cpuSince(c0, await cpuNow(p!)), eventBytes: name.startsWith('agent') ? events() - e0 : undefined, ...r };
+        const r = await fn(done);
+        if (!end) await done();
+        const run: Run = { name, ms: end!.ms, cpu: end!.cpu, eventBytes: name.startsWith('agent') ? end!.eventBytes : undefined, ...r };
         runs.push(run);
-        console.log(`  ${name}: ${f(files / (ms / 1000))} files/s, ${r.identical ? 'identical' : 'DIFFERENT'}`);
+        console.log(`  ${name}: ${f(files / (run.ms / 1000))} files/s, ${r.identical ? 'identical' : 'DIFFERENT'}`);
       } catch (err) {
         errors.push(`${name}: ${(err as Error).message}`);
         console.log(`  ${name}: FAILED ${(err as Error).message}`);
@@ -161,7 +176,10 @@ async function main(): Promise<void> {
 
     let uploadId = '';
     follow = await followAgent(agent.url);
-    await timed('agent upload', async () => {
+    const watch = opt.window ? await WindowWatch.launch() : undefined;
+    closeWindow = () => watch?.close();
+    await watch?.open(agent.url);
+    await timed('agent upload', async (done) => {
       const r = await call(p!.agent.url, 'POST', '/uploads?files=false', { body: { team_id: teams.body[0].id, paths: [src] } });
       if (r.status !== 201) throw new Error(`POST /uploads: ${r.status} ${JSON.stringify(r.body)}`);
       uploadId = r.body.upload_id;
@@ -173,12 +191,15 @@ async function main(): Promise<void> {
         carried += follow!.meter.bytes();
         await follow!.meter.stop();
         follow = await followAgent(p!.agent.url);
+        await watch?.open(p!.agent.url);
       }
       await waitFor(p!.agent.url, follow!, 'uploads', uploadId, ['complete'], WAIT_MS);
+      await done();
       // Before the list calls: the spec's whole record of many files costs the agent more than the upload did.
       rss.agentUpload = await peakRss(p!.agent.pid);
       if (killed) killed.completed = true;
-      return { identical: true, lists: await listCalls(p!.agent.url, 'uploads', uploadId) };
+      const window = await watch?.measure(`Upload ${basename(src)}`);
+      return { identical: true, window, lists: await listCalls(p!.agent.url, 'uploads', uploadId) };
     });
     if (killed && p.store) {
       const puts = p.store.puts();
@@ -190,11 +211,12 @@ async function main(): Promise<void> {
       carried += follow.meter.bytes();
       await follow.meter.stop();
       await p.agent.stop();
-      p.agent = await startAgentProcess(work, p.svc.url, { concurrency: String(concurrency) }, p.agent.configDir);
+      p.agent = await startAgentProcess(work, p.svc.url, agentFlags, p.agent.configDir);
       follow = await followAgent(p.agent.url);
+      await watch?.open(p.agent.url);
     }
 
-    if (!upOnly) await timed('agent download', async () => {
+    if (!upOnly) await timed('agent download', async (done) => {
       const link = await call(p!.agent.url, 'POST', `/uploads/${uploadId}/link`, { body: {} });
       if (link.status !== 201) throw new Error(`POST /uploads/{id}/link: ${link.status} ${JSON.stringify(link.body)}`);
       const to = join(work, 'agent-download');
@@ -202,21 +224,23 @@ async function main(): Promise<void> {
       const d = await call(p!.agent.url, 'POST', '/downloads', { body: { url: link.body.url, dst_folder: to, create_package_folder: false } });
       if (d.status !== 201 && d.status !== 200) throw new Error(`POST /downloads: ${d.status} ${JSON.stringify(d.body)}`);
       await waitFor(p!.agent.url, follow!, 'downloads', d.body.download_id, ['complete'], WAIT_MS);
+      await done();
       // Before the list calls, whose whole record (every file) has a peak of its own.
       rss.agentTransfer = await peakRss(p!.agent.pid);
+      const window = await watch?.measure(/^Download /);
       const lists = await listCalls(p!.agent.url, 'downloads', d.body.download_id);
       const identical = await compare(join(to, basename(src)));
       await rm(to, { recursive: true, force: true });
-      return { identical, lists };
+      return { identical, lists, window };
     });
     rss.agent = await peakRss(p.agent.pid);
 
     const flight = ['--transfers', String(concurrency), '--checkers', String(concurrency)];
-    await timed('rclone upload', async () => {
+    if (withRclone) await timed('rclone upload', async () => {
       await rclone(target, WAIT_MS, ['copy', src, 'ferry:ferry/dataset-rclone', ...flight]);
       return { identical: true };
     });
-    if (!upOnly) await timed('rclone download', async () => {
+    if (withRclone && !upOnly) await timed('rclone download', async () => {
       const to = join(work, 'rclone-download');
       await rclone(target, WAIT_MS, ['copy', 'ferry:ferry/dataset-rclone', to, ...flight]);
       const identical = await compare(to);
@@ -229,6 +253,7 @@ async function main(): Promise<void> {
     errors.push((err as Error).message);
     console.log(`FAILED ${(err as Error).message}`);
   } finally {
+    await closeWindow?.();
     await follow?.meter.stop();
     await p?.agent.stop();
     await p?.svc.stop();
@@ -262,6 +287,13 @@ function report(runs: Run[], rss: Record<string, number | undefined>, killed: Ki
   for (const row of [head, ...rows]) console.log(row.map((c, i) => c.padEnd(widths[i]!)).join('  '));
   const mib = (b?: number) => f(b === undefined ? undefined : b / 2 ** 20);
   console.log(`\npeak RSS MiB: agent ${mib(rss.agentUpload)} during the upload, ${mib(rss.agentTransfer)} during the download (a fresh process; both before the list calls; ${mib(rss.agent)} after them)${killed ? `, the killed agent ${mib(killed.rssBeforeKill)}` : ''}; service ${mib(rss.service)}${rss.store ? `, store ${mib(rss.store)}` : ''}`);
+  for (const r of runs) {
+    const w = r.window;
+    if (!w) continue;
+    const heapPass = w.heapMiB < 100;
+    const paged = w.caption.endsWith(`of ${files.toLocaleString('en')}`);
+    console.log(`window, ${r.name}: JS heap ${f(w.heapMiB, 1)} MiB (< 100: ${heapPass ? 'PASS' : 'FAIL'}); ${w.frames} messages, ${f(w.frameBytes / 1000, 1)} kB, largest ${w.largestFrame} B; details "${w.caption}", "${/Page [\d,]+ of [\d,]+/.exec(w.pager)?.[0] ?? w.pager}" (${paged ? 'PASS' : 'FAIL'})`);
+  }
   for (const r of runs) for (const l of r.lists ?? []) console.log(`  ${l.call.padEnd(38)} ${String(l.status).padEnd(4)} ${f(l.bytes / 1000, 1).padStart(10)} kB ${f(l.ms, 1).padStart(8)} ms`);
   if (killed) {
     const pass = killed.completed && killed.resent === 0;

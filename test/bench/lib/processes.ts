@@ -77,11 +77,11 @@ export async function startServedService(work: string, extra: string[] = [], { b
  * `ferry agent` against `hostedUrl`, on an ephemeral port with a fresh config dir under `work`; url ends in /api/v1.
  * With `configDir` it runs on that one (a restart) and leaves it in place when it stops.
  */
-export async function startAgentProcess(work: string, hostedUrl: string, flags: Record<string, string>, configDir?: string): Promise<Program & { configDir: string }> {
+export async function startAgentProcess(work: string, hostedUrl: string, flags: Record<string, string | true>, configDir?: string): Promise<Program & { configDir: string }> {
   const keep = configDir !== undefined;
   configDir ??= await mkdtemp(join(work, 'agent-'));
   const args = ['agent', '--listen', '127.0.0.1:0', '--config-dir', configDir, '--hosted-url', hostedUrl, '--log-level', 'info'];
-  for (const [k, v] of Object.entries(flags)) args.push(`--${k}`, v);
+  for (const [k, v] of Object.entries(flags)) args.push(...(v === true ? [`--${k}`] : [`--${k}`, v]));
   const child = startFerry(args, {}, { built: true });
   const line = await ready(child, 'ferry agent ready');
   const dir = configDir;
