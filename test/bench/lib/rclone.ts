@@ -10,6 +10,14 @@ export type RcloneTarget = Pick<ServedService, 's3Url' | 'dataDir'> | { s3Url: s
 
 /** Runs `rclone ARGS` against the store (remote `ferry:`); resolves the milliseconds it took. */
 export async function rclone(svc: RcloneTarget, timeoutMs: number, args: string[]): Promise<number> {
+  return (await rcloneMeasured(svc, timeoutMs, args)).ms;
+}
+
+/**
+ * As `rclone`, and the CPU seconds rclone spent (user + system): it runs under
+ * bash, whose `times` prints its children's, so a run is measured whole.
+ */
+export async function rcloneMeasured(svc: RcloneTarget, timeoutMs: number, args: string[]): Promise<{ ms: number; cpuS: number }> {
   const creds = 'creds' in svc ? svc.creds : await loadOrCreateStoreCredentials(svc.dataDir);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -25,8 +33,14 @@ export async function rclone(svc: RcloneTarget, timeoutMs: number, args: string[
   };
   delete env.AWS_CA_BUNDLE;
   const t = performance.now();
+  const script = 'rclone "$@"; rc=$?; echo "@@times" >&2; times >&2; exit $rc';
   return new Promise((ok, fail) => {
-    execFile('rclone', args, { env, timeout: timeoutMs, maxBuffer: 16 * MiB }, (err, _out, stderr) =>
-      err ? fail(new Error(`rclone ${args.join(' ')}: ${err.message}\n${stderr}`)) : ok(performance.now() - t));
+    execFile('bash', ['-c', script, 'rclone', ...args], { env, timeout: timeoutMs, maxBuffer: 16 * MiB }, (err, _out, stderr) => {
+      if (err) return fail(new Error(`rclone ${args.join(' ')}: ${err.message}\n${stderr}`));
+      // `times`: the shell's user and system time, then its children's ("0m1.234s 0m0.567s").
+      const children = stderr.slice(stderr.lastIndexOf('@@times')).split('\n')[2] ?? '';
+      const secs = [...children.matchAll(/(\d+)m([\d.]+)s/g)].reduce((sum, m) => sum + Number(m[1]) * 60 + Number(m[2]), 0);
+      ok({ ms: performance.now() - t, cpuS: secs });
+    });
   });
 }
