@@ -64,13 +64,15 @@ export async function ensureDirs(base: string, segs: string[], opts: { created(d
  * Picks the first of `name`, `name (1)`, ... that exists neither as a file
  * nor as a partial file, records it (before creating anything, so a resume
  * after a crash finds it), then creates its partial file exclusively; another
- * download racing for the same name makes it try the next one.
+ * download racing for the same name makes it try the next one. In a folder
+ * this run made (`fresh`) the look for a file of that name is skipped: none was
+ * there, and one that appears since meets publishPart's no-clobber link.
  */
-export async function reservePart(dir: string, name: string, record: (localName: string) => void): Promise<{ localName: string; fh: FileHandle }> {
+export async function reservePart(dir: string, name: string, record: (localName: string) => void, fresh = false): Promise<{ localName: string; fh: FileHandle }> {
   for (let n = 0; n < MAX_NUMBERED; n++) {
     const candidate = numberedName(name, n);
     const final = resolveInside(dir, [candidate]);
-    if (await exists(final)) continue;
+    if (!(fresh && n === 0) && (await exists(final))) continue;
     // A partial file of that name (another download's) makes the exclusive open fail: the next name then.
     record(candidate);
     try {

@@ -29,6 +29,8 @@ export class DownloadItem {
   /** The folder the file goes to, once made. */
   dir: string | undefined;
   fh: FileHandle | undefined;
+  /** `fh` was made empty in this run ('wx' or 'w'): every byte in it is one a range of this run wrote, so its size is known. */
+  fhFresh = false;
   opening: Promise<FileHandle> | undefined;
   url: { value: string; at: number } | undefined;
   /** MD5 (hex) of the bytes of a one-range file as they arrived, for this epoch's finalize. */

@@ -47,6 +47,10 @@ export const targetOf = (err: unknown): Target | undefined => (typeof err === 'o
 
 export class DownloadWriter {
   private readonly checkedDirs = new Set<string>();
+  /** Folders this run made: nothing was in them before, so a name there needs no look first (reservePart's `fresh`). */
+  private readonly madeDirs = new Set<string>();
+  /** dst_folder, made (or found) once a run, as the folders under it are checked once. */
+  private dstReady: Promise<unknown> | undefined;
   readonly service: Target;
   /** The store this download's URLs point to, once one was fetched. */
   private store: Target | undefined;
@@ -82,9 +86,15 @@ export class DownloadWriter {
   /** Makes folders below the Package root one level at a time, refusing symlinks on the way. */
   async makeDirs(segs: string[]): Promise<string> {
     // Not fs.mkdir's recursive mode, which never ends on some file systems (see requestPath.ts).
-    await makeFolder(this.d.dstFolder, 'dst_folder');
+    await (this.dstReady ??= makeFolder(this.d.dstFolder, 'dst_folder').catch((err: unknown) => {
+      this.dstReady = undefined;
+      throw err;
+    }));
     return ensureDirs(this.d.dstFolder, [...this.d.rootSegs, ...segs], {
-      created: (dir) => store.recordCreatedDir(this.d.db, this.d.downloadId, dir),
+      created: (dir) => {
+        this.madeDirs.add(dir);
+        store.recordCreatedDir(this.d.db, this.d.downloadId, dir);
+      },
       checked: this.checkedDirs,
       owner: this.d.owner,
     });
@@ -199,11 +209,13 @@ export class DownloadWriter {
     if (!item.segments) throw new ItemError(item.error ?? 'its path was refused');
     const dir = (item.dir ??= await this.makeDirs(item.segments.slice(0, -1)));
     if (!item.localName) {
-      const r = await reservePart(dir, item.segments[item.segments.length - 1]!, (name) => this.rename(item, name));
+      const r = await reservePart(dir, item.segments[item.segments.length - 1]!, (name) => this.rename(item, name), this.madeDirs.has(dir));
+      item.fhFresh = true;
       return (item.fh = r.fh);
     }
     const part = partPathOf(dir, item.localName);
     let fh = await reopenPart(part);
+    item.fhFresh = !fh;
     if (!fh) {
       // The partial file is gone (removed by hand, or a crash came before it was made): start it over.
       this.reset(item);
@@ -281,7 +293,8 @@ export class DownloadWriter {
    * through the open descriptor instead of paths.
    */
   private async finalizeOpen(item: DownloadItem, fh: FileHandle, dir: string, name: string, signal: AbortSignal): Promise<'complete' | 'restart'> {
-    const { size } = await fh.stat();
+    // Each range wrote exactly its bytes (fetchRange counts them) into a file made empty in this run: its size is the listed one.
+    const size = item.fhFresh ? item.size : (await fh.stat()).size;
     let mismatch = size !== item.size ? `wrote ${size} bytes, the Package lists ${item.size}` : undefined;
     const md5 = plainMd5(item.etag);
     if (!mismatch && md5 && (item.receivedMd5 ?? (await md5File(partPathOf(dir, name), signal))) !== md5) mismatch = "the MD5 of the written file differs from the store's ETag";
