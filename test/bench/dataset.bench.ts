@@ -74,9 +74,11 @@ interface Run { name: string; ms: number; cpu: Cpu; eventBytes?: number; identic
 type Direction = (done: () => Promise<void>) => Promise<{ identical: boolean; lists?: ListCall[]; window?: WindowFigures; clientCpuS?: number }>;
 
 const sum = (a?: number, b?: number): number | undefined => (a === undefined ? undefined : a + (b ?? 0));
+/** CPU seconds of agent processes that were SIGKILLed: a run's figure counts the killed agent's work too. */
+let agentCpuGone = 0;
 /** CPU seconds so far of the agent, and of the service with its store where that is a process of its own. */
 async function cpuNow(p: Procs): Promise<Cpu> {
-  return { agent: await p.agent.cpu(), service: sum(await p.svc.cpu(), await p.store?.cpu()) };
+  return { agent: sum(await p.agent.cpu(), agentCpuGone), service: sum(await p.svc.cpu(), await p.store?.cpu()) };
 }
 const cpuSince = (a: Cpu, b: Cpu): Cpu => ({
   agent: a.agent === undefined || b.agent === undefined ? undefined : b.agent - a.agent,
@@ -104,6 +106,7 @@ interface KillCheck { finalizedAtKill: number; putsAfter: number; resent: number
 async function killHalfWay(p: Procs, work: string, follow: Follower, uploadId: string, packageId: string): Promise<{ done: Set<string>; check: KillCheck }> {
   await waitShare(follow, uploadId, 0.5, WAIT_MS);
   const rssBeforeKill = await peakRss(p.agent.pid);
+  agentCpuGone += (await p.agent.cpu()) ?? 0;
   process.kill(p.agent.pid, 'SIGKILL');
   await p.agent.stop();
   const done = finalizedKeys(p.svc, packageId);
