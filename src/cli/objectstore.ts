@@ -7,6 +7,7 @@ import type { Command } from './command.js';
 import { parseFlags, untilSignal } from './command.js';
 import { parseHostPort } from '../hosted/config.js';
 import { loadOrCreateStoreCredentials, startObjectStore } from '../objectstore/index.js';
+import { boundHeapGrowth } from '../threads/heapGrowth.js';
 
 const HELP = `usage: ferry objectstore [options]
 
@@ -62,6 +63,7 @@ export const objectstore: Command = {
     const region = get('region') ?? 'us-east-1';
     const log = pino({ level: get('log-level') ?? 'info' });
     const corsOrigins = (get('cors-origin') ?? '').split(',').map((o) => o.trim()).filter(Boolean);
+    boundHeapGrowth();
     const store = await startObjectStore({ ...listen, dataDir, accessKey, secretKey, region, buckets, corsOrigins, logger: log });
     const signalled = untilSignal(); // before the ready line, so a signal right after it is handled
     // The secret itself is not logged: logs travel further than terminals.

@@ -25,6 +25,7 @@ import { ensureInitOwner } from './services/accounts.js';
 import { loadKey } from './auth/keys.js';
 import { loadOrCreateStoreCredentials, type RunningObjectStore } from '../objectstore/index.js';
 import { startObjectStoreThread } from '../objectstore/thread.js';
+import { boundHeapGrowth } from '../threads/heapGrowth.js';
 import { inProcessNotifier } from './events/notifier.js';
 import { postgresNotifier } from './events/pgNotifier.js';
 import { partProgress, type PartProgress } from './events/partProgress.js';
@@ -70,6 +71,7 @@ function holdDataDir(dataDir: string): { release(): void } {
 
 export async function startHostedService(config: HostedConfig, log: Logger = pino({ level: config.logLevel })): Promise<RunningHosted> {
   await fs.mkdir(config.dataDir, { recursive: true });
+  boundHeapGrowth();
   const embedded = !config.s3;
   const cleanups: (() => Promise<unknown> | unknown)[] = [];
   if (embedded) cleanups.push(holdDataDir(config.dataDir).release);

@@ -31,15 +31,11 @@ export async function startObjectStoreThread(opts: Omit<ObjectStoreOptions, 'log
   // service's own isolate marks that way too (a pause of 5-15 ms now and then);
   // set before the store's isolate exists.
   setFlagsFromString('--no-incremental-marking');
-  // Without incremental marking V8's memory reducer never runs, and an old generation
-  // grows to up to 4x its live objects before it is marked: the service's isolate
-  // (about 45 MB live at a million files) reached 210 MB, and kept it when idle. A
-  // growing factor of 1.5 holds both isolates near their live size (the service's peak
-  // RSS -100 MiB at a million files, about 10% more of its CPU while registering; the
-  // store's CPU per uploaded GiB alike: docs/benchmarks.md, bench:files). The store's
-  // young generation is capped at 16 MB (V8 grows it to 32 MB under many small
-  // requests): its objects live for one request.
-  setFlagsFromString('--heap-growing-percent=50');
+  // Without incremental marking V8's memory reducer never runs, and an old
+  // generation grows to up to 4x its live objects before it is marked: the service
+  // bounds that for the whole process (startHostedService, threads/heapGrowth.ts).
+  // The store's young generation is capped at 16 MB (V8 grows it to 32 MB under
+  // many small requests): its objects live for one request.
   const workerData: ThreadOptions = { ...rest, logLevel: opts.logLevel ?? 'info', reportParts: onPartStored !== undefined };
   const worker = new Worker(entry(), { workerData, resourceLimits: { maxYoungGenerationSizeMb: 16 } });
   const pending = new Map<number, { ok: (v: unknown) => void; fail: (e: Error) => void }>();
