@@ -6,7 +6,7 @@ import type { HostedHttp } from '../../client/http.js';
 import { HostedApiError } from '../../client/http.js';
 import { fileDownloadUrl, fileDownloadUrls, resolveLink } from '../../client/downloads.js';
 import { MAX_FILES_PER_DOWNLOAD_URLS } from '../../api/hosted/files.js';
-import { Gatherer } from './gather.js';
+import { Gatherer, PACKAGE_CALL_GAP_MS } from './gather.js';
 
 export interface LinkCredentials {
   linkId: string;
@@ -46,7 +46,7 @@ export class DownloadSource {
         });
       },
       alone: (c) => fileDownloadUrl(this.http, this.link.packageId, c.fileId, c.token),
-    }, MAX_FILES_PER_DOWNLOAD_URLS);
+    }, MAX_FILES_PER_DOWNLOAD_URLS, PACKAGE_CALL_GAP_MS);
   }
 
   /** A fresh pre-signed URL for one file. */

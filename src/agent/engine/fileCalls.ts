@@ -6,7 +6,7 @@
 import { HostedApiError, type HostedHttp } from '../../client/http.js';
 import { finalizeFile, finalizeFiles, registerFile, registerFiles, type RegisterFileAnswer } from '../../client/uploads.js';
 import { MAX_FILES_PER_FINALIZE, MAX_FILES_PER_REGISTER, type FinalizeFileBody, type RegisterFileBody, type RegisterFileQuery } from '../../api/hosted/files.js';
-import { Gatherer, type Outcome } from './gather.js';
+import { Gatherer, PACKAGE_CALL_GAP_MS, type Outcome } from './gather.js';
 import { isTransientStatus, retrying, type RetryScope } from './retry.js';
 import type { Target } from './outages.js';
 
@@ -48,6 +48,7 @@ export class FileCalls {
         alone: (r) => retried(() => registerFile(hosted, packageId, r.body, call, r.q)),
       },
       MAX_FILES_PER_REGISTER,
+      PACKAGE_CALL_GAP_MS,
     );
     this.finalizes = new Gatherer<Finalize, void>(
       {
@@ -59,6 +60,7 @@ export class FileCalls {
         alone: (f) => retried(() => finalizeFile(hosted, packageId, f.fileId, f.body, call)),
       },
       MAX_FILES_PER_FINALIZE,
+      PACKAGE_CALL_GAP_MS,
     );
   }
 

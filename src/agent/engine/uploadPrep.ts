@@ -15,9 +15,10 @@ import type { PendingFiles } from './pendingFiles.js';
  * Files registered at once. A small file is mostly round trips (register, PUT,
  * finalize), so many of them must be on their way together for the service and
  * the store, not the latency, to set the pace; and registrations that come
- * together go in one request (fileCalls.ts).
+ * together go in one request (fileCalls.ts), at most one every
+ * PACKAGE_CALL_GAP_MS, so a batch must find many files waiting.
  */
-const PREP_WORKERS = 16;
+const PREP_WORKERS = 64;
 
 export interface PrepSide extends ServiceSide {
   db: AgentDb;
@@ -52,7 +53,8 @@ export class PrepPool {
   ) {}
 
   private get window(): number {
-    return Math.max(PREP_WORKERS, this.e.concurrency * 4);
+    // A file stays in the window until its finalize, which waits for its gathered request.
+    return Math.max(PREP_WORKERS, this.e.concurrency * 8);
   }
 
   /** Lets waiting workers look again: the window has room, or the run stopped. */
