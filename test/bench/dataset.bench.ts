@@ -42,7 +42,7 @@ const { values: opt } = parseArgs({
   options: {
     files: { type: 'string' }, size: { type: 'string' }, folders: { type: 'string' }, concurrency: { type: 'string' },
     million: { type: 'boolean' }, kill: { type: 'boolean' }, 'up-only': { type: 'boolean' }, 'cpu-prof': { type: 'string' },
-    window: { type: 'boolean' }, 'no-rclone': { type: 'boolean' },
+    window: { type: 'boolean' }, 'no-rclone': { type: 'boolean' }, warmup: { type: 'string' },
   },
 });
 const num = (flag: string | undefined, env: string | undefined, dflt: number): number => {
@@ -58,6 +58,13 @@ const kill = Boolean(opt.kill || opt.million);
 /** The upload half alone (both peers): the agent's and the service's memory and pace on the way up. */
 const upOnly = Boolean(opt['up-only']);
 const withRclone = !opt['no-rclone'];
+/**
+ * Files sent once, untimed, through the agent (and rclone) before the timed runs:
+ * the agent's and the service's JavaScript is optimized by V8 as it runs, while
+ * rclone is compiled ahead of time (as `npm run bench` gives each side a first pass).
+ */
+const warmupFiles = Number(opt.warmup ?? process.env.BENCH_DATASET_WARMUP ?? Math.min(2000, files));
+if (!Number.isInteger(warmupFiles) || warmupFiles < 0) throw new Error(`--warmup: not a whole number: ${opt.warmup}`);
 /** The agent's flags: with --window it serves the app's UI too. */
 const agentFlags: Record<string, string | true> = { concurrency: String(concurrency), ...(opt.window ? { ui: true as const } : {}) };
 /** Upper bound on any one wait: a stuck transfer ends the run instead of hanging it. */
@@ -107,7 +114,7 @@ async function killHalfWay(p: Procs, work: string, follow: Follower, uploadId: s
   await waitShare(follow, uploadId, 0.5, WAIT_MS);
   const rssBeforeKill = await peakRss(p.agent.pid);
   agentCpuGone += (await p.agent.cpu()) ?? 0;
-  process.kill(p.agent.pid, 'SIGKILL');
+  p.agent.kill('SIGKILL');
   await p.agent.stop();
   const done = finalizedKeys(p.svc, packageId);
   p.store!.mark();
@@ -115,6 +122,17 @@ async function killHalfWay(p: Procs, work: string, follow: Follower, uploadId: s
   const t = performance.now();
   p.agent = await startAgentProcess(work, p.svc.url, agentFlags, p.agent.configDir);
   return { done, check: { finalizedAtKill: done.size, putsAfter: 0, resent: 0, restartMs: performance.now() - t, rssBeforeKill, completed: false } };
+}
+
+/** A Link to the agent's upload, downloaded through the agent into `to` (made); answers the download's id once complete. */
+async function downloadThrough(agentUrl: string, follow: Follower, uploadId: string, to: string): Promise<string> {
+  const link = await call(agentUrl, 'POST', `/uploads/${uploadId}/link`, { body: {} });
+  if (link.status !== 201) throw new Error(`POST /uploads/{id}/link: ${link.status} ${JSON.stringify(link.body)}`);
+  await mkdir(to);
+  const d = await call(agentUrl, 'POST', '/downloads', { body: { url: link.body.url, dst_folder: to, create_package_folder: false } });
+  if (d.status !== 201 && d.status !== 200) throw new Error(`POST /downloads: ${d.status} ${JSON.stringify(d.body)}`);
+  await waitFor(agentUrl, follow, 'downloads', d.body.download_id, ['complete'], WAIT_MS);
+  return d.body.download_id as string;
 }
 
 async function main(): Promise<void> {
@@ -185,6 +203,16 @@ async function main(): Promise<void> {
 
     let uploadId = '';
     follow = await followAgent(agent.url);
+    const warm = join(work, 'warmup');
+    let warmUploadId = '';
+    if (warmupFiles > 0) {
+      await makeDataset(warm, { files: warmupFiles, size, folders: Math.ceil(warmupFiles / 100) });
+      const r = await call(agent.url, 'POST', '/uploads?files=false', { body: { team_id: teams.body[0].id, paths: [warm] } });
+      if (r.status !== 201) throw new Error(`warm-up POST /uploads: ${r.status} ${JSON.stringify(r.body)}`);
+      warmUploadId = r.body.upload_id;
+      await waitFor(agent.url, follow, 'uploads', warmUploadId, ['complete'], WAIT_MS);
+      console.log(`  warm-up: ${warmupFiles} files through the agent, untimed`);
+    }
     const watch = opt.window ? await WindowWatch.launch() : undefined;
     closeWindow = () => watch?.close();
     await watch?.open(agent.url);
@@ -223,21 +251,18 @@ async function main(): Promise<void> {
       p.agent = await startAgentProcess(work, p.svc.url, agentFlags, p.agent.configDir);
       follow = await followAgent(p.agent.url);
       await watch?.open(p.agent.url);
+      // The fresh agent's own first pass: the warm-up Package comes back through it, untimed.
+      if (warmUploadId) await downloadThrough(p.agent.url, follow, warmUploadId, join(work, 'warmup-download'));
     }
 
     if (!upOnly) await timed('agent download', async (done) => {
-      const link = await call(p!.agent.url, 'POST', `/uploads/${uploadId}/link`, { body: {} });
-      if (link.status !== 201) throw new Error(`POST /uploads/{id}/link: ${link.status} ${JSON.stringify(link.body)}`);
       const to = join(work, 'agent-download');
-      await mkdir(to);
-      const d = await call(p!.agent.url, 'POST', '/downloads', { body: { url: link.body.url, dst_folder: to, create_package_folder: false } });
-      if (d.status !== 201 && d.status !== 200) throw new Error(`POST /downloads: ${d.status} ${JSON.stringify(d.body)}`);
-      await waitFor(p!.agent.url, follow!, 'downloads', d.body.download_id, ['complete'], WAIT_MS);
+      const downloadId = await downloadThrough(p!.agent.url, follow!, uploadId, to);
       await done();
       // Before the list calls, whose whole record (every file) has a peak of its own.
       rss.agentTransfer = await peakRss(p!.agent.pid);
       const window = await watch?.measure(/^Download /);
-      const lists = await listCalls(p!.agent.url, 'downloads', d.body.download_id);
+      const lists = await listCalls(p!.agent.url, 'downloads', downloadId);
       const identical = await compare(join(to, basename(src)));
       await rm(to, { recursive: true, force: true });
       return { identical, lists, window };
@@ -245,6 +270,7 @@ async function main(): Promise<void> {
     rss.agent = await peakRss(p.agent.pid);
 
     const flight = ['--transfers', String(concurrency), '--checkers', String(concurrency)];
+    if (withRclone && warmupFiles > 0) await rcloneMeasured(target, WAIT_MS, ['copy', warm, 'ferry:ferry/warmup-rclone', ...flight]);
     if (withRclone) await timed('rclone upload', async () => {
       const { cpuS } = await rcloneMeasured(target, WAIT_MS, ['copy', src, 'ferry:ferry/dataset-rclone', ...flight]);
       return { identical: true, clientCpuS: cpuS };

@@ -13,6 +13,8 @@ export interface Program {
   pid: number;
   /** CPU seconds (user + system, all threads) the process has used so far; undefined where /proc is missing. */
   cpu(): Promise<number | undefined>;
+  /** Sends `signal` (a benchmark's own SIGKILL): an exit the benchmark asked for is not reported. */
+  kill(signal: NodeJS.Signals): void;
   stop(): Promise<void>;
 }
 
@@ -47,11 +49,22 @@ async function ready(child: Running, msg: string): Promise<Record<string, unknow
 
 function program(child: Running, url: string, cleanup: () => Promise<void>): Program {
   const pid = child.child.pid!;
+  let expected = false;
+  // A process that dies under a run says why: its stderr and last lines, not only the run's "fetch failed".
+  void child.done().then((code) => {
+    if (expected) return;
+    console.log(`ferry ${child.child.spawnargs.slice(-20).find((a) => ['serve', 'agent', 'objectstore'].includes(a)) ?? ''} (pid ${pid}) exited unasked, code ${code} (${child.child.signalCode ?? 'no signal'}); last lines:\n${child.lines.slice(-20).join('\n')}\nstderr:\n${child.stderr().slice(-4000)}`);
+  });
   return {
     url,
     pid,
     cpu: () => cpuOf(pid),
+    kill(signal) {
+      expected = true;
+      process.kill(pid, signal);
+    },
     async stop() {
+      expected = true;
       await child.stop();
       await cleanup();
     },

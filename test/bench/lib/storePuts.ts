@@ -57,6 +57,7 @@ export async function startCountedStore(work: string): Promise<CountedStore> {
     cpu: () => cpuOf(pid),
     mark: () => void (counts = new Map()),
     puts: () => counts,
+    kill: (signal) => void child.kill(signal),
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;
