@@ -8,7 +8,8 @@ import { awsUriEncode, presignedQuery } from '../../sigv4/sign.js';
 
 export type PresignMethod = 'GET' | 'PUT' | 'POST';
 /** `headers`: what the request must carry besides host, signed (lower-case names), e.g. its content-length. */
-export type Presign = (method: PresignMethod, key: string, query: Record<string, string>, expiresIn: number, headers?: Record<string, string>) => Promise<string>;
+/** HEAD too: the service's own size checks (s3.ts objectInfo), never a blueprint. */
+export type Presign = (method: PresignMethod | 'HEAD', key: string, query: Record<string, string>, expiresIn: number, headers?: Record<string, string>) => Promise<string>;
 
 const PROBE_KEY = 'ferry-presign-probe';
 

@@ -11,12 +11,12 @@ import {
   DeleteObjectsCommand,
   GetObjectCommand,
   HeadBucketCommand,
-  HeadObjectCommand,
   ListPartsCommand,
   PutObjectCommand,
   S3Client,
   type Part,
 } from '@aws-sdk/client-s3';
+import { request } from 'undici';
 import type { Blueprint } from '../../api/hosted/blueprint.js';
 import { isMissingUpload } from './failure.js';
 import { createPresigner, type Presign, type PresignMethod } from './presign.js';
@@ -94,7 +94,7 @@ export function createS3Storage(s: S3Settings, blueprintTtlSeconds: number): Sto
   const client = createS3Client(s);
   const Bucket = s.bucket;
   let presigner: Promise<Presign> | undefined;
-  const presign = async (method: PresignMethod, key: string, query: Record<string, string>, expiresIn = blueprintTtlSeconds, headers?: Record<string, string>) => {
+  const presign = async (method: PresignMethod | 'HEAD', key: string, query: Record<string, string>, expiresIn = blueprintTtlSeconds, headers?: Record<string, string>) => {
     presigner ??= createPresigner(client, Bucket, s.region).catch((err: unknown) => {
       presigner = undefined; // the next call tries again
       throw err;
@@ -171,13 +171,17 @@ export function createS3Storage(s: S3Settings, blueprintTtlSeconds: number): Sto
       await client.send(new PutObjectCommand({ Bucket, Key, Body, ContentLength: Body.length }));
     },
     async objectInfo(Key) {
-      try {
-        const head = await client.send(new HeadObjectCommand({ Bucket, Key }));
-        return { size: head.ContentLength ?? 0, etag: head.ETag ?? '' };
-      } catch (err) {
-        if ((err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return null;
-        throw err;
+      // A HEAD signed here and sent over undici: each finalized file of one part asks it,
+      // and the SDK's HeadObject cost about a third of the service's CPU a small file
+      // against an external store (docs/benchmarks.md, bench:dataset --kill).
+      const res = await request(await presign('HEAD', Key, {}, 60), { method: 'HEAD' });
+      await res.body.dump();
+      if (res.statusCode === 404) return null;
+      if (res.statusCode !== 200) {
+        // Shaped as the SDK's errors are, for failure.ts and the logs.
+        throw Object.assign(new Error(`the store answered ${res.statusCode} to HEAD ${Key}`), { name: 'HeadObjectFailed', $metadata: { httpStatusCode: res.statusCode } });
       }
+      return { size: Number(res.headers['content-length'] ?? 0), etag: String(res.headers.etag ?? '') };
     },
     downloadUrl(key, filename, expiresIn) {
       const disposition = `attachment; filename*=UTF-8''${encodeURIComponent(filename)}`;

@@ -10,6 +10,7 @@ import { ownerActor } from '../../helpers/auth.js';
 import { MiB, createPackage, downloadAll, fetchBytes, finalizeFile, finalizePackage, makeLink, putParts, putWith, register, sha256, startUpload, uploadFile } from '../../helpers/flow.js';
 import { call, startTestService, type TestService } from '../../helpers/hosted.js';
 import { SINGLE_PUT } from '../../../src/api/hosted/files.js';
+import { createS3Storage } from '../../../src/hosted/storage/s3.js';
 
 let store: ExternalBucket;
 let svc: TestService;
@@ -123,4 +124,18 @@ test('a download URL from the external store serves byte ranges (206) and names 
   const whole = await fetchBytes(d.body.url);
   expect(whole.headers.get('content-disposition')).toBe(`attachment; filename*=UTF-8''${encodeURIComponent('día 1.bin')}`);
   expect(sha256(whole.data)).toBe(sha256(data));
+});
+
+test("the service's size check of a stored object (a HEAD it signs itself) answers the size and ETag, null when missing, and an error when refused", async () => {
+  const pkg = await createPackage(svc, await ownerActor(svc), { name: 'heads' });
+  const data = Buffer.from('the object the service checks');
+  await uploadFile(svc, pkg, 'checked.txt', '', data);
+  const listed = await store.client.send(new ListObjectsV2Command({ Bucket: store.bucket, Prefix: `packages/${pkg.id}/` }));
+  const key = listed.Contents![0]!.Key!;
+  const info = await svc.ctx.storage.objectInfo(key);
+  expect(info).toEqual({ size: data.length, etag: listed.Contents![0]!.ETag });
+  expect(await svc.ctx.storage.objectInfo(`${key}-missing`)).toBeNull();
+  // A store that refuses: the same bucket, signed with a wrong secret.
+  const wrong = createS3Storage({ endpoint: store.url, region: 'us-east-1', bucket: store.bucket, accessKey: store.accessKey, secretKey: 'not-the-secret', pathStyle: true }, 60);
+  await expect(wrong.objectInfo(key)).rejects.toMatchObject({ $metadata: { httpStatusCode: 403 } });
 });
