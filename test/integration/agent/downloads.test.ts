@@ -87,9 +87,10 @@ describe('downloading a Package tree', () => {
     const notesCached = cachedBytes(path.join(to, relOf(notes)));
     expect(await treeOf(to)).toEqual(expectedTree([big, notes], ['docs/deep']));
     if (typeof bigCached === 'string') skip(`the tree was checked; ${bigCached}`);
-    // 15 ranges of 2 MiB, each dropped once flushed. The kernel skips pages that are busy at
-    // that moment (a neighbour's writeback), so under load a few may stay: never a range's worth.
-    expect(bigCached).toBeLessThan(2 * MiB);
+    // 15 ranges of 2 MiB, each dropped once flushed (30 MiB would stay without it). The kernel
+    // skips pages that are busy at that moment (a neighbour's writeback): 2.07 MiB stayed once
+    // while a million small files were written beside the test. Never a quarter of the file.
+    expect(bigCached).toBeLessThan(big.data.length / 4);
     // One range: kept, every page of it, unless the kernel evicted pages by itself meanwhile.
     if (evicted()) skip('the several-range file was checked; the kernel evicted pages meanwhile, so whether the one-range file stayed cached was not');
     expect(notesCached).toBe(Math.ceil(notes.data.length / 4096) * 4096);
