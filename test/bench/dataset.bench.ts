@@ -124,6 +124,13 @@ async function killHalfWay(p: Procs, work: string, follow: Follower, uploadId: s
   return { done, check: { finalizedAtKill: done.size, putsAfter: 0, resent: 0, restartMs: performance.now() - t, rssBeforeKill, completed: false } };
 }
 
+/** Starts an upload of the folder `dir` through the agent; answers its summary. */
+async function uploadOf(agentUrl: string, teamId: string, dir: string): Promise<{ upload_id: string; package_id: string }> {
+  const r = await call(agentUrl, 'POST', '/uploads?files=false', { body: { team_id: teamId, paths: [dir] } });
+  if (r.status !== 201) throw new Error(`POST /uploads: ${r.status} ${JSON.stringify(r.body)}`);
+  return r.body;
+}
+
 /** A Link to the agent's upload, downloaded through the agent into `to` (made); answers the download's id once complete. */
 async function downloadThrough(agentUrl: string, follow: Follower, uploadId: string, to: string): Promise<string> {
   const link = await call(agentUrl, 'POST', `/uploads/${uploadId}/link`, { body: {} });
@@ -154,7 +161,7 @@ async function main(): Promise<void> {
   let carried = 0;
   let p: Procs | undefined;
   let follow: Follower | undefined;
-  let closeWindow: (() => Promise<void> | undefined) | undefined;
+  let watch: WindowWatch | undefined;
   const src = join(work, 'dataset');
   try {
     let t = performance.now();
@@ -207,21 +214,17 @@ async function main(): Promise<void> {
     let warmUploadId = '';
     if (warmupFiles > 0) {
       await makeDataset(warm, { files: warmupFiles, size, folders: Math.ceil(warmupFiles / 100) });
-      const r = await call(agent.url, 'POST', '/uploads?files=false', { body: { team_id: teams.body[0].id, paths: [warm] } });
-      if (r.status !== 201) throw new Error(`warm-up POST /uploads: ${r.status} ${JSON.stringify(r.body)}`);
-      warmUploadId = r.body.upload_id;
+      warmUploadId = (await uploadOf(agent.url, teams.body[0].id, warm)).upload_id;
       await waitFor(agent.url, follow, 'uploads', warmUploadId, ['complete'], WAIT_MS);
       console.log(`  warm-up: ${warmupFiles} files through the agent, untimed`);
     }
-    const watch = opt.window ? await WindowWatch.launch() : undefined;
-    closeWindow = () => watch?.close();
+    if (opt.window) watch = await WindowWatch.launch();
     await watch?.open(agent.url);
     await timed('agent upload', async (done) => {
-      const r = await call(p!.agent.url, 'POST', '/uploads?files=false', { body: { team_id: teams.body[0].id, paths: [src] } });
-      if (r.status !== 201) throw new Error(`POST /uploads: ${r.status} ${JSON.stringify(r.body)}`);
-      uploadId = r.body.upload_id;
+      const r = await uploadOf(p!.agent.url, teams.body[0].id, src);
+      uploadId = r.upload_id;
       if (kill) {
-        const k = await killHalfWay(p!, work, follow!, uploadId, r.body.package_id);
+        const k = await killHalfWay(p!, work, follow!, uploadId, r.package_id);
         killed = k.check;
         finalizedAtKill = k.done;
         // The old stream ended with its process: its bytes carry over to the restarted agent's.
@@ -261,7 +264,7 @@ async function main(): Promise<void> {
       await done();
       // Before the list calls, whose whole record (every file) has a peak of its own.
       rss.agentTransfer = await peakRss(p!.agent.pid);
-      const window = await watch?.measure(/^Download /);
+      const window = await watch?.measure(`Download ${basename(src)}`);
       const lists = await listCalls(p!.agent.url, 'downloads', downloadId);
       const identical = await compare(join(to, basename(src)));
       await rm(to, { recursive: true, force: true });
@@ -288,7 +291,7 @@ async function main(): Promise<void> {
     errors.push((err as Error).message);
     console.log(`FAILED ${(err as Error).message}`);
   } finally {
-    await closeWindow?.();
+    await watch?.close();
     await follow?.meter.stop();
     await p?.agent.stop();
     await p?.svc.stop();

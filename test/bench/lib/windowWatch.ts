@@ -47,7 +47,7 @@ export class WindowWatch {
   }
 
   /** Once the transfer named `row` ("Upload dataset") is complete: the heap, what came, and its details' first page. */
-  async measure(row: string | RegExp): Promise<WindowFigures> {
+  async measure(row: string): Promise<WindowFigures> {
     const page = this.page!;
     const line = page.getByRole('row', { name: row }).first();
     await line.getByRole('img', { name: 'Complete' }).waitFor({ timeout: WAIT_MS });
