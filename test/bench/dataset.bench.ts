@@ -333,7 +333,8 @@ function report(runs: Run[], rss: Record<string, number | undefined>, killed: Ki
     const paged = w.caption.endsWith(`of ${files.toLocaleString('en')}`);
     console.log(`window, ${r.name}: JS heap ${f(w.heapMiB, 1)} MiB (< 100: ${heapPass ? 'PASS' : 'FAIL'}); ${w.frames} messages, ${f(w.frameBytes / 1000, 1)} kB, largest ${w.largestFrame} B; details "${w.caption}", "${/Page [\d,]+ of [\d,]+/.exec(w.pager)?.[0] ?? w.pager}" (${paged ? 'PASS' : 'FAIL'})`);
   }
-  for (const r of runs) for (const l of r.lists ?? []) console.log(`  ${l.call.padEnd(38)} ${String(l.status).padEnd(4)} ${f(l.bytes / 1000, 1).padStart(10)} kB ${f(l.ms, 1).padStart(8)} ms`);
+  console.log(`\n  ${'list call'.padEnd(38)} ${'HTTP'.padEnd(4)} ${'size'.padStart(13)} ${'first byte'.padStart(11)} ${'whole'.padStart(11)}`);
+  for (const r of runs) for (const l of r.lists ?? []) console.log(`  ${l.call.padEnd(38)} ${String(l.status).padEnd(4)} ${f(l.bytes / 1000, 1).padStart(10)} kB ${f(l.firstMs, 1).padStart(8)} ms ${f(l.ms, 1).padStart(8)} ms`);
   if (killed) {
     const pass = killed.completed && killed.resent === 0;
     console.log(`kill: ${killed.finalizedAtKill} files finalized at the SIGKILL; agent back in ${f(killed.restartMs)} ms; ${killed.putsAfter} PUTs after it (${files - killed.finalizedAtKill} files were left), ${killed.resent} to files already finalized; upload ${killed.completed ? 'complete' : 'NOT complete'}: ${pass ? 'PASS' : 'FAIL'}`);

@@ -1,7 +1,7 @@
 // A download as the REST API and the change feed show it. Its entries live in
 // SQLite (download_items by seq); the job holds only those under way, whose
 // progress moves, so each entry read is its row unless the job holds it.
-import type { DownloadItemState, DownloadRecord, DownloadSummary } from '../../api/agent/downloads.js';
+import type { DownloadItem as DownloadEntry, DownloadItemState, DownloadSummary } from '../../api/agent/downloads.js';
 import type { DownloadFilesPage, IndexedDownloadItem } from '../../api/agent/transfers.js';
 import type { AgentDb } from '../store/db.js';
 import * as store from '../store/downloadStore.js';
@@ -85,16 +85,14 @@ export function downloadSummary(row: DownloadRow, t: DownloadTotals): DownloadSu
   };
 }
 
-/** The spec's record: the summary and every entry (read a page at a time). */
-export function downloadRecord(v: DownloadView, t: DownloadTotals): DownloadRecord {
-  const items: DownloadRecord['items'] = [];
+/** The spec's record's entries, a page at a time, read as they are taken (services/recordText.ts). */
+export function* downloadRecordItems(v: DownloadView): Generator<DownloadEntry[]> {
   for (let after = -1; ; ) {
     const rows = store.itemsAfter(v.db, v.row.id, after, 1000);
-    for (const { index: _, ...rest } of entriesOf(v, rows)) items.push(rest);
-    if (rows.length < 1000) break;
+    yield entriesOf(v, rows).map(({ index: _, ...rest }) => rest);
+    if (rows.length < 1000) return;
     after = rows[rows.length - 1]!.seq;
   }
-  return { ...downloadSummary(v.row, t), items };
 }
 
 /** `limit` entries after the index `after` (-1: from the first). */

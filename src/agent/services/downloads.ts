@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { AgentContext } from '../context.js';
-import type { CreateDownloadBody, CreatedDownload, DownloadRecord, DownloadState, DownloadSummary } from '../../api/agent/downloads.js';
+import type { CreateDownloadBody, CreatedDownload, DownloadState, DownloadSummary } from '../../api/agent/downloads.js';
 import { DEFAULT_RANGE_SIZE } from '../../api/agent/downloads.js';
 import { eachPackageFilesPage, parseLinkUrl } from '../../client/downloads.js';
 import { conflict, invalid, notFound } from '../errors.js';
@@ -18,7 +18,7 @@ import { checkRequestPath, makeFolder } from '../engine/requestPath.js';
 import { createRangeTransport } from '../engine/rangeFetch.js';
 import { TransferFeed } from '../engine/feed.js';
 import { publishChange } from './transferChanges.js';
-import { FILES_PAGE_DEFAULT, type DownloadFilesPage, type IndexedDownloadItem } from '../../api/agent/transfers.js';
+import { FILES_PAGE_DEFAULT, type DownloadFilesPage, type IndexedDownloadItem, type KeepRecord, type StreamedRecord } from '../../api/agent/transfers.js';
 import { QueueFeed } from '../engine/queueFeed.js';
 import { engineTuning } from '../engine/retry.js';
 import { removeQuietly, partPathOf } from '../engine/downloadFiles.js';
@@ -89,11 +89,12 @@ export function createDownloadsService(ctx: AgentContext) {
   };
   const all = () => [...jobs.values()];
 
-  /** Stops and forgets the download; answers its record, or its summary when `withFiles` is false (a record of a million entries is large). */
-  async function removeJob(job: DownloadJob, removeFiles: boolean, withFiles: boolean): Promise<DownloadRecord | DownloadSummary> {
+  /** Stops and forgets the download; answers its summary. `keep`: given its whole record once it has stopped, before its rows go. */
+  async function removeJob(job: DownloadJob, removeFiles: boolean, keep?: KeepRecord): Promise<DownloadSummary> {
     await job.stop();
     jobs.delete(job.id);
-    const answer = withFiles ? job.record() : job.summary();
+    const answer = job.summary();
+    if (keep) await keep(job.record());
     // Partial files cannot be resumed once the record is gone, so they always go; finished files only when asked.
     // A batch at a time, read from the rows before they go: a crash half-way leaves the download listed, to remove again.
     for (const batch of job.entryBatches()) {
@@ -184,10 +185,10 @@ export function createDownloadsService(ctx: AgentContext) {
       }
     },
 
-    list: (): DownloadRecord[] => all().map((j) => j.record()),
+    list: (): StreamedRecord[] => all().map((j) => j.record()),
     /** Every download without its entries (the window's snapshot, `GET /downloads?files=false`). */
     summaries: (): DownloadSummary[] => all().map((j) => j.summary()),
-    get: (id: string): DownloadRecord => jobOf(id).record(),
+    get: (id: string): StreamedRecord => jobOf(id).record(),
     summary: (id: string): DownloadSummary => jobOf(id).summary(),
     /** `limit` entries after the index `after`: GET /downloads/{id}/files. */
     files: (id: string, after = -1, limit = FILES_PAGE_DEFAULT): DownloadFilesPage => jobOf(id).files(after, limit),
@@ -225,13 +226,13 @@ export function createDownloadsService(ctx: AgentContext) {
       await job.cancel();
       return job.summary();
     },
-    /** DELETE /downloads/{id}: its record, or its summary when `withFiles` is false. */
-    remove: (id: string, removeFiles: boolean, withFiles = true) => removeJob(jobOf(id), removeFiles, withFiles),
+    /** DELETE /downloads/{id}: its summary; `keep` is given its whole record. */
+    remove: (id: string, removeFiles: boolean, keep?: KeepRecord) => removeJob(jobOf(id), removeFiles, keep),
     /** DELETE /downloads[?states=]: every download, or those in the given states. */
-    async removeMany(states: DownloadState[] | undefined, removeFiles: boolean, withFiles = true): Promise<(DownloadRecord | DownloadSummary)[]> {
+    async removeMany(states: DownloadState[] | undefined, removeFiles: boolean, keep?: KeepRecord): Promise<DownloadSummary[]> {
       const affected = all().filter((j) => !states || states.includes(j.state));
-      const out: (DownloadRecord | DownloadSummary)[] = [];
-      for (const j of affected) out.push(await removeJob(j, removeFiles, withFiles));
+      const out: DownloadSummary[] = [];
+      for (const j of affected) out.push(await removeJob(j, removeFiles, keep));
       return out;
     },
 

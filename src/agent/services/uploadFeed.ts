@@ -3,13 +3,13 @@
 // sends its changes to the event stream. Apart from uploads.ts, which changes
 // uploads; this only shows them.
 import type { AgentContext } from '../context.js';
-import type { UploadRecord, UploadSummary } from '../../api/agent/uploads.js';
+import type { UploadSummary } from '../../api/agent/uploads.js';
 import type { Waiting } from '../../api/agent/waiting.js';
 import { TransferFeed } from '../engine/feed.js';
 import { QueueFeed } from '../engine/queueFeed.js';
 import { publishChange } from './transferChanges.js';
 import { uploadFilesAt, uploadFilesPage, uploadRecord, uploadSummary } from '../store/uploadView.js';
-import { FILES_PAGE_MAX, type IndexedUploadItem } from '../../api/agent/transfers.js';
+import { FILES_PAGE_MAX, type IndexedUploadItem, type StreamedRecord } from '../../api/agent/transfers.js';
 
 /** `waitingOf`: what the upload's run (or its Package finalize) waits for, if anything. */
 export function createUploadFeed(ctx: AgentContext, waitingOf: (r: UploadSummary) => Waiting | undefined) {
@@ -21,9 +21,10 @@ export function createUploadFeed(ctx: AgentContext, waitingOf: (r: UploadSummary
     const place = r.state === 'transferring' ? ctx.scheduler.queuePlace(r.upload_id) : undefined;
     return { ...r, ...(waiting ? { waiting } : {}), ...(place !== undefined ? { queue_position: place } : {}) };
   }
-  const recordOf = (id: string): UploadRecord | undefined => {
+  /** The spec's record: its summary, its files read as they are sent. */
+  const recordOf = (id: string): StreamedRecord | undefined => {
     const r = uploadRecord(db, id);
-    return r && live(r);
+    return r && { summary: live(r.summary), items: r.items };
   };
   const summaryOf = (id: string): UploadSummary | undefined => {
     const r = uploadSummary(db, id);

@@ -6,7 +6,7 @@ import type { AgentContext } from '../context.js';
 import type { SessionService } from './session.js';
 import { fromHosted } from './session.js';
 import { conflict, notFound } from '../errors.js';
-import type { UploadRecord, UploadState, UploadSummary } from '../../api/agent/uploads.js';
+import type { UploadState, UploadSummary } from '../../api/agent/uploads.js';
 import { completeTeamUpload, createUploadLinks } from './uploadLinks.js';
 import { ObjectHttp } from '../engine/objectHttp.js';
 import { engineTuning } from '../engine/retry.js';
@@ -22,8 +22,8 @@ import {
   setUploadState,
   type UploadRow,
 } from '../store/uploadStore.js';
-import { uploadFilesPage, uploadRecord, uploadSummary } from '../store/uploadView.js';
-import { FILES_PAGE_DEFAULT, type UploadFilesPage } from '../../api/agent/transfers.js';
+import { uploadFilesPage } from '../store/uploadView.js';
+import { FILES_PAGE_DEFAULT, type KeepRecord, type StreamedRecord, type UploadFilesPage } from '../../api/agent/transfers.js';
 
 export function createUploadsService(ctx: AgentContext, session: SessionService) {
   const { db } = ctx;
@@ -108,13 +108,17 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
     startRun(u.id);
   }
 
-  /** Stops and forgets the upload; answers it as it was (with its files, or its summary), undefined when it was gone already (a concurrent delete). */
-  async function removeOne(id: string, files: boolean): Promise<UploadSummary | undefined> {
-    const before = files ? uploadRecord(db, id) : uploadSummary(db, id);
+  /**
+   * Stops and forgets the upload; answers its summary as it was, undefined when it was gone already (a concurrent delete).
+   * `keep`: given its whole record once it has stopped, before its rows go.
+   */
+  async function removeOne(id: string, keep?: KeepRecord): Promise<UploadSummary | undefined> {
+    const before = summaryOf(id);
     if (!before || removing.has(id)) return undefined;
     removing.add(id);
     try {
       await stopRun(id);
+      if (keep) await keep(recordOf(id)!);
       deleteUpload(db, id);
     } finally {
       removing.delete(id);
@@ -134,11 +138,11 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
     create: creation.create,
     createPortal: creation.createPortal,
 
-    list: (): UploadRecord[] => listUploads(db).map((u) => rec(u.id)),
+    list: (): StreamedRecord[] => listUploads(db).map((u) => rec(u.id)),
     /** Every upload without its files (the window's snapshot, `GET /uploads?files=false`). */
     summaries: (): UploadSummary[] => listUploads(db).map((u) => summaryOf(u.id)!),
 
-    get(id: string): UploadRecord {
+    get(id: string): StreamedRecord {
       mustGet(id);
       return rec(id);
     },
@@ -232,18 +236,18 @@ export function createUploadsService(ctx: AgentContext, session: SessionService)
       return sum(id);
     },
 
-    /** Forgets the upload here; its Package stays on the service as it is. Answers its record, or its summary (`files` false). */
-    async remove(id: string, files = true): Promise<UploadSummary> {
-      const gone = await removeOne(id, files);
+    /** Forgets the upload here; its Package stays on the service as it is. Answers its summary; `keep` is given its whole record. */
+    async remove(id: string, keep?: KeepRecord): Promise<UploadSummary> {
+      const gone = await removeOne(id, keep);
       if (!gone) throw notFound(`upload ${id}`);
       return gone;
     },
 
-    async removeMany(states?: UploadState[], files = true): Promise<UploadSummary[]> {
+    async removeMany(states?: UploadState[], keep?: KeepRecord): Promise<UploadSummary[]> {
       const hit = listUploads(db).filter((u) => !states || states.includes(u.state));
       const out: UploadSummary[] = [];
       for (const u of hit) {
-        const gone = await removeOne(u.id, files);
+        const gone = await removeOne(u.id, keep);
         if (gone) out.push(gone);
       }
       return out;

@@ -1,10 +1,10 @@
 // An upload as the REST API and the event feed show it, read from SQLite: the
 // summary is two rows whatever the file count (its totals are kept:
-// uploadTotals.ts); the files are read whole (the spec's record) or a page at a time.
+// uploadTotals.ts); the files are read a page at a time, for the spec's record too.
 import type { AgentDb } from './db.js';
 import { getUpload, type UploadRow } from './uploadStore.js';
 import { uploadTotals } from './uploadTotals.js';
-import type { UploadItemState, UploadRecord, UploadSummary } from '../../api/agent/uploads.js';
+import type { UploadItem, UploadItemState, UploadSummary } from '../../api/agent/uploads.js';
 import type { IndexedUploadItem, UploadFilesPage } from '../../api/agent/transfers.js';
 
 function itemState(u: UploadRow, done: number, registered: boolean, progress: number): UploadItemState {
@@ -53,12 +53,22 @@ function summaryOf(db: AgentDb, u: UploadRow): UploadSummary {
   };
 }
 
-/** The spec's record: the summary and every file. */
-export function uploadRecord(db: AgentDb, id: string): UploadRecord | undefined {
+/** The spec's record: the summary now, and every file read a page at a time as it is taken (services/recordText.ts). */
+export function uploadRecord(db: AgentDb, id: string): { summary: UploadSummary; items: Iterable<UploadItem[]> } | undefined {
   const u = getUpload(db, id);
-  if (!u) return undefined;
-  const rows = db.sql(`${ITEMS} ORDER BY f.idx`).raw(true).all(id) as ItemRow[];
-  return { ...summaryOf(db, u), items: items(u, rows).map(({ index: _, ...item }) => item) };
+  return u && { summary: summaryOf(db, u), items: recordItems(db, u) };
+}
+
+const RECORD_PAGE = 1000;
+
+function* recordItems(db: AgentDb, u: UploadRow): Generator<UploadItem[]> {
+  const page = db.sql(`${ITEMS} AND f.idx > ? ORDER BY f.idx LIMIT ${RECORD_PAGE}`).raw(true);
+  for (let after = -1; ; ) {
+    const rows = page.all(u.id, after) as ItemRow[];
+    yield items(u, rows).map(({ index: _, ...item }) => item);
+    if (rows.length < RECORD_PAGE) return;
+    after = rows[rows.length - 1]![0];
+  }
 }
 
 /** `limit` files after the index `after` (-1 or absent: from the first). */

@@ -31,6 +31,19 @@ export type IndexedUploadItem = Static<typeof IndexedUploadItem>;
 export const IndexedDownloadItem = Type.Object({ ...Index, ...DownloadItem.properties });
 export type IndexedDownloadItem = Static<typeof IndexedDownloadItem>;
 
+/**
+ * The spec's whole record as the agent sends it: its summary now, its files (in
+ * their order, without `index`) read a page at a time as the text is taken
+ * (agent/server/recordText.ts). A record of a million files is some 200 MB.
+ */
+export interface StreamedRecord {
+  summary: UploadSummary | DownloadSummary;
+  items: Iterable<UploadItem[] | DownloadItem[]>;
+}
+
+/** Given a transfer's whole record while it is removed: its rows go once this resolves. */
+export type KeepRecord = (record: StreamedRecord) => Promise<void>;
+
 /** One page; `next` is the `after` of the following page, null after the last. */
 export const UploadFilesPage = Type.Object({ files: Type.Array(IndexedUploadItem), next: Type.Union([Type.Integer(), Type.Null()]) });
 export type UploadFilesPage = Static<typeof UploadFilesPage>;

@@ -50,21 +50,33 @@ export async function followEvents(agentUrl: string, onData: (data: unknown) => 
   };
 }
 
-export interface Timed { status: number; bytes: number; ms: number; body: any }
+export interface Timed { status: number; bytes: number; ms: number; firstMs: number; body: any }
 
-/** GETs `url`, reading the whole answer; the time includes the body. */
+const KEEP_BODY = 16 << 20;
+
+/** GETs `url`, reading the whole answer: `firstMs` until its status and headers, `ms` until its last byte. A body over 16 MB is counted, not kept (`body` undefined). */
 export async function timedGet(url: string): Promise<Timed> {
   const t = performance.now();
   const res = await fetch(url);
-  const text = await res.text();
+  const firstMs = performance.now() - t;
+  let bytes = 0;
+  let kept: Buffer[] | undefined = [];
+  for await (const chunk of res.body ?? []) {
+    bytes += chunk.length;
+    if (kept && bytes <= KEEP_BODY) kept.push(Buffer.from(chunk));
+    else kept = undefined;
+  }
   const ms = performance.now() - t;
   let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = text;
+  if (kept) {
+    const text = Buffer.concat(kept).toString();
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = text;
+    }
   }
-  return { status: res.status, bytes: Buffer.byteLength(text), ms, body };
+  return { status: res.status, bytes, ms, firstMs, body };
 }
 
 /** Peak resident memory of `pid` in bytes (VmHWM); undefined once it is gone or without /proc. */

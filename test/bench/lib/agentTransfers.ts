@@ -76,7 +76,7 @@ export async function waitShare(f: Follower, id: string, share: number, limitMs:
   }
 }
 
-export interface ListCall { call: string; status: number; bytes: number; ms: number }
+export interface ListCall { call: string; status: number; bytes: number; ms: number; firstMs: number }
 
 /** Times the list calls a client makes of a transfer and of all of them: whole records, summaries, a page of files. */
 export async function listCalls(agentUrl: string, kind: Kind, id: string): Promise<ListCall[]> {
@@ -84,7 +84,7 @@ export async function listCalls(agentUrl: string, kind: Kind, id: string): Promi
   // Summaries and a page first: after a whole record of many files, the agent's GC of it lands in the next call.
   for (const path of [`/${kind}/${id}?files=false`, `/${kind}?files=false`, `/${kind}/${id}/files?limit=500`, `/${kind}/${id}`, `/${kind}`]) {
     const r: Timed = await timedGet(`${agentUrl}${path}`);
-    out.push({ call: `GET ${path.replace(id, '{id}')}`, status: r.status, bytes: r.bytes, ms: r.ms });
+    out.push({ call: `GET ${path.replace(id, '{id}')}`, status: r.status, bytes: r.bytes, ms: r.ms, firstMs: r.firstMs });
   }
   return out;
 }

@@ -1,7 +1,9 @@
 // Transfers of many files (docs/agent-api-notes/transfers.md), against a real
 // service, store and agent: the change events of an upload and of a download
 // rebuild exactly their summaries and their files; the file pages list every
-// file once, in order, while files change state; summaries and pages validate
+// file once, in order, while files change state; the whole records (more files
+// than one of their pages) are sent as they are read and list the same files,
+// and a removal answers the records it removed; summaries and pages validate
 // their input; a transfer nobody follows the files of sends no file changes.
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -12,8 +14,9 @@ import { ownerActor, type Actor } from '../../helpers/auth.js';
 import { changeOf, openEventStream, signInAgent, startTestAgent, summariesOf, type EventStream, type SseMessage, type TestAgent } from '../../helpers/agent.js';
 import { AgentErrorCode } from '../../../src/api/agent/errors.js';
 
-const FOLDERS = 4;
-const PER_FOLDER = 60;
+// More files than a page of the whole record (1,000), so it is read in several.
+const FOLDERS = 11;
+const PER_FOLDER = 100;
 const FILES = FOLDERS * PER_FOLDER;
 
 let svc: TestService;
@@ -31,7 +34,7 @@ beforeAll(async () => {
   src = path.join(tmp, 'dataset');
   for (let d = 0; d < FOLDERS; d++) {
     await fs.mkdir(path.join(src, `d${d}`), { recursive: true });
-    for (let f = 0; f < PER_FOLDER; f++) await fs.writeFile(path.join(src, `d${d}`, `f${f}.bin`), Buffer.alloc(100 + f, d));
+    for (let f = 0; f < PER_FOLDER; f++) await fs.writeFile(path.join(src, `d${d}`, `f${f}.bin`), Buffer.alloc(10 + f, d));
   }
 }, 60_000);
 
@@ -117,6 +120,21 @@ describe('an upload and a download of many files', () => {
     expect(pagesDuring.some((pages) => pages.some((f) => f.state !== 'complete')), 'a page saw files not yet complete').toBe(true);
   });
 
+  test('the whole record is sent as it is read: chunked, with every file once as the pages list them, in the list of all uploads too', async () => {
+    const res = await fetch(`${agent.url}/uploads/${uploadId}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.headers.get('content-length')).toBeNull();
+    expect(res.headers.get('transfer-encoding')).toBe('chunked');
+    const record = (await res.json()) as { items: object[] };
+    const pages = await allPages('uploads', uploadId, 500);
+    expect(record.items.map((item: object, index: number) => ({ index, ...item }))).toEqual(pages);
+    const { items: _, ...rest } = record;
+    expect(rest).toEqual((await call(agent.url, 'GET', `/uploads/${uploadId}?files=false`)).body);
+    const all = (await call(agent.url, 'GET', '/uploads')).body;
+    expect(all.find((u: { upload_id: string }) => u.upload_id === uploadId)).toEqual(record);
+  });
+
   test('a stream that follows no files gets none, only summaries and totals', () => {
     const kinds = new Set(quiet.received.filter((m) => changeOf(m, 'upload', uploadId)).map((m) => m.json.change));
     expect(kinds.has('record')).toBe(true);
@@ -136,9 +154,21 @@ describe('an upload and a download of many files', () => {
     const record = (await call(agent.url, 'GET', `/downloads/${id}`)).body;
     expect(filesOf(events.received, 'download', id)).toEqual(record.items.map((item: object, index: number) => ({ index, ...item })));
     expect(await allPages('downloads', id, 50)).toEqual(record.items.map((item: object, index: number) => ({ index, ...item })));
-    // Removed: one `removed` change, and the summary is gone.
-    expect((await call(agent.url, 'DELETE', `/downloads/${id}`)).status).toBe(200);
+    // Removed: the answer is the whole record as it was, one `removed` change, and the download is gone.
+    const gone = await call(agent.url, 'DELETE', `/downloads/${id}`);
+    expect(gone.status).toBe(200);
+    expect(gone.body).toEqual(record);
     await events.next((m) => changeOf(m, 'download', id) && m.json.change === 'removed');
+    expect((await call(agent.url, 'GET', `/downloads/${id}`)).status).toBe(404);
+  });
+
+  test('DELETE /uploads answers the whole records it removed, written aside before their rows went', async () => {
+    const before = (await call(agent.url, 'GET', `/uploads/${uploadId}`)).body;
+    const gone = await call(agent.url, 'DELETE', '/uploads?states=complete');
+    expect(gone.status).toBe(200);
+    expect(gone.body).toEqual([before]);
+    expect((await call(agent.url, 'GET', `/uploads/${uploadId}`)).status).toBe(404);
+    expect((await fs.readdir(os.tmpdir())).filter((f) => f.startsWith('ferry-record-'))).toEqual([]);
   });
 });
 
@@ -155,11 +185,14 @@ describe('bad input', () => {
     expect(r.body).toMatchObject({ code: AgentErrorCode.badRequest, message: expect.any(String) });
   });
 
-  test('pages and summaries of a transfer that does not exist: 404', async () => {
-    for (const url of ['/uploads/nope/files', '/downloads/nope/files', '/uploads/nope?files=false', '/downloads/nope?files=false']) {
-      const r = await call(agent.url, 'GET', url);
-      expect(r.status, url).toBe(404);
-      expect(r.body.code, url).toBe(AgentErrorCode.notFound);
+  test('pages, summaries, records and removals of a transfer that does not exist: 404', async () => {
+    for (const url of ['/uploads/nope/files', '/downloads/nope/files', '/uploads/nope?files=false', '/downloads/nope?files=false', '/uploads/nope', '/downloads/nope']) {
+      for (const method of ['GET', 'DELETE'] as const) {
+        if (method === 'DELETE' && url.includes('/files')) continue;
+        const r = await call(agent.url, method, url);
+        expect(r.status, `${method} ${url}`).toBe(404);
+        expect(r.body.code, `${method} ${url}`).toBe(AgentErrorCode.notFound);
+      }
     }
   });
 });

@@ -11,7 +11,8 @@ import {
   DownloadRecord,
 } from '../../../api/agent/downloads.js';
 import { DownloadFilesPage, FilesQuery, RecordQuery } from '../../../api/agent/transfers.js';
-import { recordsOrSummaries, summaries } from './summaries.js';
+import { jsonText, recordsOrSummaries, removedRecords, summaries } from './recordAnswers.js';
+import { recordsText } from '../recordText.js';
 
 const routes: AgentRouteModule = (app, services) => {
   const downloads = services.downloads;
@@ -22,9 +23,9 @@ const routes: AgentRouteModule = (app, services) => {
     return reply.code(201).send(created);
   });
 
-  // `files=false`: the summaries (no `items`), which the record's response schema would not let through.
+  // `files=false`: the summaries (no `items`); else the whole records, made as they are sent.
   app.get('/downloads', { schema: { querystring: RecordQuery, response: { 200: DownloadList } } }, async (req, reply) =>
-    req.query.files === false ? summaries(reply, downloads.summaries()) : downloads.list(),
+    req.query.files === false ? summaries(reply, downloads.summaries()) : jsonText(reply, recordsText(downloads.list(), true)),
   );
 
   app.get('/downloads/:download_id', { schema: { params: DownloadParams, querystring: RecordQuery, response: { 200: DownloadRecord } } }, async (req, reply) =>
@@ -57,19 +58,22 @@ const routes: AgentRouteModule = (app, services) => {
     one(reply, req.query, (await downloads.cancel(req.params.download_id)).download_id),
   );
 
+  // A removal answers what it removed: the summaries, or the whole records written aside before the rows went.
   app.delete(
     '/downloads/:download_id',
     { schema: { params: DownloadParams, querystring: DeleteDownloadQuery, response: { 200: DownloadRecord } } },
     async (req, reply) => {
-      const gone = await downloads.remove(req.params.download_id, req.query.remove_files ?? false, req.query.files !== false);
-      return req.query.files === false ? summaries(reply, gone) : (gone as DownloadRecord);
+      const removeFiles = req.query.remove_files ?? false;
+      if (req.query.files === false) return summaries(reply, await downloads.remove(req.params.download_id, removeFiles));
+      return removedRecords(reply, false, (keep) => downloads.remove(req.params.download_id, removeFiles, keep));
     },
   );
 
   app.delete('/downloads', { schema: { querystring: DeleteDownloadsQuery, response: { 200: DownloadList } } }, async (req, reply) => {
     const states = req.query.states ? ([...new Set(req.query.states.split(','))] as DownloadState[]) : undefined;
-    const gone = await downloads.removeMany(states, req.query.remove_files ?? false, req.query.files !== false);
-    return req.query.files === false ? summaries(reply, gone) : (gone as DownloadRecord[]);
+    const removeFiles = req.query.remove_files ?? false;
+    if (req.query.files === false) return summaries(reply, await downloads.removeMany(states, removeFiles));
+    return removedRecords(reply, true, (keep) => downloads.removeMany(states, removeFiles, keep));
   });
 };
 export default routes;

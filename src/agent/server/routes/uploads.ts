@@ -17,7 +17,8 @@ import {
   type UploadSummary,
 } from '../../../api/agent/uploads.js';
 import { FilesQuery, RecordQuery, UploadFilesPage } from '../../../api/agent/transfers.js';
-import { recordsOrSummaries, summaries } from './summaries.js';
+import { jsonText, recordsOrSummaries, removedRecords, summaries } from './recordAnswers.js';
+import { recordsText } from '../recordText.js';
 
 const routes: AgentRouteModule = (app, services) => {
   const uploads = services.uploads;
@@ -35,9 +36,9 @@ const routes: AgentRouteModule = (app, services) => {
     return one(reply.code(201), req.query, made.upload_id);
   });
 
-  // `files=false`: the summaries (no `items`), which the record's response schema would not let through.
+  // `files=false`: the summaries (no `items`); else the whole records, made as they are sent.
   app.get('/uploads', { schema: { querystring: RecordQuery, response: { 200: UploadList } } }, async (req, reply) =>
-    req.query.files === false ? summaries(reply, uploads.summaries()) : uploads.list(),
+    req.query.files === false ? summaries(reply, uploads.summaries()) : jsonText(reply, recordsText(uploads.list(), true)),
   );
 
   app.get('/uploads/:upload_id', { schema: { params: UploadParams, querystring: RecordQuery, response: { 200: UploadRecord } } }, async (req, reply) =>
@@ -68,13 +69,15 @@ const routes: AgentRouteModule = (app, services) => {
     one(reply, req.query, (await uploads.cancel(req.params.upload_id)).upload_id),
   );
 
+  // A removal answers what it removed: the summaries, or the whole records written aside before the rows went.
   app.delete('/uploads', { schema: { querystring: DeleteUploadsQuery, response: { 200: UploadList } } }, async (req, reply) => {
-    const gone = await uploads.removeMany(req.query.states ? (req.query.states.split(',') as UploadState[]) : undefined, req.query.files !== false);
-    return req.query.files === false ? summaries(reply, gone) : (gone as UploadRecord[]);
+    const states = req.query.states ? (req.query.states.split(',') as UploadState[]) : undefined;
+    if (req.query.files === false) return summaries(reply, await uploads.removeMany(states));
+    return removedRecords(reply, true, (keep) => uploads.removeMany(states, keep));
   });
   app.delete('/uploads/:upload_id', { schema: { params: UploadParams, querystring: RecordQuery, response: { 200: UploadRecord } } }, async (req, reply) => {
-    const gone = await uploads.remove(req.params.upload_id, req.query.files !== false);
-    return req.query.files === false ? summaries(reply, gone) : (gone as UploadRecord);
+    if (req.query.files === false) return summaries(reply, await uploads.remove(req.params.upload_id));
+    return removedRecords(reply, false, (keep) => uploads.remove(req.params.upload_id, keep));
   });
 
   app.post('/uploads/:upload_id/finalize', { schema: { params: UploadParams, response: { 200: FinalizeAnswer } } }, async (req) =>
