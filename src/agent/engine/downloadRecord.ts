@@ -85,7 +85,7 @@ export function downloadSummary(row: DownloadRow, t: DownloadTotals): DownloadSu
   };
 }
 
-/** The spec's record's entries, a page at a time, read as they are taken (services/recordText.ts). */
+/** The spec's record's entries, a page at a time, read as they are taken (server/recordText.ts). */
 export function* downloadRecordItems(v: DownloadView): Generator<DownloadEntry[]> {
   for (let after = -1; ; ) {
     const rows = store.itemsAfter(v.db, v.row.id, after, 1000);

@@ -10,6 +10,7 @@ import { migrations } from './migrations.js';
 import { createWalkStage } from './walkStage.js';
 import { createDownloadStage } from './downloadStage.js';
 import { WalSync } from './walSync.js';
+import { useWal } from '../../sqlite/wal.js';
 import { statementCache } from '../../sqlite/statements.js';
 import { HeldElsewhereError, openExclusive } from '../../sqlite/exclusive.js';
 
@@ -43,9 +44,8 @@ export function openAgentDb(file: string): AgentDb {
     if (!(err instanceof HeldElsewhereError)) throw err;
     throw new ConfigDirInUseError(`another ferry agent is using ${path.dirname(file)} (its agent.db is locked); stop it, or give this one another --config-dir`);
   }
-  db.pragma('journal_mode = WAL');
-  // NORMAL: no fsync in each commit; synced() flushes the WAL for those that must survive power loss.
-  db.pragma('synchronous = NORMAL');
+  // No fsync in each commit; synced() flushes the WAL for those that must survive power loss.
+  useWal(db);
   db.pragma('foreign_keys = ON');
   migrate(db);
   createWalkStage(db);

@@ -53,7 +53,7 @@ function summaryOf(db: AgentDb, u: UploadRow): UploadSummary {
   };
 }
 
-/** The spec's record: the summary now, and every file read a page at a time as it is taken (services/recordText.ts). */
+/** The spec's record: the summary now, and every file read a page at a time as it is taken (server/recordText.ts). */
 export function uploadRecord(db: AgentDb, id: string): { summary: UploadSummary; items: Iterable<UploadItem[]> } | undefined {
   const u = getUpload(db, id);
   return u && { summary: summaryOf(db, u), items: recordItems(db, u) };

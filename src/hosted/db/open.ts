@@ -6,6 +6,7 @@ import type { Database } from './schema.js';
 import { migrate } from './migrations.js';
 import { statementCache } from '../../sqlite/statements.js';
 import { sqliteOptions } from '../../sqlite/binding.js';
+import { useWal } from '../../sqlite/wal.js';
 
 export type Db = Kysely<Database>;
 
@@ -16,8 +17,7 @@ export interface OpenedDb {
 
 export function openDatabase(file: string): OpenedDb {
   const sqlite = new SQLite(file, sqliteOptions());
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = NORMAL');
+  useWal(sqlite);
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   migrate(sqlite);

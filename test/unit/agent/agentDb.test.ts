@@ -1,12 +1,14 @@
 // The agent database's later commits (AgentDb.soon): writes of one turn of the
 // event loop share one transaction, are visible at once on the connection,
 // and are committed when the turn ends or when synced() is called; a commit
-// that fails is reported by the next synced().
+// that fails is reported by the next synced(); the write-ahead log gives its
+// size back after a large transaction.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openAgentDb, type AgentDb } from '../../../src/agent/store/db.js';
+import { WAL_SIZE_LIMIT } from '../../../src/sqlite/wal.js';
 
 let dir: string;
 let db: AgentDb;
@@ -65,5 +67,24 @@ describe('AgentDb.soon', () => {
     await expect(db.synced()).rejects.toThrow(/FOREIGN KEY/);
     expect((db.prepare('SELECT COUNT(*) AS n FROM child').get() as { n: number }).n).toBe(0);
     await expect(db.synced()).resolves.toBeUndefined();
+  });
+});
+
+describe('the write-ahead log', () => {
+  it('goes back to at most WAL_SIZE_LIMIT once checkpointed after one large transaction', () => {
+    const wal = path.join(dir, 'agent.db-wal');
+    const row = 'x'.repeat(4000);
+    db.exec('CREATE TABLE big (v TEXT)');
+    const insert = db.prepare('INSERT INTO big VALUES (?)');
+    // One transaction larger than the limit: the log holds all of it until it commits.
+    const rows = Math.ceil((WAL_SIZE_LIMIT * 1.5) / row.length);
+    db.transaction(() => {
+      for (let i = 0; i < rows; i++) insert.run(row);
+    })();
+    expect(fs.statSync(wal).size).toBeGreaterThan(WAL_SIZE_LIMIT);
+    db.pragma('wal_checkpoint(PASSIVE)');
+    // The next write starts the log again from its beginning, and cuts it to the limit.
+    db.prepare('INSERT INTO t VALUES (1)').run();
+    expect(fs.statSync(wal).size).toBeLessThanOrEqual(WAL_SIZE_LIMIT);
   });
 });
