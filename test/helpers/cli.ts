@@ -20,6 +20,8 @@ export interface FerryOptions {
   built?: boolean;
   /** A bundle of the caller's own (scripts/build.mjs's buildCli into another folder), run instead. */
   bundle?: string;
+  /** Keep only the last this many lines of stdout (a benchmark's service logs a line per request); all when absent. */
+  keepLines?: number;
 }
 
 /** Newest modification time of the files under dir, in ms. */
@@ -91,6 +93,7 @@ export function startFerry(args: string[], env: Record<string, string | undefine
       lines.push(line);
       for (const w of [...waiters]) if (w.match(line)) { waiters.splice(waiters.indexOf(w), 1); w.resolve(line); }
     }
+    if (opts.keepLines !== undefined && lines.length > 2 * opts.keepLines) lines.splice(0, lines.length - opts.keepLines);
   });
   return {
     child,

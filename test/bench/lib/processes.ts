@@ -26,6 +26,9 @@ export interface ServedService extends Program {
 
 const TICKS_PER_SECOND = 100;
 
+/** The stdout lines a benchmark keeps of each program (the last ones, printed if it exits unasked): a line per request would grow without end. */
+const KEEP_LINES = 2000;
+
 /** CPU seconds (user + system) process `pid` has spent; undefined where /proc cannot tell. */
 export async function cpuOf(pid: number): Promise<number | undefined> {
   try {
@@ -80,7 +83,7 @@ export async function startServedService(work: string, extra: string[] = [], { b
   await prepare?.(dataDir);
   const owner = { email: 'bench@example.com', password: 'bench password 1' };
   const child = startFerry(['serve', '--listen', '127.0.0.1:0', '--s3-listen', '127.0.0.1:0', '--data-dir', dataDir,
-    '--init-owner', `${owner.email}:${owner.password}`, '--log-level', 'info', ...extra], {}, { built });
+    '--init-owner', `${owner.email}:${owner.password}`, '--log-level', 'info', ...extra], {}, { built, keepLines: KEEP_LINES });
   const line = await ready(child, 'ferry hosted service ready');
   const p = program(child, String(line.url), () => rm(dataDir, { recursive: true, force: true }));
   return { ...p, s3Url: String(line.s3), dataDir, owner };
@@ -95,7 +98,7 @@ export async function startAgentProcess(work: string, hostedUrl: string, flags: 
   configDir ??= await mkdtemp(join(work, 'agent-'));
   const args = ['agent', '--listen', '127.0.0.1:0', '--config-dir', configDir, '--hosted-url', hostedUrl, '--log-level', 'info'];
   for (const [k, v] of Object.entries(flags)) args.push(...(v === true ? [`--${k}`] : [`--${k}`, v]));
-  const child = startFerry(args, {}, { built: true });
+  const child = startFerry(args, {}, { built: true, keepLines: KEEP_LINES });
   const line = await ready(child, 'ferry agent ready');
   const dir = configDir;
   return { ...program(child, String(line.url), () => (keep ? Promise.resolve() : rm(dir, { recursive: true, force: true }))), configDir: dir };
@@ -110,7 +113,7 @@ export interface StoreProgram extends Program {
 export async function startStoreProcess(work: string, { built = true } = {}): Promise<StoreProgram> {
   const dataDir = await mkdtemp(join(work, 'store-'));
   const keys = { access: 'bench', secret: randomBytes(16).toString('hex') };
-  const child = startFerry(['objectstore', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--access-key', keys.access, '--log-level', 'info'], { FERRY_OBJECTSTORE_SECRET_KEY: keys.secret }, { built });
+  const child = startFerry(['objectstore', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--access-key', keys.access, '--log-level', 'info'], { FERRY_OBJECTSTORE_SECRET_KEY: keys.secret }, { built, keepLines: KEEP_LINES });
   const line = await ready(child, 'ferry object store ready');
   const url = String(line.url);
   const p = program(child, url, () => rm(dataDir, { recursive: true, force: true }));
