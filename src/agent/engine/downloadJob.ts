@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import type { PartTask, Scheduler, Transfer } from './scheduler.js';
 import type { DownloadSummary } from '../../api/agent/downloads.js';
-import { FILES_PAGE_MAX, type DownloadFilesPage, type IndexedDownloadItem, type StreamedRecord } from '../../api/agent/transfers.js';
+import { FILES_PAGE_MAX, RECORD_PAGE, type DownloadFilesPage, type IndexedDownloadItem, type StreamedRecord } from '../../api/agent/transfers.js';
 import { setMaxListeners } from 'node:events';
 import { DownloadItem } from './downloadItem.js';
 import { targetOf, type DownloadWriter } from './downloadWriter.js';
@@ -17,7 +17,7 @@ import type { AgentDb } from '../store/db.js';
 import * as store from '../store/downloadStore.js';
 import { classify } from './downloadErrors.js';
 import { RangeMismatchError } from './rangeFetch.js';
-import { downloadEntryBatches, downloadFilesAt, downloadFilesPage, downloadOpenFiles, downloadRecordItems, downloadSummary, type DownloadView } from './downloadRecord.js';
+import { downloadEntryBatches, downloadFilesAt, downloadFilesPage, downloadFilePages, downloadOpenFiles, downloadSummary, type DownloadView } from './downloadRecord.js';
 import { DownloadWindow } from './downloadWindow.js';
 import { CANCELED } from '../store/canceledTransfers.js';
 import { RangeRetries } from './downloadRetries.js';
@@ -363,7 +363,7 @@ export class DownloadJob implements Transfer {
 
   /** The spec's record: its summary now, its entries read as they are sent. */
   record(): StreamedRecord {
-    return { summary: this.summary(), items: downloadRecordItems(this.view) };
+    return { summary: this.summary(), items: downloadFilePages(this.view, RECORD_PAGE) };
   }
 
   summary(): DownloadSummary {

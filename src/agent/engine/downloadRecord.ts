@@ -1,7 +1,7 @@
 // A download as the REST API and the change feed show it. Its entries live in
 // SQLite (download_items by seq); the job holds only those under way, whose
 // progress moves, so each entry read is its row unless the job holds it.
-import type { DownloadItem as DownloadEntry, DownloadItemState, DownloadSummary } from '../../api/agent/downloads.js';
+import type { DownloadItemState, DownloadSummary } from '../../api/agent/downloads.js';
 import type { DownloadFilesPage, IndexedDownloadItem } from '../../api/agent/transfers.js';
 import type { AgentDb } from '../store/db.js';
 import * as store from '../store/downloadStore.js';
@@ -49,17 +49,22 @@ function itemOf(v: DownloadView, item: DownloadItem): IndexedDownloadItem {
   };
 }
 
-/** Rows as entries: the job's own where it holds them, else made from the row and its recorded ranges. */
-/** Every entry (held, or as its row says; no ranges), a batch at a time: the caller may wait between batches. */
-export function* downloadEntryBatches(v: DownloadView, batch = 1000): Generator<DownloadItem[]> {
+/** The download's rows in their order, `size` at a time (`open`: only those not complete). */
+function* rowPages(v: DownloadView, size: number, open = false): Generator<ItemRow[]> {
   for (let after = -1; ; ) {
-    const rows = store.itemsAfter(v.db, v.row.id, after, batch);
-    if (rows.length === 0) return;
-    yield rows.map((r) => v.held(r.seq) ?? new DownloadItem(r, v.row.chunk_size, []));
+    const rows = store.itemsAfter(v.db, v.row.id, after, size, open);
+    if (rows.length > 0) yield rows;
+    if (rows.length < size) return;
     after = rows[rows.length - 1]!.seq;
   }
 }
 
+/** Every entry (held, or as its row says; no ranges), a batch at a time: the caller may wait between batches. */
+export function* downloadEntryBatches(v: DownloadView, batch = 1000): Generator<DownloadItem[]> {
+  for (const rows of rowPages(v, batch)) yield rows.map((r) => v.held(r.seq) ?? new DownloadItem(r, v.row.chunk_size, []));
+}
+
+/** Rows as entries: the job's own where it holds them, else made from the row and its recorded ranges. */
 function entriesOf(v: DownloadView, rows: ItemRow[]): IndexedDownloadItem[] {
   const loose = rows.filter((r) => !v.held(r.seq) && r.state !== 'complete' && r.state !== 'skipped');
   const ranges = store.rangesOf(v.db, v.row.id, loose.map((r) => r.file_id));
@@ -85,14 +90,9 @@ export function downloadSummary(row: DownloadRow, t: DownloadTotals): DownloadSu
   };
 }
 
-/** The spec's record's entries, a page at a time, read as they are taken (server/recordText.ts). */
-export function* downloadRecordItems(v: DownloadView): Generator<DownloadEntry[]> {
-  for (let after = -1; ; ) {
-    const rows = store.itemsAfter(v.db, v.row.id, after, 1000);
-    yield entriesOf(v, rows).map(({ index: _, ...rest }) => rest);
-    if (rows.length < 1000) return;
-    after = rows[rows.length - 1]!.seq;
-  }
+/** Every entry, a page at a time, read as they are taken (the spec's record: server/recordText.ts). */
+export function* downloadFilePages(v: DownloadView, pageSize: number): Generator<IndexedDownloadItem[]> {
+  for (const rows of rowPages(v, pageSize)) yield entriesOf(v, rows);
 }
 
 /** `limit` entries after the index `after` (-1: from the first). */
@@ -109,10 +109,5 @@ export function downloadFilesAt(v: DownloadView, indexes: number[]): IndexedDown
 
 /** Every entry not complete, a page at a time (the feed, when the download's state changed). */
 export function* downloadOpenFiles(v: DownloadView, pageSize: number): Iterable<IndexedDownloadItem[]> {
-  for (let after = -1; ; ) {
-    const rows = store.itemsAfter(v.db, v.row.id, after, pageSize, true);
-    if (rows.length > 0) yield entriesOf(v, rows);
-    if (rows.length < pageSize) return;
-    after = rows[rows.length - 1]!.seq;
-  }
+  for (const rows of rowPages(v, pageSize, true)) yield entriesOf(v, rows);
 }

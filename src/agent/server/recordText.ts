@@ -18,7 +18,8 @@ export function* recordsText(records: Iterable<StreamedRecord>, list: boolean): 
     let any = false;
     for (const page of r.items) {
       if (page.length === 0) continue;
-      const text = JSON.stringify(page);
+      // The spec's items have no `index` (Ferry's place of a file in its pages).
+      const text = JSON.stringify(page.map(({ index: _, ...item }) => item));
       yield `${any ? ',' : ''}${text.slice(1, -1)}`;
       any = true;
     }

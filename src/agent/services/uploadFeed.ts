@@ -8,7 +8,7 @@ import type { Waiting } from '../../api/agent/waiting.js';
 import { TransferFeed } from '../engine/feed.js';
 import { QueueFeed } from '../engine/queueFeed.js';
 import { publishChange } from './transferChanges.js';
-import { uploadFilesAt, uploadFilesPage, uploadRecord, uploadSummary } from '../store/uploadView.js';
+import { uploadFilePages, uploadFilesAt, uploadRecord, uploadSummary } from '../store/uploadView.js';
 import { FILES_PAGE_MAX, type IndexedUploadItem, type StreamedRecord } from '../../api/agent/transfers.js';
 
 /** `waitingOf`: what the upload's run (or its Package finalize) waits for, if anything. */
@@ -36,10 +36,7 @@ export function createUploadFeed(ctx: AgentContext, waitingOf: (r: UploadSummary
     totals: true,
     *files(id, indexes) {
       if (indexes !== 'all') return yield uploadFilesAt(db, id, indexes);
-      for (let after = -1, page; (page = uploadFilesPage(db, id, after, FILES_PAGE_MAX)); after = page.next) {
-        yield page.files.filter((f) => f.state !== 'complete');
-        if (page.next === null) return;
-      }
+      for (const page of uploadFilePages(db, id, FILES_PAGE_MAX)) yield page.filter((f) => f.state !== 'complete');
     },
     followsFiles: (id) => ctx.events.followsFiles(id),
     send: (id, c) => publishChange(ctx.events, 'upload', id, c),

@@ -4,8 +4,8 @@
 import type { AgentDb } from './db.js';
 import { getUpload, type UploadRow } from './uploadStore.js';
 import { uploadTotals } from './uploadTotals.js';
-import type { UploadItem, UploadItemState, UploadSummary } from '../../api/agent/uploads.js';
-import type { IndexedUploadItem, UploadFilesPage } from '../../api/agent/transfers.js';
+import type { UploadItemState, UploadSummary } from '../../api/agent/uploads.js';
+import { RECORD_PAGE, type IndexedUploadItem, type UploadFilesPage } from '../../api/agent/transfers.js';
 
 function itemState(u: UploadRow, done: number, registered: boolean, progress: number): UploadItemState {
   if (done) return 'complete';
@@ -54,20 +54,16 @@ function summaryOf(db: AgentDb, u: UploadRow): UploadSummary {
 }
 
 /** The spec's record: the summary now, and every file read a page at a time as it is taken (server/recordText.ts). */
-export function uploadRecord(db: AgentDb, id: string): { summary: UploadSummary; items: Iterable<UploadItem[]> } | undefined {
+export function uploadRecord(db: AgentDb, id: string): { summary: UploadSummary; items: Iterable<IndexedUploadItem[]> } | undefined {
   const u = getUpload(db, id);
-  return u && { summary: summaryOf(db, u), items: recordItems(db, u) };
+  return u && { summary: summaryOf(db, u), items: uploadFilePages(db, id, RECORD_PAGE) };
 }
 
-const RECORD_PAGE = 1000;
-
-function* recordItems(db: AgentDb, u: UploadRow): Generator<UploadItem[]> {
-  const page = db.sql(`${ITEMS} AND f.idx > ? ORDER BY f.idx LIMIT ${RECORD_PAGE}`).raw(true);
-  for (let after = -1; ; ) {
-    const rows = page.all(u.id, after) as ItemRow[];
-    yield items(u, rows).map(({ index: _, ...item }) => item);
-    if (rows.length < RECORD_PAGE) return;
-    after = rows[rows.length - 1]![0];
+/** Every file, `size` at a time, each page read when it is reached. */
+export function* uploadFilePages(db: AgentDb, id: string, size: number): Generator<IndexedUploadItem[]> {
+  for (let after = -1, page; (page = uploadFilesPage(db, id, after, size)); after = page.next) {
+    yield page.files;
+    if (page.next === null) return;
   }
 }
 

@@ -33,13 +33,17 @@ export type IndexedDownloadItem = Static<typeof IndexedDownloadItem>;
 
 /**
  * The spec's whole record as the agent sends it: its summary now, its files (in
- * their order, without `index`) read a page at a time as the text is taken
- * (agent/server/recordText.ts). A record of a million files is some 200 MB.
+ * their order) read a page at a time as the text is taken; the text leaves out
+ * their `index` (agent/server/recordText.ts). A record of a million files is
+ * some 200 MB.
  */
 export interface StreamedRecord {
   summary: UploadSummary | DownloadSummary;
-  items: Iterable<UploadItem[] | DownloadItem[]>;
+  items: Iterable<IndexedUploadItem[] | IndexedDownloadItem[]>;
 }
+
+/** The files a whole record reads at a time. */
+export const RECORD_PAGE = 1000;
 
 /** Given a transfer's whole record while it is removed: its rows go once this resolves. */
 export type KeepRecord = (record: StreamedRecord) => Promise<void>;

@@ -186,13 +186,14 @@ describe('bad input', () => {
   });
 
   test('pages, summaries, records and removals of a transfer that does not exist: 404', async () => {
-    for (const url of ['/uploads/nope/files', '/downloads/nope/files', '/uploads/nope?files=false', '/downloads/nope?files=false', '/uploads/nope', '/downloads/nope']) {
-      for (const method of ['GET', 'DELETE'] as const) {
-        if (method === 'DELETE' && url.includes('/files')) continue;
-        const r = await call(agent.url, method, url);
-        expect(r.status, `${method} ${url}`).toBe(404);
-        expect(r.body.code, `${method} ${url}`).toBe(AgentErrorCode.notFound);
-      }
+    const calls = [
+      ...['/uploads/nope/files', '/downloads/nope/files'].map((url) => ['GET', url] as const),
+      ...['/uploads/nope?files=false', '/downloads/nope?files=false', '/uploads/nope', '/downloads/nope'].flatMap((url) => [['GET', url] as const, ['DELETE', url] as const]),
+    ];
+    for (const [method, url] of calls) {
+      const r = await call(agent.url, method, url);
+      expect(r.status, `${method} ${url}`).toBe(404);
+      expect(r.body.code, `${method} ${url}`).toBe(AgentErrorCode.notFound);
     }
   });
 });

@@ -11,14 +11,15 @@ import type { StreamedRecord } from '../../../src/api/agent/transfers.js';
 const summary = (id: string) => ({ upload_id: id, name: `name "${id}"`, file_count: 3 }) as unknown as StreamedRecord['summary'];
 const item = (p: string) => ({ path: p, local_path: `/src/${p}`, size: 1, progress: 1, state: 'complete' as const });
 
-/** A record whose pages note when each is read. */
+/** A record whose pages (of files with their `index`, as the views give them) note when each is read. */
 function record(id: string, pages: string[][], read: number[] = []): StreamedRecord {
+  let index = 0;
   return {
     summary: summary(id),
     items: (function* () {
       for (const [i, page] of pages.entries()) {
         read.push(i);
-        yield page.map(item);
+        yield page.map((p) => ({ index: index++, ...item(p) }));
       }
     })(),
   };
@@ -27,7 +28,7 @@ function record(id: string, pages: string[][], read: number[] = []): StreamedRec
 const text = (pieces: Iterable<string>) => [...pieces].join('');
 
 describe('recordsText', () => {
-  test('one record: its summary and the items of every page, empty pages skipped', () => {
+  test('one record: its summary and the items of every page without their index, empty pages skipped', () => {
     expect(JSON.parse(text(recordsText([record('u1', [['a', 'b'], [], ['c']])], false)))).toEqual({ ...summary('u1'), items: ['a', 'b', 'c'].map(item) });
   });
 

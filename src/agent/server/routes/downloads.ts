@@ -11,8 +11,7 @@ import {
   DownloadRecord,
 } from '../../../api/agent/downloads.js';
 import { DownloadFilesPage, FilesQuery, RecordQuery } from '../../../api/agent/transfers.js';
-import { jsonText, recordsOrSummaries, removedRecords, summaries } from './recordAnswers.js';
-import { recordsText } from '../recordText.js';
+import { records, recordsOrSummaries, removedRecords, summaries } from './recordAnswers.js';
 
 const routes: AgentRouteModule = (app, services) => {
   const downloads = services.downloads;
@@ -25,7 +24,7 @@ const routes: AgentRouteModule = (app, services) => {
 
   // `files=false`: the summaries (no `items`); else the whole records, made as they are sent.
   app.get('/downloads', { schema: { querystring: RecordQuery, response: { 200: DownloadList } } }, async (req, reply) =>
-    req.query.files === false ? summaries(reply, downloads.summaries()) : jsonText(reply, recordsText(downloads.list(), true)),
+    req.query.files === false ? summaries(reply, downloads.summaries()) : records(reply, downloads.list(), true),
   );
 
   app.get('/downloads/:download_id', { schema: { params: DownloadParams, querystring: RecordQuery, response: { 200: DownloadRecord } } }, async (req, reply) =>

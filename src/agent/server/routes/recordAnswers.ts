@@ -12,9 +12,9 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 export const summaries = (reply: FastifyReply, value: unknown): FastifyReply =>
   reply.type(JSON_TYPE).serializer((v: unknown) => JSON.stringify(v)).send(value);
 
-/** JSON text from its pieces, sent as the client takes it. */
-export const jsonText = (reply: FastifyReply, pieces: Iterable<string | Buffer> | AsyncIterable<string | Buffer>): FastifyReply =>
-  reply.type(JSON_TYPE).send(Readable.from(pieces, { objectMode: false }));
+/** Whole records, one or a list, made as the client takes the text. */
+export const records = (reply: FastifyReply, recs: StreamedRecord[], list: boolean): FastifyReply =>
+  reply.type(JSON_TYPE).send(Readable.from(recordsText(recs, list), { objectMode: false }));
 
 /**
  * Ferry's `?files=false` on every route that answers records: the spec's record of
@@ -23,9 +23,8 @@ export const jsonText = (reply: FastifyReply, pieces: Iterable<string | Buffer> 
  */
 export function recordsOrSummaries<S>(get: (id: string) => StreamedRecord, summary: (id: string) => S) {
   return {
-    many: (reply: FastifyReply, q: RecordQuery, ids: string[]) =>
-      q.files === false ? summaries(reply, ids.map(summary)) : jsonText(reply, recordsText(ids.map(get), true)),
-    one: (reply: FastifyReply, q: RecordQuery, id: string) => (q.files === false ? summaries(reply, summary(id)) : jsonText(reply, recordsText([get(id)], false))),
+    many: (reply: FastifyReply, q: RecordQuery, ids: string[]) => (q.files === false ? summaries(reply, ids.map(summary)) : records(reply, ids.map(get), true)),
+    one: (reply: FastifyReply, q: RecordQuery, id: string) => (q.files === false ? summaries(reply, summary(id)) : records(reply, [get(id)], false)),
   };
 }
 

@@ -17,8 +17,7 @@ import {
   type UploadSummary,
 } from '../../../api/agent/uploads.js';
 import { FilesQuery, RecordQuery, UploadFilesPage } from '../../../api/agent/transfers.js';
-import { jsonText, recordsOrSummaries, removedRecords, summaries } from './recordAnswers.js';
-import { recordsText } from '../recordText.js';
+import { records, recordsOrSummaries, removedRecords, summaries } from './recordAnswers.js';
 
 const routes: AgentRouteModule = (app, services) => {
   const uploads = services.uploads;
@@ -38,7 +37,7 @@ const routes: AgentRouteModule = (app, services) => {
 
   // `files=false`: the summaries (no `items`); else the whole records, made as they are sent.
   app.get('/uploads', { schema: { querystring: RecordQuery, response: { 200: UploadList } } }, async (req, reply) =>
-    req.query.files === false ? summaries(reply, uploads.summaries()) : jsonText(reply, recordsText(uploads.list(), true)),
+    req.query.files === false ? summaries(reply, uploads.summaries()) : records(reply, uploads.list(), true),
   );
 
   app.get('/uploads/:upload_id', { schema: { params: UploadParams, querystring: RecordQuery, response: { 200: UploadRecord } } }, async (req, reply) =>
