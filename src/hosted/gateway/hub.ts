@@ -106,8 +106,7 @@ export function createGatewayHub(ctx: HostedContext): GatewayHub {
       );
       const before = sessions.get(conn.id);
       sessions.set(conn.id, session);
-      before?.close(GatewayClose.replaced, 'another gateway connected with this id');
-      // Written before the close is handled, so that the state follows the socket that is attached now.
+      // Written before the gateway it replaces is closed, so that once that one sees its close the state is this socket's.
       await ctx.db
         .updateTable('cloud_connections')
         .set({
@@ -119,6 +118,7 @@ export function createGatewayHub(ctx: HostedContext): GatewayHub {
         })
         .where('id', '=', conn.id)
         .execute();
+      before?.close(GatewayClose.replaced, 'another gateway connected with this id');
       void session.closed().then(() => detached(session).catch((err) => ctx.log.error({ err }, 'recording a gateway disconnect failed')));
       for (const w of [...(waiters.get(conn.id) ?? [])]) w(session);
       if (closing) session.close(GatewayClose.shutdown, 'the service is stopping');
