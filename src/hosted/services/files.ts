@@ -8,7 +8,7 @@ import type { FilesTable, PackagesTable } from '../db/schema.js';
 import { SINGLE_PUT, type FileObject, type RegisterFileAnswer, type RegisterFileBody, type RegisterFileQuery } from '../../api/hosted/files.js';
 import type { Blueprint } from '../../api/hosted/blueprint.js';
 import { badRequest, conflict, notFound } from '../errors.js';
-import { newId, nowIso } from '../ids.js';
+import { newOrderedId, nowIso } from '../ids.js';
 import { CHUNK_LIMITS, effectiveChunkSize, partCount, partLength } from './chunks.js';
 import { joinRel, nameProblem, normalizePath, pathProblem } from './relpath.js';
 import { checkPortalFile } from './portalPackages.js';
@@ -74,7 +74,7 @@ export async function prepare(ctx: HostedContext, pkg: Pkg, body: RegisterFileBo
   if (body.kind === 'file') checkChunkLimits(body);
   const path = normalizePath(body.path);
   const now = nowIso();
-  const id = newId('file');
+  const id = newOrderedId('file');
   const isFile = body.kind === 'file';
   const row: FilesTable = {
     id,

@@ -10,7 +10,7 @@ import type { Db } from '../db/open.js';
 import type { FilesTable, PackagesTable } from '../db/schema.js';
 import type { FieldValue } from '../../api/hosted/forms.js';
 import { HttpError } from '../errors.js';
-import { newId } from '../ids.js';
+import { newOrderedId } from '../ids.js';
 import { answeredForm, answersOf, type AnsweredForm, type Answers } from './formResponses.js';
 
 type FileFormat = 'json' | 'csv' | 'xml';
@@ -110,7 +110,7 @@ export async function insertMetadataFiles(trx: Db, packageId: string, prepared: 
   let suffix = '';
   for (let n = 1; prepared.files.some((f) => taken.has(`metadata${suffix}.${f.format}`)); n++) suffix = ` (${n})`;
   const rows: FilesTable[] = prepared.files.map((f) => ({
-    id: newId('file'),
+    id: newOrderedId('file'),
     package_id: packageId,
     kind: 'file',
     name: `metadata${suffix}.${f.format}`,
