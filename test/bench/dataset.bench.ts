@@ -18,8 +18,10 @@
 // --window follows each transfer in the app's window (Chromium, the agent's
 // --ui) and reads its JS heap and the details' first page of files when done;
 // --no-rclone leaves the peer out (the million's targets are the agent's own).
-// Run: npm run bench:dataset -- [--files N] [--size B] [--folders K] [--concurrency C] [--million] [--kill] [--up-only] [--window] [--no-rclone] [--cpu-prof DIR]
-// (env BENCH_DATASET_FILES, BENCH_DATASET_SIZE, BENCH_DATASET_FOLDERS, BENCH_DATASET_CONCURRENCY, BENCH_DIR)
+// --rounds N measures each direction N times, each agent run beside rclone's, and
+// prints each pair's ratio and their median.
+// Run: npm run bench:dataset -- [--files N] [--size B] [--folders K] [--concurrency C] [--rounds N] [--million] [--kill] [--up-only] [--window] [--no-rclone] [--cpu-prof DIR]
+// (env BENCH_DATASET_FILES, BENCH_DATASET_SIZE, BENCH_DATASET_FOLDERS, BENCH_DATASET_CONCURRENCY, BENCH_DATASET_ROUNDS, BENCH_DIR)
 
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
@@ -42,7 +44,7 @@ const { values: opt } = parseArgs({
   options: {
     files: { type: 'string' }, size: { type: 'string' }, folders: { type: 'string' }, concurrency: { type: 'string' },
     million: { type: 'boolean' }, kill: { type: 'boolean' }, 'up-only': { type: 'boolean' }, 'cpu-prof': { type: 'string' },
-    window: { type: 'boolean' }, 'no-rclone': { type: 'boolean' }, warmup: { type: 'string' },
+    window: { type: 'boolean' }, 'no-rclone': { type: 'boolean' }, warmup: { type: 'string' }, rounds: { type: 'string' },
   },
 });
 const num = (flag: string | undefined, env: string | undefined, dflt: number): number => {
@@ -55,6 +57,13 @@ const size = num(opt.size, process.env.BENCH_DATASET_SIZE, opt.million ? 1024 : 
 const folders = num(opt.folders, process.env.BENCH_DATASET_FOLDERS, opt.million ? 10_000 : Math.ceil(files / 100));
 const concurrency = num(opt.concurrency, process.env.BENCH_DATASET_CONCURRENCY, 16);
 const kill = Boolean(opt.kill || opt.million);
+/**
+ * Times each direction is measured, the agent's run and rclone's one after the
+ * other each time: on a shared host a run's pace swings by a third from minute to
+ * minute, so the ratio of a pair measured together, and the median of the
+ * rounds, say more than one run of each.
+ */
+const rounds = num(opt.rounds, process.env.BENCH_DATASET_ROUNDS, 1);
 /** The upload half alone (both peers): the agent's and the service's memory and pace on the way up. */
 const upOnly = Boolean(opt['up-only']);
 const withRclone = !opt['no-rclone'];
@@ -72,7 +81,7 @@ const WAIT_MS = Math.max(30 * 60_000, files * 20);
 
 interface Procs { agent: Program & { configDir: string }; svc: ServedService; store?: CountedStore }
 interface Cpu { agent?: number; service?: number }
-interface Run { name: string; ms: number; cpu: Cpu; eventBytes?: number; identical: boolean; lists?: ListCall[]; window?: WindowFigures }
+interface Run { name: string; round: number; ms: number; cpu: Cpu; eventBytes?: number; identical: boolean; lists?: ListCall[]; window?: WindowFigures }
 /**
  * What a direction's work answers; `done` is called when the transfer is complete,
  * so that the checks after it are not timed. `clientCpuS`: rclone's own CPU (the
@@ -179,7 +188,7 @@ async function main(): Promise<void> {
     const target: RcloneTarget = store ? { s3Url: store.url, creds: { accessKey: store.keys.access, secretKey: store.keys.secret } } : svc;
 
     /** Runs one timed direction; a failure is reported and the next still runs. */
-    const timed = async (name: string, fn: Direction): Promise<void> => {
+    const timed = async (name: string, round: number, fn: Direction): Promise<void> => {
       settleDisk();
       const c0 = await cpuNow(p!);
       const events = () => carried + (follow?.meter.bytes() ?? 0);
@@ -194,11 +203,11 @@ async function main(): Promise<void> {
         if (!end) await done();
         const { clientCpuS, ...rest } = r;
         const cpu = clientCpuS === undefined ? end!.cpu : { ...end!.cpu, agent: clientCpuS };
-        const run: Run = { name, ms: end!.ms, cpu, eventBytes: name.startsWith('agent') ? end!.eventBytes : undefined, ...rest };
+        const run: Run = { name, round, ms: end!.ms, cpu, eventBytes: name.startsWith('agent') ? end!.eventBytes : undefined, ...rest };
         runs.push(run);
-        console.log(`  ${name}: ${f(files / (run.ms / 1000))} files/s, ${r.identical ? 'identical' : 'DIFFERENT'}`);
+        console.log(`  ${name}${rounds > 1 ? ` (round ${round})` : ''}: ${f(files / (run.ms / 1000))} files/s, ${r.identical ? 'identical' : 'DIFFERENT'}`);
       } catch (err) {
-        errors.push(`${name}: ${(err as Error).message}`);
+        errors.push(`${name} (round ${round}): ${(err as Error).message}`);
         console.log(`  ${name}: FAILED ${(err as Error).message}`);
       }
     };
@@ -220,71 +229,81 @@ async function main(): Promise<void> {
     }
     if (opt.window) watch = await WindowWatch.launch();
     await watch?.open(agent.url);
-    await timed('agent upload', async (done) => {
-      const r = await uploadOf(p!.agent.url, teams.body[0].id, src);
-      uploadId = r.upload_id;
-      if (kill) {
-        const k = await killHalfWay(p!, work, follow!, uploadId, r.package_id);
-        killed = k.check;
-        finalizedAtKill = k.done;
-        // The old stream ended with its process: its bytes carry over to the restarted agent's.
-        carried += follow!.meter.bytes();
-        await follow!.meter.stop();
-        follow = await followAgent(p!.agent.url);
-        await watch?.open(p!.agent.url);
-      }
-      await waitFor(p!.agent.url, follow!, 'uploads', uploadId, ['complete'], WAIT_MS);
-      await done();
-      // Before the list calls: the spec's whole record of many files costs the agent more than the upload did.
-      rss.agentUpload = await peakRss(p!.agent.pid);
-      if (killed) killed.completed = true;
-      const window = await watch?.measure(`Upload ${basename(src)}`);
-      return { identical: true, window, lists: await listCalls(p!.agent.url, 'uploads', uploadId) };
-    });
-    if (killed && p.store) {
-      const puts = p.store.puts();
-      killed.putsAfter = [...puts.values()].reduce((a, b) => a + b, 0);
-      killed.resent = [...puts.keys()].filter((k) => finalizedAtKill.has(k)).length;
-    }
-    if (!upOnly) {
-      // The download runs in a fresh agent on the same config dir, so that its peak RSS is its own, not the upload's.
-      carried += follow.meter.bytes();
-      await follow.meter.stop();
-      await p.agent.stop();
-      p.agent = await startAgentProcess(work, p.svc.url, agentFlags, p.agent.configDir);
-      follow = await followAgent(p.agent.url);
-      await watch?.open(p.agent.url);
-      // The fresh agent's own first pass: the warm-up Package comes back through it, untimed.
-      if (warmUploadId) await downloadThrough(p.agent.url, follow, warmUploadId, join(work, 'warmup-download'));
-    }
-
-    if (!upOnly) await timed('agent download', async (done) => {
-      const to = join(work, 'agent-download');
-      const downloadId = await downloadThrough(p!.agent.url, follow!, uploadId, to);
-      await done();
-      // Before the list calls, whose whole record (every file) has a peak of its own.
-      rss.agentTransfer = await peakRss(p!.agent.pid);
-      const window = await watch?.measure(`Download ${basename(src)}`);
-      const lists = await listCalls(p!.agent.url, 'downloads', downloadId);
-      const identical = await compare(join(to, basename(src)));
-      await rm(to, { recursive: true, force: true });
-      return { identical, lists, window };
-    });
-    rss.agent = await peakRss(p.agent.pid);
-
     const flight = ['--transfers', String(concurrency), '--checkers', String(concurrency)];
     if (withRclone && warmupFiles > 0) await rcloneMeasured(target, WAIT_MS, ['copy', warm, 'ferry:ferry/warmup-rclone', ...flight]);
-    if (withRclone) await timed('rclone upload', async () => {
-      const { cpuS } = await rcloneMeasured(target, WAIT_MS, ['copy', src, 'ferry:ferry/dataset-rclone', ...flight]);
-      return { identical: true, clientCpuS: cpuS };
-    });
-    if (withRclone && !upOnly) await timed('rclone download', async () => {
-      const to = join(work, 'rclone-download');
-      const { cpuS } = await rcloneMeasured(target, WAIT_MS, ['copy', 'ferry:ferry/dataset-rclone', to, ...flight]);
-      const identical = await compare(to);
-      await rm(to, { recursive: true, force: true });
-      return { identical, clientCpuS: cpuS };
-    });
+
+    // Each agent run is followed at once by rclone's run of the same direction, so
+    // that a pair meets the same moment of this shared host; the first round also
+    // makes the list calls, follows the window and does the SIGKILL.
+    for (let round = 1; round <= rounds; round++) {
+      const first = round === 1;
+      await timed('agent upload', round, async (done) => {
+        const r = await uploadOf(p!.agent.url, teams.body[0].id, src);
+        uploadId = r.upload_id;
+        if (kill && first) {
+          const k = await killHalfWay(p!, work, follow!, uploadId, r.package_id);
+          killed = k.check;
+          finalizedAtKill = k.done;
+          // The old stream ended with its process: its bytes carry over to the restarted agent's.
+          carried += follow!.meter.bytes();
+          await follow!.meter.stop();
+          follow = await followAgent(p!.agent.url);
+          await watch?.open(p!.agent.url);
+        }
+        await waitFor(p!.agent.url, follow!, 'uploads', uploadId, ['complete'], WAIT_MS);
+        await done();
+        if (!first) return { identical: true };
+        // Before the list calls: the spec's whole record of many files costs the agent more than the upload did.
+        rss.agentUpload = await peakRss(p!.agent.pid);
+        if (killed) killed.completed = true;
+        const window = await watch?.measure(`Upload ${basename(src)}`);
+        return { identical: true, window, lists: await listCalls(p!.agent.url, 'uploads', uploadId) };
+      });
+      if (killed && first && p.store) {
+        const puts = p.store.puts();
+        killed.putsAfter = [...puts.values()].reduce((a, b) => a + b, 0);
+        killed.resent = [...puts.keys()].filter((k) => finalizedAtKill.has(k)).length;
+      }
+      if (withRclone) await timed('rclone upload', round, async () => {
+        const { cpuS } = await rcloneMeasured(target, WAIT_MS, ['copy', src, `ferry:ferry/dataset-rclone-${round}`, ...flight]);
+        return { identical: true, clientCpuS: cpuS };
+      });
+      if (upOnly) continue;
+      if (first) {
+        // The download runs in a fresh agent on the same config dir, so that its peak RSS is its own, not the upload's.
+        carried += follow.meter.bytes();
+        await follow.meter.stop();
+        await p.agent.stop();
+        p.agent = await startAgentProcess(work, p.svc.url, agentFlags, p.agent.configDir);
+        follow = await followAgent(p.agent.url);
+        await watch?.open(p.agent.url);
+        // The fresh agent's own first pass: the warm-up Package comes back through it, untimed.
+        if (warmUploadId) await downloadThrough(p.agent.url, follow, warmUploadId, join(work, 'warmup-download'));
+      }
+      await timed('agent download', round, async (done) => {
+        const to = join(work, 'agent-download');
+        const downloadId = await downloadThrough(p!.agent.url, follow!, uploadId, to);
+        await done();
+        const extras: Pick<Run, 'lists' | 'window'> = {};
+        if (first) {
+          // Before the list calls, whose whole record (every file) has a peak of its own.
+          rss.agentTransfer = await peakRss(p!.agent.pid);
+          extras.window = await watch?.measure(`Download ${basename(src)}`);
+          extras.lists = await listCalls(p!.agent.url, 'downloads', downloadId);
+        }
+        const identical = await compare(join(to, basename(src)));
+        await rm(to, { recursive: true, force: true });
+        return { identical, ...extras };
+      });
+      if (first) rss.agent = await peakRss(p.agent.pid);
+      if (withRclone) await timed('rclone download', round, async () => {
+        const to = join(work, 'rclone-download');
+        const { cpuS } = await rcloneMeasured(target, WAIT_MS, ['copy', `ferry:ferry/dataset-rclone-${round}`, to, ...flight]);
+        const identical = await compare(to);
+        await rm(to, { recursive: true, force: true });
+        return { identical, clientCpuS: cpuS };
+      });
+    }
     rss.service = await peakRss(svc.pid);
     rss.store = store ? await peakRss(store.pid) : undefined;
   } catch (err) {
@@ -303,20 +322,20 @@ async function main(): Promise<void> {
   await mkdir('.bench-results', { recursive: true });
   await writeFile(join('.bench-results', 'dataset.json'), JSON.stringify({
     date: new Date().toISOString(), node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model,
-    files, size, folders, concurrency, runs, rss, kill: killed ?? null, errors,
+    files, size, folders, concurrency, rounds, runs, rss, kill: killed ?? null, errors,
   }, null, 2) + '\n');
   console.log('figures written to .bench-results/dataset.json');
 }
 
 function report(runs: Run[], rss: Record<string, number | undefined>, killed: KillCheck | undefined, errors: string[]): void {
-  const by = (name: string) => runs.find((r) => r.name === name);
+  const by = (name: string, round: number) => runs.find((r) => r.name === name && r.round === round);
   const perSec = (r?: Run) => (r ? files / (r.ms / 1000) : undefined);
   const ratio = (a?: number, b?: number) => (a === undefined || b === undefined ? undefined : a / b);
   const perFile = (s?: number) => (s === undefined ? undefined : (s * 1000) / files);
   const rows = runs.map((r) => {
-    const peer = by(r.name.replace('agent', 'rclone'));
+    const peer = by(r.name.replace('agent', 'rclone'), r.round);
     const agent = r.name.startsWith('agent');
-    return [r.name, f(perSec(r)), agent ? f(ratio(perSec(r), perSec(peer)), 2) : '', f(perFile(r.cpu.agent), 2), f(perFile(r.cpu.service), 2), f(perFile(sum(r.cpu.agent, r.cpu.service)), 2),
+    return [rounds > 1 ? `${r.name} ${r.round}` : r.name, f(perSec(r)), agent ? f(ratio(perSec(r), perSec(peer)), 2) : '', f(perFile(r.cpu.agent), 2), f(perFile(r.cpu.service), 2), f(perFile(sum(r.cpu.agent, r.cpu.service)), 2),
       r.eventBytes === undefined ? '' : f(r.eventBytes / 1000 / (r.ms / 1000), 1), r.identical ? 'yes' : 'NO'];
   });
   // The client's CPU is the agent's or rclone's own; on a machine whose cores all three share, the total per file bounds the pace.
@@ -324,6 +343,13 @@ function report(runs: Run[], rss: Record<string, number | undefined>, killed: Ki
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   console.log('');
   for (const row of [head, ...rows]) console.log(row.map((c, i) => c.padEnd(widths[i]!)).join('  '));
+  if (rounds > 1) {
+    for (const dir of ['upload', 'download']) {
+      const pairs = runs.filter((r) => r.name === `agent ${dir}`).map((r) => ratio(perSec(r), perSec(by(`rclone ${dir}`, r.round))));
+      const got = pairs.filter((x): x is number => x !== undefined).sort((a, b) => a - b);
+      if (got.length) console.log(`x rclone, ${dir}, by round: ${pairs.map((x) => f(x, 2)).join(', ')}; median ${f(got[(got.length - 1) >> 1]! / 2 + got[got.length >> 1]! / 2, 2)}`);
+    }
+  }
   const mib = (b?: number) => f(b === undefined ? undefined : b / 2 ** 20);
   console.log(`\npeak RSS MiB: agent ${mib(rss.agentUpload)} during the upload, ${mib(rss.agentTransfer)} during the download (a fresh process; both before the list calls; ${mib(rss.agent)} after them)${killed ? `, the killed agent ${mib(killed.rssBeforeKill)}` : ''}; service ${mib(rss.service)}${rss.store ? `, store ${mib(rss.store)}` : ''}`);
   for (const r of runs) {
