@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import fs, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { numberedName, resolveInside, UnsafePathError } from './safePath.js';
+import { childPath, numberedName, UnsafePathError } from './safePath.js';
 
 export const PART_SUFFIX = '.ferrypart';
 const MAX_NUMBERED = 10_000;
@@ -40,9 +40,9 @@ export async function applyOwner(p: string, owner: Owner | undefined): Promise<v
  * every folder made here; `checked` caches folders already verified.
  */
 export async function ensureDirs(base: string, segs: string[], opts: { created(dir: string): void; checked: Set<string>; owner?: Owner }): Promise<string> {
-  let dir = base;
+  let dir = path.resolve(base);
   for (let i = 0; i < segs.length; i++) {
-    const next = resolveInside(base, segs.slice(0, i + 1));
+    const next = childPath(dir, segs[i]!);
     if (!opts.checked.has(next)) {
       try {
         await fs.mkdir(next);
@@ -62,19 +62,20 @@ export async function ensureDirs(base: string, segs: string[], opts: { created(d
 
 /**
  * Picks the first of `name`, `name (1)`, ... that exists neither as a file
- * nor as a partial file, records it (before creating anything, so a resume
- * after a crash finds it), then creates its partial file exclusively; another
- * download racing for the same name makes it try the next one. In a folder
+ * nor as a partial file, records it (and waits for the record: before anything
+ * is created, so a resume after a crash finds it), then creates its partial
+ * file exclusively; another download racing for the same name makes it try
+ * the next one. In a folder
  * this run made (`fresh`) the look for a file of that name is skipped: none was
  * there, and one that appears since meets publishPart's no-clobber link.
  */
-export async function reservePart(dir: string, name: string, record: (localName: string) => void, fresh = false): Promise<{ localName: string; fh: FileHandle }> {
+export async function reservePart(dir: string, name: string, record: (localName: string) => void | Promise<void>, fresh = false): Promise<{ localName: string; fh: FileHandle }> {
   for (let n = 0; n < MAX_NUMBERED; n++) {
     const candidate = numberedName(name, n);
-    const final = resolveInside(dir, [candidate]);
+    const final = childPath(dir, candidate);
     if (!(fresh && n === 0) && (await exists(final))) continue;
     // A partial file of that name (another download's) makes the exclusive open fail: the next name then.
-    record(candidate);
+    await record(candidate);
     try {
       return { localName: candidate, fh: await fs.open(final + PART_SUFFIX, 'wx') };
     } catch (err) {
@@ -113,11 +114,11 @@ export function plainMd5(etag: string | null): string | undefined {
  * would silently overwrite. Returns the name used.
  */
 export async function publishPart(dir: string, localName: string, remoteName: string, renamed: (localName: string) => void): Promise<string> {
-  const part = resolveInside(dir, [localName + PART_SUFFIX]);
+  const part = childPath(dir, localName + PART_SUFFIX);
   for (let n = 0; n < MAX_NUMBERED; n++) {
     const name = n === 0 ? localName : numberedName(remoteName, n);
-    if (n > 0 && (name === localName || (await exists(resolveInside(dir, [name + PART_SUFFIX]))))) continue;
-    const final = resolveInside(dir, [name]);
+    if (n > 0 && (name === localName || (await exists(childPath(dir, name + PART_SUFFIX))))) continue;
+    const final = childPath(dir, name);
     try {
       await fs.link(part, final);
     } catch (err) {

@@ -74,6 +74,8 @@ export class DownloadWriter {
   /** Folder of an entry (not created); undefined when its path was refused. */
   localDir(item: DownloadItem): string | undefined {
     if (!item.segments) return undefined;
+    // Made already: the same path, without resolving it again for every record of the file.
+    if (item.dir) return item.dir;
     const segs = [...this.d.rootSegs, ...item.segments.slice(0, -1)];
     return segs.length ? resolveInside(this.d.dstFolder, segs) : path.resolve(this.d.dstFolder);
   }
@@ -126,10 +128,8 @@ export class DownloadWriter {
         const disk = item.dir ? await this.d.transport.disks?.gateOf(item.dir) : undefined;
         const etag = await fetchRange({ url, start, end, total: item.size, etag: item.etag, fh, signal, transport: this.d.transport, onBytes, md5, disk });
         storeTarget.ok();
-        if (etag && !item.etag && item.epoch === epoch) {
-          item.etag = etag;
-          this.d.db.soon(() => store.setItemEtag(this.d.db, this.d.downloadId, item.fileId, etag));
-        }
+        // Kept with the range's record (commit): it matters once a range is recorded.
+        if (etag && !item.etag && item.epoch === epoch) item.etag = etag;
         if (md5 && item.epoch === epoch) item.receivedMd5 = md5.digest('hex');
         return { fh, epoch };
       } catch (err) {
@@ -159,7 +159,8 @@ export class DownloadWriter {
     signal.throwIfAborted();
     if (item.epoch !== epoch || item.state !== 'pending') return;
     // Its commit is shared with the other ranges recorded in this turn; synced() makes it durable.
-    this.d.db.soon(() => store.recordRange(this.d.db, this.d.downloadId, item.fileId, idx));
+    const etag = item.etag;
+    this.d.db.soon(() => store.recordRange(this.d.db, this.d.downloadId, item.fileId, idx, etag));
     await this.d.db.synced();
     // Reset meanwhile: its ranges, this record included, were forgotten.
     if (item.epoch !== epoch) return;
@@ -209,7 +210,9 @@ export class DownloadWriter {
     if (!item.segments) throw new ItemError(item.error ?? 'its path was refused');
     const dir = (item.dir ??= await this.makeDirs(item.segments.slice(0, -1)));
     if (!item.localName) {
-      const r = await reservePart(dir, item.segments[item.segments.length - 1]!, (name) => this.rename(item, name), this.madeDirs.has(dir));
+      // The name's record shares its commit with the other names taken in this turn.
+      const record = (name: string) => this.d.db.committed(() => this.rename(item, name));
+      const r = await reservePart(dir, item.segments[item.segments.length - 1]!, record, this.madeDirs.has(dir));
       item.fhFresh = true;
       return (item.fh = r.fh);
     }

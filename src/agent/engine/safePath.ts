@@ -121,6 +121,19 @@ export function resolveInside(root: string, segments: string[], pathApi: path.Pl
   return target;
 }
 
+/**
+ * `dir`/`name`, where `dir` is a folder already resolved inside the destination
+ * (by resolveInside or ensureDirs) and `name` one plain name: without a
+ * separator, NUL, `.` or `..` it cannot leave `dir`, so nothing needs resolving
+ * (the engine joins several names for every file it writes). Where the separator
+ * is not `/` (Windows: drive-relative names) it is resolveInside.
+ */
+export function childPath(dir: string, name: string, pathApi: path.PlatformPath = path): string {
+  if (pathApi.sep !== '/') return resolveInside(dir, [name], pathApi);
+  if (name === '' || name === '.' || name === '..' || name.includes('\0') || /[/\\]/.test(name)) throw new UnsafePathError(`segment "${name}" is not a plain name`);
+  return dir.endsWith('/') ? dir + name : `${dir}/${name}`;
+}
+
 /** `name (n).ext`: the n-th alternative when `name` is taken. Dot files keep their whole name as the stem. */
 export function numberedName(name: string, n: number): string {
   if (n === 0) return name;

@@ -24,6 +24,12 @@ export interface AgentDb extends Database.Database {
    * only within that turn; whatever must not be lost awaits synced().
    */
   soon(write: () => void): void;
+  /**
+   * soon(), then resolves once that turn's commit is made (not flushed): for a
+   * write that must be in the database before what the caller does next (a
+   * crash then finds it), sharing its commit with the others of the turn.
+   */
+  committed(write: () => void): Promise<void>;
   /** Commits what soon() left open, then resolves once every commit made so far is on disk. */
   synced(): Promise<void>;
   /** Closes the database, after the flush under way. */
@@ -55,6 +61,7 @@ export function openAgentDb(file: string): AgentDb {
   return Object.assign(db, {
     sql: statementCache(db),
     soon: later.soon,
+    committed: later.committed,
     synced: async () => {
       later.commit();
       await wal.synced();
@@ -74,35 +81,48 @@ export function openAgentDb(file: string): AgentDb {
  * One transaction for the writes of a turn of the event loop (AgentDb.soon):
  * a commit costs ~35 µs here (its WAL frames), more than a small write.
  */
-function laterCommits(db: Database.Database): { soon(write: () => void): void; commit(): void } {
+function laterCommits(db: Database.Database): { soon(write: () => void): void; committed(write: () => void): Promise<void>; commit(): void } {
   let open = false;
   /** A commit that failed at the end of a turn, for the next synced() to report. */
   let failed: unknown;
+  /** Callers of committed() waiting for the open transaction's commit. */
+  let waiting: { done(): void; failed(err: unknown): void }[] = [];
   const commitNow = (): void => {
     if (!open) return;
     open = false;
+    const told = waiting;
+    waiting = [];
     try {
       db.exec('COMMIT');
     } catch (err) {
       if (db.inTransaction) db.exec('ROLLBACK');
+      for (const w of told) w.failed(err);
       throw err;
     }
+    for (const w of told) w.done();
+  };
+  const soon = (write: () => void): void => {
+    // Inside a transaction already (one of db.transaction's): the write joins it.
+    if (!open && !db.inTransaction) {
+      db.exec('BEGIN');
+      open = true;
+      setImmediate(() => {
+        try {
+          commitNow();
+        } catch (err) {
+          failed ??= err;
+        }
+      });
+    }
+    write();
   };
   return {
-    soon(write) {
-      // Inside a transaction already (one of db.transaction's): the write joins it.
-      if (!open && !db.inTransaction) {
-        db.exec('BEGIN');
-        open = true;
-        setImmediate(() => {
-          try {
-            commitNow();
-          } catch (err) {
-            failed ??= err;
-          }
-        });
-      }
-      write();
+    soon,
+    committed(write) {
+      soon(write);
+      // Joined a transaction of db.transaction's, which commits before this turn ends: nothing to wait for.
+      if (!open) return Promise.resolve();
+      return new Promise((done, failed) => waiting.push({ done, failed }));
     },
     commit() {
       commitNow();

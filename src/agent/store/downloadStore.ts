@@ -257,17 +257,19 @@ export function setItemLocalName(db: AgentDb, id: string, fileId: string, localN
   db.sql('UPDATE download_items SET local_name = ? WHERE download_id = ? AND file_id = ?').run(localName, id, fileId);
 }
 
-export function setItemEtag(db: AgentDb, id: string, fileId: string, etag: string): void {
-  db.sql('UPDATE download_items SET etag = ? WHERE download_id = ? AND file_id = ?').run(etag, id, fileId);
-}
-
 export function setItemState(db: AgentDb, id: string, fileId: string, state: ItemState, error: string | null): void {
   db.sql('UPDATE download_items SET state = ?, error = ? WHERE download_id = ? AND file_id = ?').run(state, error, id, fileId);
 }
 
-/** Called only after the range's bytes were written and flushed. */
-export function recordRange(db: AgentDb, id: string, fileId: string, idx: number): void {
+/**
+ * Called only after the range's bytes were written and flushed. `etag`: the
+ * object's ETag the range was fetched under, kept with it (in the same commit)
+ * for a resume's If-Match and MD5 check; an ETag no range was recorded under
+ * is never needed.
+ */
+export function recordRange(db: AgentDb, id: string, fileId: string, idx: number, etag: string | null): void {
   db.sql('INSERT OR IGNORE INTO download_ranges (download_id, file_id, idx) VALUES (?, ?, ?)').run(id, fileId, idx);
+  if (etag !== null) db.sql('UPDATE download_items SET etag = ? WHERE download_id = ? AND file_id = ? AND etag IS NOT ?').run(etag, id, fileId, etag);
 }
 
 /** Forgets an entry's ranges (its partial file is gone or failed its check), so they are fetched again. */

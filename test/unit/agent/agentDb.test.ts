@@ -1,6 +1,7 @@
 // The agent database's later commits (AgentDb.soon): writes of one turn of the
 // event loop share one transaction, are visible at once on the connection,
-// and are committed when the turn ends or when synced() is called; a commit
+// and are committed when the turn ends or when synced() is called (committed()
+// waits for that commit); a commit
 // that fails is reported by the next synced(); the write-ahead log gives its
 // size back after a large transaction.
 import fs from 'node:fs';
@@ -67,6 +68,31 @@ describe('AgentDb.soon', () => {
     await expect(db.synced()).rejects.toThrow(/FOREIGN KEY/);
     expect((db.prepare('SELECT COUNT(*) AS n FROM child').get() as { n: number }).n).toBe(0);
     await expect(db.synced()).resolves.toBeUndefined();
+  });
+
+  it('committed() resolves once the turn\'s one commit is made, for every write of the turn', async () => {
+    const order: string[] = [];
+    const writes = [0, 1, 2].map((i) => db.committed(() => db.prepare('INSERT INTO t VALUES (?)').run(i)).then(() => order.push(`resolved ${i} in transaction: ${db.inTransaction}`)));
+    expect(db.inTransaction).toBe(true);
+    await Promise.resolve();
+    expect(order).toEqual([]);
+    await Promise.all(writes);
+    expect(order).toEqual([0, 1, 2].map((i) => `resolved ${i} in transaction: false`));
+    expect(count()).toBe(3);
+  });
+
+  it('committed() rejects when the turn\'s commit fails, and inside a transaction under way resolves once that one commits', async () => {
+    db.soon(() => db.pragma('defer_foreign_keys = ON'));
+    const bad = db.committed(() => db.prepare('INSERT INTO child VALUES (42)').run());
+    await expect(bad).rejects.toThrow(/FOREIGN KEY/);
+    await db.synced().catch(() => undefined);
+    let inner: Promise<void> | undefined;
+    db.transaction(() => {
+      inner = db.committed(() => db.prepare('INSERT INTO t VALUES (7)').run());
+    })();
+    await inner;
+    expect(db.inTransaction).toBe(false);
+    expect(count()).toBe(1);
   });
 });
 

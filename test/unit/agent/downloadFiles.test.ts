@@ -17,7 +17,7 @@ afterEach(async () => {
 
 async function receive(fresh: boolean) {
   const names: string[] = [];
-  const { localName, fh } = await reservePart(dir, 'take.mov', (n) => names.push(n), fresh);
+  const { localName, fh } = await reservePart(dir, 'take.mov', (n) => void names.push(n), fresh);
   await fh.write('ours');
   await fh.close();
   return { localName, names };

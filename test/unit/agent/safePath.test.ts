@@ -2,6 +2,7 @@
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import {
+  childPath,
   entrySegments,
   isInside,
   localSegment,
@@ -100,6 +101,15 @@ describe('resolving inside the destination', () => {
   test.each([['..double'], ['...'], ['..double', 'x'], ['...', '..a']])('names that only start with dots stay inside: %j', (...segs) => {
     expect(resolveInside(root, segs)).toBe(path.join(root, ...segs));
     expect(resolveInside('C:\\dst', segs, path.win32)).toBe(path.win32.join('C:\\dst', ...segs));
+  });
+
+  test('childPath joins one plain name as resolveInside does, and refuses what resolveInside refuses', () => {
+    for (const name of ['b.txt', '..double', '...', 'with space', 'ü.txt']) expect(childPath(root, name)).toBe(resolveInside(root, [name]));
+    expect(childPath('/', 'x')).toBe('/x');
+    for (const name of ['', '.', '..', 'a/b', 'a\\b', 'x\0', '/etc']) expect(() => childPath(root, name)).toThrow(UnsafePathError);
+    // Windows: resolved, so a drive-relative name cannot leave the folder.
+    expect(childPath('C:\\dst', 'b.txt', path.win32)).toBe('C:\\dst\\b.txt');
+    expect(() => childPath('C:\\dst', '..', path.win32)).toThrow(UnsafePathError);
   });
 
   test('a sibling folder sharing the prefix is outside', () => {
