@@ -81,6 +81,13 @@ function banner(o: { url: string; s3Url: string; agentUrl: string; appUrl?: stri
   return lines.join('\n');
 }
 
+/** The one line `ferry start` prints where the desktop app cannot start: the app is in the browser where its window is built. */
+export function noDesktopLine(why: string, ui: boolean): string {
+  return ui
+    ? `The desktop app cannot start here: ${why}. The same app is in your browser, at the address below.`
+    : `The desktop app cannot start here: ${why}; nor can the app open in the browser: its window is not built in this folder (npm run build builds it). The service and the agent run below.`;
+}
+
 export const start: Command = {
   async run(args) {
     const values = parseFlags(args, { ...serveOptions, 'agent-listen': { type: 'string' }, browser: { type: 'boolean' } }, HELP).values as Record<string, string | boolean | undefined>;
@@ -105,14 +112,15 @@ export const start: Command = {
       }
       return 0;
     }
-    console.log(`The desktop app cannot start here: ${desktop.why}. The same app is in your browser, at the address below.`);
+    // The app's window in the browser, where it is built (npm install builds it).
+    const ui = rendererDir() !== undefined;
+    console.log(noDesktopLine(desktop.why, ui));
     const flags = {
       listen: (agentListen as string | undefined) ?? '127.0.0.1:8080',
       'config-dir': path.join(dataDir, 'agent'),
       'this-computer': true,
       'log-level': logLevel,
-      // The app's window in the browser, where it is built (npm install builds it).
-      ui: rendererDir() !== undefined,
+      ui,
     };
     let told = false;
     const why = await runAgent({
