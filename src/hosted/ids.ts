@@ -35,5 +35,6 @@ function timeDigits(ms: number): string {
  * (~71 bits) follow; ids are names, never secrets (newSecret).
  */
 export const newOrderedId = (prefix: string, at = Date.now()) => `${prefix}_${timeDigits(at)}${randomId(12)}`;
+
 export const newSecret = (bytes = 32) => randomBytes(bytes).toString('base64url');
 export const nowIso = () => new Date().toISOString();
